@@ -1,0 +1,25 @@
+//! Build a small CSR matrix from triplets, run SpMV on every available ISA, print `y`.
+//!
+//! `cargo run --example quickstart`
+
+use spblas::{CsrOwned, Isa, SpMv};
+
+fn main() -> Result<(), Box<dyn std::error::Error>> {
+    // The 4x4 example of the course notes (Fig. 10.1):
+    // [3 0 1 0]
+    // [0 0 0 0]
+    // [0 2 4 1]
+    // [1 0 0 1]
+    let triplets =
+        [(0, 0, 3.0), (0, 2, 1.0), (2, 1, 2.0), (2, 2, 4.0), (2, 3, 1.0), (3, 0, 1.0), (3, 3, 1.0)];
+    let a = CsrOwned::<f64, u32>::from_triplets(4, 4, &triplets)?;
+    let a = a.view();
+    println!("A: {}x{}, nnz = {}, row_ptr = {:?}", a.nrows(), a.ncols(), a.nnz(), a.row_ptr());
+    let x = [1.0, 2.0, 3.0, 4.0];
+    for isa in Isa::available() {
+        let mut y = [0.0; 4];
+        a.spmv_isa(isa, 1.0, &x, 0.0, &mut y)?;
+        println!("{:>8}: y = A x = {y:?}", isa.name());
+    }
+    Ok(())
+}

@@ -1,0 +1,241 @@
+//! Error values. No allocation: every field is a number or a `&'static str`, so errors work
+//! in `no_std` firmware and still say exactly where the input was wrong.
+
+use core::fmt;
+
+use crate::Isa;
+
+/// Why a format view could not be built, or a conversion could not run.
+///
+/// Fields locate the fault: the row, the position in the offending array, and what was
+/// expected against what was found. `Display` reads as one plain sentence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum FormatError {
+    /// An array has the wrong length.
+    Length {
+        /// Name of the array (`"row_ptr"`, `"col_idx"`, ...).
+        array: &'static str,
+        /// The length the other arguments call for.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// A caller-provided output buffer is too short.
+    BufferTooSmall {
+        /// Name of the buffer.
+        array: &'static str,
+        /// The length needed.
+        needed: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// A dimension, a count or an offset does not fit the index type (or `usize`), or a
+    /// size computed from them overflows.
+    TooLarge {
+        /// What overflowed (`"nrows"`, `"nnz"`, `"nrows * width"`, ...).
+        what: &'static str,
+        /// Its value, saturated at `usize::MAX`.
+        value: usize,
+        /// The largest value allowed.
+        max: usize,
+    },
+    /// A pointer array (`row_ptr`, `slice_ptr`, `jd_ptr`) does not start at zero.
+    PtrStart {
+        /// Name of the array.
+        array: &'static str,
+        /// Its first entry.
+        got: usize,
+    },
+    /// A pointer array decreases between `position` and `position + 1`.
+    PtrDecreasing {
+        /// Name of the array.
+        array: &'static str,
+        /// The position of the entry that is larger than its successor.
+        position: usize,
+    },
+    /// A pointer array does not end at the number of stored entries.
+    PtrEnd {
+        /// Name of the array.
+        array: &'static str,
+        /// The number of stored entries.
+        expected: usize,
+        /// Its last entry.
+        got: usize,
+    },
+    /// A column index is not below `ncols`.
+    ColumnOutOfBounds {
+        /// The row of the entry (the slot's row for ELL-like formats).
+        row: usize,
+        /// The entry's position in `col_idx`.
+        position: usize,
+        /// The column index found.
+        col: usize,
+        /// The number of columns.
+        ncols: usize,
+    },
+    /// A row index is not below `nrows`.
+    RowOutOfBounds {
+        /// The entry's position in `row_idx` (or `perm`).
+        position: usize,
+        /// The row index found.
+        row: usize,
+        /// The number of rows.
+        nrows: usize,
+    },
+    /// A padding slot (column index `I::MAX`, see [`crate::formats::pad`]) is followed by a real entry in
+    /// the same row, or holds a non-zero value.
+    Padding {
+        /// The row of the slot.
+        row: usize,
+        /// The slot's position in `col_idx`.
+        position: usize,
+    },
+    /// A row permutation lists a row twice (so it misses another).
+    NotAPermutation {
+        /// The position of the second occurrence.
+        position: usize,
+        /// The repeated row.
+        row: usize,
+    },
+    /// Rows are not ordered as the format requires (JDS: by non-increasing length).
+    RowOrder {
+        /// The position (in storage order) of the first row out of order.
+        position: usize,
+    },
+    /// DIA offsets are not strictly increasing, or one lies outside `-(nrows-1)..=ncols-1`.
+    DiagonalOffset {
+        /// The position in `offsets`.
+        position: usize,
+        /// The offset found.
+        offset: isize,
+    },
+    /// A parameter (slice height, ELL width, ...) is out of its allowed range.
+    Parameter {
+        /// Name of the parameter.
+        name: &'static str,
+        /// Its value.
+        value: usize,
+    },
+    /// The operation needs rows sorted by column, and this row is not.
+    UnsortedRow {
+        /// The row.
+        row: usize,
+        /// The position in `col_idx` of the first entry smaller than its predecessor.
+        position: usize,
+    },
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            FormatError::Length { array, expected, got } => {
+                write!(f, "`{array}` has length {got} but {expected} was expected.")
+            }
+            FormatError::BufferTooSmall { array, needed, got } => {
+                write!(f, "output buffer `{array}` has length {got} but needs {needed}.")
+            }
+            FormatError::TooLarge { what, value, max } => {
+                write!(f, "{what} = {value} exceeds the largest allowed value {max}.")
+            }
+            FormatError::PtrStart { array, got } => {
+                write!(f, "`{array}` starts at {got} instead of 0.")
+            }
+            FormatError::PtrDecreasing { array, position } => {
+                write!(f, "`{array}` decreases from position {position} to position {}.", position + 1)
+            }
+            FormatError::PtrEnd { array, expected, got } => {
+                write!(f, "`{array}` ends at {got} but {expected} entries are stored.")
+            }
+            FormatError::ColumnOutOfBounds { row, position, col, ncols } => write!(
+                f,
+                "column index {col} at position {position} (row {row}) is not below ncols = {ncols}."
+            ),
+            FormatError::RowOutOfBounds { position, row, nrows } => {
+                write!(f, "row index {row} at position {position} is not below nrows = {nrows}.")
+            }
+            FormatError::Padding { row, position } => write!(
+                f,
+                "padding slot at position {position} (row {row}) is followed by an entry or holds a non-zero value."
+            ),
+            FormatError::NotAPermutation { position, row } => {
+                write!(f, "row {row} appears a second time in the permutation, at position {position}.")
+            }
+            FormatError::RowOrder { position } => {
+                write!(f, "the row at storage position {position} is longer than the one before it.")
+            }
+            FormatError::DiagonalOffset { position, offset } => write!(
+                f,
+                "diagonal offset {offset} at position {position} is out of range or not above the previous one."
+            ),
+            FormatError::Parameter { name, value } => {
+                write!(f, "parameter `{name}` = {value} is out of range.")
+            }
+            FormatError::UnsortedRow { row, position } => write!(
+                f,
+                "row {row} is not sorted by column: position {position} is smaller than its predecessor."
+            ),
+        }
+    }
+}
+
+impl core::error::Error for FormatError {}
+
+/// Why a kernel refused its operands: wrong lengths, mismatched shapes or an `Isa` this
+/// machine cannot run. Nothing is written to the output when a kernel returns this.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum DimError {
+    /// An operand has the wrong length.
+    Length {
+        /// Name of the operand (`"x"`, `"y"`, ...).
+        operand: &'static str,
+        /// The length the matrix calls for.
+        expected: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// Inner dimensions of a product do not agree (`A.ncols != B.nrows`).
+    Inner {
+        /// Columns of the left operand.
+        left_ncols: usize,
+        /// Rows of the right operand.
+        right_nrows: usize,
+    },
+    /// A caller-provided buffer is too short.
+    BufferTooSmall {
+        /// Name of the buffer.
+        buffer: &'static str,
+        /// The length needed.
+        needed: usize,
+        /// The length given.
+        got: usize,
+    },
+    /// The requested `Isa` cannot run on this machine.
+    IsaUnavailable {
+        /// The `Isa` asked for.
+        isa: Isa,
+    },
+}
+
+impl fmt::Display for DimError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match *self {
+            DimError::Length { operand, expected, got } => {
+                write!(f, "`{operand}` has length {got} but {expected} was expected.")
+            }
+            DimError::Inner { left_ncols, right_nrows } => write!(
+                f,
+                "inner dimensions differ: the left operand has {left_ncols} columns, the right one {right_nrows} rows."
+            ),
+            DimError::BufferTooSmall { buffer, needed, got } => {
+                write!(f, "buffer `{buffer}` has length {got} but needs {needed}.")
+            }
+            DimError::IsaUnavailable { isa } => {
+                write!(f, "instruction set {isa} is not available on this machine.")
+            }
+        }
+    }
+}
+
+impl core::error::Error for DimError {}

@@ -1,0 +1,312 @@
+//! Compressed Sparse Row (thesis 5.2.4): `row_ptr` (nrows + 1), `col_idx` and `vals` (nnz).
+
+use crate::formats::{check_buf, check_col, check_dims, check_len, check_ptr};
+use crate::{FormatError, Index, Scalar};
+
+/// How the column indices inside each row are ordered, as found by validation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum RowOrder {
+    /// Some row has a column index smaller than its predecessor. Such a row may also hold
+    /// duplicates; kernels sum them.
+    Unsorted,
+    /// Every row is sorted by column, but some column appears twice in a row.
+    Sorted,
+    /// Every row is strictly increasing: sorted, no duplicates.
+    Canonical,
+}
+
+/// A validated, borrowed CSR matrix.
+///
+/// Invariants (checked by [`Csr::new`]):
+/// - `row_ptr.len() == nrows + 1`, `row_ptr[0] == 0`, `row_ptr` never decreases and
+///   `row_ptr[nrows] == nnz == col_idx.len() == vals.len()`;
+/// - every `col_idx[k] < ncols`;
+/// - `nrows`, `nnz` fit `I` and `ncols < I::MAX` (the padding marker stays free).
+///
+/// Rows may be unsorted and hold duplicates (their values add up); [`Csr::row_order`]
+/// says which case holds.
+#[derive(Clone, Copy, Debug)]
+pub struct Csr<'a, T, I> {
+    nrows: usize,
+    ncols: usize,
+    row_ptr: &'a [I],
+    col_idx: &'a [I],
+    vals: &'a [T],
+    order: RowOrder,
+}
+
+impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
+    /// Builds a view after checking every invariant listed on [`Csr`] and records the
+    /// [`RowOrder`]. Costs one pass over `row_ptr` and `col_idx`.
+    ///
+    /// # Errors
+    /// The first violated invariant: [`FormatError::Length`], [`FormatError::TooLarge`],
+    /// [`FormatError::PtrStart`], [`FormatError::PtrDecreasing`], [`FormatError::PtrEnd`]
+    /// or [`FormatError::ColumnOutOfBounds`].
+    pub fn new(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: &'a [I],
+        col_idx: &'a [I],
+        vals: &'a [T],
+    ) -> Result<Self, FormatError> {
+        let nnz = col_idx.len();
+        check_dims::<I>(nrows, ncols, nnz)?;
+        check_len("row_ptr", row_ptr.len(), nrows + 1)?;
+        check_len("vals", vals.len(), nnz)?;
+        check_ptr("row_ptr", row_ptr, nnz)?;
+        let mut order = RowOrder::Canonical;
+        for (row, w) in row_ptr.windows(2).enumerate() {
+            let (start, end) = (w[0].to_usize(), w[1].to_usize());
+            let mut prev: Option<I> = None;
+            for (k, &c) in col_idx[start..end].iter().enumerate() {
+                check_col(c, ncols, row, start + k)?;
+                if let Some(p) = prev {
+                    if c < p {
+                        order = RowOrder::Unsorted;
+                    } else if c == p && order == RowOrder::Canonical {
+                        order = RowOrder::Sorted;
+                    }
+                }
+                prev = Some(c);
+            }
+        }
+        Ok(Csr { nrows, ncols, row_ptr, col_idx, vals, order })
+    }
+
+    /// Builds a view without any check.
+    ///
+    /// # Safety
+    /// Every invariant listed on [`Csr`] must hold and `order` must be true of the rows
+    /// (claiming [`RowOrder::Unsorted`] is always true). SIMD kernels read `x[col_idx[k]]`
+    /// and `vals[row_ptr[i]..row_ptr[i + 1]]` without bounds checks.
+    pub unsafe fn new_unchecked(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: &'a [I],
+        col_idx: &'a [I],
+        vals: &'a [T],
+        order: RowOrder,
+    ) -> Self {
+        Csr { nrows, ncols, row_ptr, col_idx, vals, order }
+    }
+
+    /// Number of rows.
+    pub fn nrows(&self) -> usize {
+        self.nrows
+    }
+    /// Number of columns.
+    pub fn ncols(&self) -> usize {
+        self.ncols
+    }
+    /// `(nrows, ncols)`.
+    pub fn shape(&self) -> (usize, usize) {
+        (self.nrows, self.ncols)
+    }
+    /// Number of stored entries (duplicates and explicit zeros included).
+    pub fn nnz(&self) -> usize {
+        self.col_idx.len()
+    }
+    /// Row pointers, `nrows + 1` entries.
+    pub fn row_ptr(&self) -> &'a [I] {
+        self.row_ptr
+    }
+    /// Column indices, row after row.
+    pub fn col_idx(&self) -> &'a [I] {
+        self.col_idx
+    }
+    /// Values, aligned with [`Csr::col_idx`].
+    pub fn vals(&self) -> &'a [T] {
+        self.vals
+    }
+    /// How column indices are ordered inside rows.
+    pub fn row_order(&self) -> RowOrder {
+        self.order
+    }
+    /// Row `i` as `(col_idx, vals)`, `None` if `i >= nrows`.
+    pub fn row(&self, i: usize) -> Option<(&'a [I], &'a [T])> {
+        let r = self.row_range(i)?;
+        Some((&self.col_idx[r.clone()], &self.vals[r]))
+    }
+    /// The positions of row `i` in `col_idx`/`vals`, `None` if `i >= nrows`.
+    pub fn row_range(&self, i: usize) -> Option<core::ops::Range<usize>> {
+        if i >= self.nrows {
+            return None;
+        }
+        Some(self.row_ptr[i].to_usize()..self.row_ptr[i + 1].to_usize())
+    }
+    /// Length of the longest row (0 for a matrix without rows).
+    pub fn max_row_len(&self) -> usize {
+        self.row_ptr.windows(2).map(|w| w[1].to_usize() - w[0].to_usize()).max().unwrap_or(0)
+    }
+    /// Iterates over the stored entries as `(row, col, value)`, in storage order.
+    pub fn iter(&self) -> impl Iterator<Item = (usize, usize, T)> + 'a {
+        let (col_idx, vals) = (self.col_idx, self.vals);
+        self.row_ptr.windows(2).enumerate().flat_map(move |(i, w)| {
+            let r = w[0].to_usize()..w[1].to_usize();
+            col_idx[r.clone()].iter().zip(&vals[r]).map(move |(&c, &v)| (i, c.to_usize(), v))
+        })
+    }
+
+    /// Writes the matrix densely, row-major, into `out[..nrows * ncols]`, adding up
+    /// duplicates.
+    ///
+    /// # Errors
+    /// [`FormatError::TooLarge`] if `nrows * ncols` overflows, [`FormatError::BufferTooSmall`]
+    /// if `out` is shorter; `out` is untouched then.
+    pub fn to_dense(&self, out: &mut [T]) -> Result<(), FormatError> {
+        let len = crate::formats::checked_mul("nrows * ncols", self.nrows, self.ncols)?;
+        check_buf("out", out.len(), len)?;
+        out[..len].fill(T::ZERO);
+        for (i, j, v) in self.iter() {
+            out[i * self.ncols + j] += v;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(feature = "alloc")]
+pub use owned::CsrOwned;
+
+#[cfg(feature = "alloc")]
+mod owned {
+    use alloc::vec;
+    use alloc::vec::Vec;
+
+    use super::{Csr, RowOrder};
+    use crate::formats::check_dims;
+    use crate::{FormatError, Index, Scalar};
+
+    /// A CSR matrix that owns its arrays (feature `alloc`); [`CsrOwned::view`] lends the
+    /// validated [`Csr`] every kernel takes.
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct CsrOwned<T, I> {
+        nrows: usize,
+        ncols: usize,
+        row_ptr: Vec<I>,
+        col_idx: Vec<I>,
+        vals: Vec<T>,
+        order: RowOrder,
+    }
+
+    impl<T: Scalar, I: Index> CsrOwned<T, I> {
+        /// Takes ownership of CSR arrays after validating them as [`Csr::new`] does.
+        ///
+        /// # Errors
+        /// As [`Csr::new`].
+        pub fn from_parts(
+            nrows: usize,
+            ncols: usize,
+            row_ptr: Vec<I>,
+            col_idx: Vec<I>,
+            vals: Vec<T>,
+        ) -> Result<Self, FormatError> {
+            let order = Csr::new(nrows, ncols, &row_ptr, &col_idx, &vals)?.row_order();
+            Ok(CsrOwned { nrows, ncols, row_ptr, col_idx, vals, order })
+        }
+
+        /// Copies a view.
+        pub fn from_csr(csr: &Csr<'_, T, I>) -> Self {
+            CsrOwned {
+                nrows: csr.nrows,
+                ncols: csr.ncols,
+                row_ptr: csr.row_ptr.to_vec(),
+                col_idx: csr.col_idx.to_vec(),
+                vals: csr.vals.to_vec(),
+                order: csr.order,
+            }
+        }
+
+        /// Builds a canonical matrix (rows sorted, no duplicates) from `(row, col, value)`
+        /// triplets in any order. Duplicates are added up in the order they are given;
+        /// explicit zeros are kept.
+        ///
+        /// # Errors
+        /// [`FormatError::TooLarge`] if a dimension or the entry count does not fit `I`;
+        /// [`FormatError::RowOutOfBounds`] / [`FormatError::ColumnOutOfBounds`] naming the
+        /// first triplet outside the matrix.
+        pub fn from_triplets(
+            nrows: usize,
+            ncols: usize,
+            triplets: &[(usize, usize, T)],
+        ) -> Result<Self, FormatError> {
+            check_dims::<I>(nrows, ncols, triplets.len())?;
+            let mut counts = vec![0usize; nrows + 1];
+            for (position, &(r, c, _)) in triplets.iter().enumerate() {
+                if r >= nrows {
+                    return Err(FormatError::RowOutOfBounds { position, row: r, nrows });
+                }
+                if c >= ncols {
+                    return Err(FormatError::ColumnOutOfBounds { row: r, position, col: c, ncols });
+                }
+                counts[r + 1] += 1;
+            }
+            for i in 0..nrows {
+                counts[i + 1] += counts[i];
+            }
+            // Stable counting sort by row, then a stable sort by column inside each row,
+            // so duplicates are summed in input order.
+            let mut entries: Vec<(usize, T)> = vec![(0, T::ZERO); triplets.len()];
+            let mut next = counts.clone();
+            for &(r, c, v) in triplets {
+                entries[next[r]] = (c, v);
+                next[r] += 1;
+            }
+            let mut row_ptr = Vec::with_capacity(nrows + 1);
+            let mut col_idx = Vec::with_capacity(triplets.len());
+            let mut vals = Vec::with_capacity(triplets.len());
+            row_ptr.push(I::ZERO);
+            for i in 0..nrows {
+                let row = &mut entries[counts[i]..counts[i + 1]];
+                row.sort_by_key(|e| e.0);
+                let mut last: Option<usize> = None;
+                for &(c, v) in row.iter() {
+                    if last == Some(c) {
+                        if let Some(x) = vals.last_mut() {
+                            *x += v;
+                        }
+                    } else {
+                        col_idx.push(I::from_usize_unchecked(c));
+                        vals.push(v);
+                        last = Some(c);
+                    }
+                }
+                row_ptr.push(I::from_usize_unchecked(col_idx.len()));
+            }
+            Ok(CsrOwned { nrows, ncols, row_ptr, col_idx, vals, order: RowOrder::Canonical })
+        }
+
+        /// The validated view.
+        pub fn view(&self) -> Csr<'_, T, I> {
+            Csr {
+                nrows: self.nrows,
+                ncols: self.ncols,
+                row_ptr: &self.row_ptr,
+                col_idx: &self.col_idx,
+                vals: &self.vals,
+                order: self.order,
+            }
+        }
+
+        /// Number of rows.
+        pub fn nrows(&self) -> usize {
+            self.nrows
+        }
+        /// Number of columns.
+        pub fn ncols(&self) -> usize {
+            self.ncols
+        }
+        /// Number of stored entries.
+        pub fn nnz(&self) -> usize {
+            self.col_idx.len()
+        }
+        /// Mutable access to the values; the sparsity pattern stays fixed.
+        pub fn vals_mut(&mut self) -> &mut [T] {
+            &mut self.vals
+        }
+        /// Gives the arrays back: `(nrows, ncols, row_ptr, col_idx, vals)`.
+        pub fn into_parts(self) -> (usize, usize, Vec<I>, Vec<I>, Vec<T>) {
+            (self.nrows, self.ncols, self.row_ptr, self.col_idx, self.vals)
+        }
+    }
+}

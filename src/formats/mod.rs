@@ -1,0 +1,134 @@
+//! Sparse storage formats (thesis chapter 5; course notes on COO, CSR, ELL, HYB, JDS, DIA
+//! and sliced ELL) as borrowed, validated views.
+//!
+//! Every view is built by a `new` that checks every invariant and returns the first
+//! violation as a [`FormatError`]; `unsafe fn new_unchecked` skips the checks for callers
+//! who have proved them. Conversions from [`Csr`] write into caller-provided slices whose
+//! lengths a layout query reports first; with the `alloc` feature each format also has an
+//! owned variant (`CsrOwned`, `EllOwned`, ...) that allocates those slices for you.
+//!
+//! | format | module | thesis |
+//! |---|---|---|
+//! | CSR  | [`csr`]  | 5.2.4 |
+//! | COO  | [`coo`]  | 5.2.3 |
+//! | ELL  | [`ell`]  | 5.2.2 (column-major, explicit padding) |
+//! | HYB  | [`hyb`]  | 5.3.1 (ELL + COO) |
+//! | JDS  | [`jds`]  | course notes (jagged diagonals, row permutation) |
+//! | DIA  | [`dia`]  | 5.2.1 |
+//! | SELL | [`sell`] | 5.4.1 (sliced ELL) |
+
+pub mod coo;
+pub mod csr;
+pub mod dia;
+pub mod ell;
+pub mod hyb;
+pub mod jds;
+pub mod sell;
+
+pub use coo::Coo;
+pub use csr::{Csr, RowOrder};
+
+#[cfg(feature = "alloc")]
+pub use coo::CooOwned;
+#[cfg(feature = "alloc")]
+pub use csr::CsrOwned;
+
+use crate::{FormatError, Index};
+
+/// The column index that marks a padding slot in ELL-like formats (ELL, SELL, the ELL
+/// part of HYB): `I::MAX`, which no real column can have since `ncols <= I::MAX`.
+///
+/// A padding slot's value must be zero and only padding may follow it in its row, so a
+/// kernel can stop a row at its first padding slot, and a SIMD kernel can multiply a
+/// padded lane by zero.
+#[inline(always)]
+pub fn pad<I: Index>() -> I {
+    I::MAX
+}
+
+/// Checks that `value` fits both the index type and `usize` (it is a `usize` already).
+pub(crate) fn check_fits<I: Index>(what: &'static str, value: usize) -> Result<(), FormatError> {
+    if value > I::MAX_USIZE {
+        return Err(FormatError::TooLarge { what, value, max: I::MAX_USIZE });
+    }
+    Ok(())
+}
+
+/// Checks the dimensions every format shares: `nrows`, `ncols` and `nnz` fit `I`, with
+/// `ncols < I::MAX` so that `I::MAX` stays free as the padding marker.
+pub(crate) fn check_dims<I: Index>(nrows: usize, ncols: usize, nnz: usize) -> Result<(), FormatError> {
+    check_fits::<I>("nrows", nrows)?;
+    if ncols >= I::MAX_USIZE {
+        return Err(FormatError::TooLarge { what: "ncols", value: ncols, max: I::MAX_USIZE - 1 });
+    }
+    check_fits::<I>("nnz", nnz)
+}
+
+/// Checks an exact array length.
+pub(crate) fn check_len(array: &'static str, got: usize, expected: usize) -> Result<(), FormatError> {
+    if got != expected {
+        return Err(FormatError::Length { array, expected, got });
+    }
+    Ok(())
+}
+
+/// Checks that an output buffer holds at least `needed` elements.
+pub(crate) fn check_buf(array: &'static str, got: usize, needed: usize) -> Result<(), FormatError> {
+    if got < needed {
+        return Err(FormatError::BufferTooSmall { array, needed, got });
+    }
+    Ok(())
+}
+
+/// Validates a pointer array: starts at 0, never decreases, ends at `end`. Every entry is
+/// then `<= end`, so it fits `usize`.
+pub(crate) fn check_ptr<I: Index>(array: &'static str, ptr: &[I], end: usize) -> Result<(), FormatError> {
+    let Some(first) = ptr.first() else {
+        return Err(FormatError::Length { array, expected: 1, got: 0 });
+    };
+    if *first != I::ZERO {
+        return Err(FormatError::PtrStart { array, got: first.try_to_usize().unwrap_or(usize::MAX) });
+    }
+    for (position, w) in ptr.windows(2).enumerate() {
+        if w[1] < w[0] {
+            return Err(FormatError::PtrDecreasing { array, position });
+        }
+    }
+    let last = ptr[ptr.len() - 1];
+    if last.try_to_usize() != Some(end) {
+        return Err(FormatError::PtrEnd {
+            array,
+            expected: end,
+            got: last.try_to_usize().unwrap_or(usize::MAX),
+        });
+    }
+    Ok(())
+}
+
+/// `a * b`, or a [`FormatError::TooLarge`] naming `what`.
+pub(crate) fn checked_mul(what: &'static str, a: usize, b: usize) -> Result<usize, FormatError> {
+    a.checked_mul(b).ok_or(FormatError::TooLarge { what, value: usize::MAX, max: usize::MAX })
+}
+
+/// Checks one column index against `ncols`.
+#[inline]
+pub(crate) fn check_col<I: Index>(
+    c: I,
+    ncols: usize,
+    row: usize,
+    position: usize,
+) -> Result<(), FormatError> {
+    match c.try_to_usize() {
+        Some(col) if col < ncols => Ok(()),
+        col => Err(FormatError::ColumnOutOfBounds { row, position, col: col.unwrap_or(usize::MAX), ncols }),
+    }
+}
+
+/// Checks one row index against `nrows`.
+#[inline]
+pub(crate) fn check_row<I: Index>(r: I, nrows: usize, position: usize) -> Result<(), FormatError> {
+    match r.try_to_usize() {
+        Some(row) if row < nrows => Ok(()),
+        row => Err(FormatError::RowOutOfBounds { position, row: row.unwrap_or(usize::MAX), nrows }),
+    }
+}

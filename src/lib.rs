@@ -1,0 +1,62 @@
+//! # spblas
+//!
+//! Sparse BLAS kernels after Weifeng Liu's thesis *Parallel and Scalable Sparse Basic
+//! Linear Algebra Subprograms* (2015): storage formats (chapter 5), primitives (chapter
+//! 4), Level 1/2/3 algorithms (chapters 7–9), built `#![no_std]` for firmware and other
+//! runtimes.
+//!
+//! - **Kernels own no memory.** They read borrowed slices and write caller slices; a
+//!   layout query says how long those must be. The `alloc` feature adds owned
+//!   conveniences (`CsrOwned`, ...) on top, never a second implementation.
+//! - **Validate at the border, trust inside.** Every format view is built by a `new` that
+//!   checks every invariant and names the first violation in a [`FormatError`]. No safe
+//!   public function panics on bad input; wrong dimensions are a [`DimError`].
+//! - **One algorithm, several widths.** [`Isa`] selects the SIMD path; every dispatched
+//!   kernel can be forced onto any available `Isa`.
+//!
+//! ## Modules
+//! - [`formats`]: CSR, COO, ELL, HYB, JDS, DIA, SELL views and conversions.
+//! - [`level2`]: the [`SpMv`] trait, `y = alpha * A * x + beta * y`, for every format.
+//! - `parallel` (feature `parallel`): thread drivers over row chunks.
+//! - `io` (feature `mtx`): Matrix Market read/write.
+//! - `gen` (feature `gen`): deterministic benchmark matrices.
+//!
+//! ## Quick start
+//! ```
+//! use spblas::{Csr, SpMv};
+//! // [[1, 0, 2],
+//! //  [0, 0, 0],
+//! //  [0, 3, 0]]
+//! let row_ptr = [0u32, 2, 2, 3];
+//! let col_idx = [0u32, 2, 1];
+//! let vals = [1.0f64, 2.0, 3.0];
+//! let a = Csr::new(3, 3, &row_ptr, &col_idx, &vals)?;
+//! let x = [1.0, 1.0, 1.0];
+//! let mut y = [f64::NAN; 3]; // beta = 0: y is only written
+//! a.spmv(1.0, &x, 0.0, &mut y)?;
+//! assert_eq!(y, [3.0, 0.0, 3.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![no_std]
+#![deny(missing_docs)]
+#![forbid(unsafe_op_in_unsafe_fn)]
+
+#[cfg(feature = "alloc")]
+extern crate alloc;
+#[cfg(feature = "std")]
+extern crate std;
+
+mod error;
+pub mod formats;
+pub mod isa;
+pub mod level2;
+mod scalar;
+
+pub use error::{DimError, FormatError};
+pub use formats::{Coo, Csr, RowOrder};
+#[cfg(feature = "alloc")]
+pub use formats::{CooOwned, CsrOwned};
+pub use isa::Isa;
+pub use level2::SpMv;
+pub use scalar::{Index, Scalar};

@@ -1,0 +1,168 @@
+//! The value and index types the kernels are generic over.
+//!
+//! Both traits are sealed: the kernels' SIMD paths exist for exactly these types, and the
+//! validation code relies on the exact integer ranges below.
+
+use core::fmt::{Debug, Display};
+use core::iter::Sum;
+use core::ops::{Add, AddAssign, Div, Mul, MulAssign, Neg, Sub, SubAssign};
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for f32 {}
+    impl Sealed for f64 {}
+    impl Sealed for u32 {}
+    impl Sealed for u64 {}
+    impl Sealed for usize {}
+}
+
+/// A matrix value type: `f32` or `f64`.
+///
+/// `Pod` lets callers view value buffers as bytes (I/O, GPU uploads) with `bytemuck`.
+pub trait Scalar:
+    sealed::Sealed
+    + Copy
+    + Default
+    + Debug
+    + Display
+    + PartialEq
+    + PartialOrd
+    + Send
+    + Sync
+    + 'static
+    + bytemuck::Pod
+    + Add<Output = Self>
+    + Sub<Output = Self>
+    + Mul<Output = Self>
+    + Div<Output = Self>
+    + Neg<Output = Self>
+    + AddAssign
+    + SubAssign
+    + MulAssign
+    + Sum
+{
+    /// Additive identity.
+    const ZERO: Self;
+    /// Multiplicative identity.
+    const ONE: Self;
+    /// Machine epsilon of the type.
+    const EPSILON: Self;
+    /// Type name (`"f32"`/`"f64"`), for tables and benchmark ids.
+    const NAME: &'static str;
+
+    /// Absolute value.
+    fn abs(self) -> Self;
+    /// Square root (through `libm`, so it works without `std`).
+    fn sqrt(self) -> Self;
+    /// Whether the value is neither infinite nor NaN.
+    fn is_finite(self) -> bool;
+    /// Conversion from `f64`, rounding to nearest.
+    fn from_f64(v: f64) -> Self;
+    /// Conversion to `f64` (exact for both types).
+    fn to_f64(self) -> f64;
+}
+
+macro_rules! impl_scalar {
+    ($t:ty, $sqrt:path) => {
+        impl Scalar for $t {
+            const ZERO: Self = 0.0;
+            const ONE: Self = 1.0;
+            const EPSILON: Self = <$t>::EPSILON;
+            const NAME: &'static str = stringify!($t);
+            #[inline(always)]
+            fn abs(self) -> Self {
+                <$t>::abs(self)
+            }
+            #[inline(always)]
+            fn sqrt(self) -> Self {
+                $sqrt(self)
+            }
+            #[inline(always)]
+            fn is_finite(self) -> bool {
+                <$t>::is_finite(self)
+            }
+            #[inline(always)]
+            fn from_f64(v: f64) -> Self {
+                v as $t
+            }
+            #[inline(always)]
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+        }
+    };
+}
+impl_scalar!(f32, libm::sqrtf);
+impl_scalar!(f64, libm::sqrt);
+
+/// An index type for `row_ptr`, `col_idx` and friends: `u32`, `u64` or `usize`.
+///
+/// A format constructor checks that every dimension and offset fits both `Self` and
+/// `usize`, so kernels may convert validated indices with [`Index::to_usize`] freely.
+pub trait Index:
+    sealed::Sealed
+    + Copy
+    + Default
+    + Debug
+    + Display
+    + Eq
+    + Ord
+    + core::hash::Hash
+    + Send
+    + Sync
+    + 'static
+    + bytemuck::Pod
+{
+    /// Zero.
+    const ZERO: Self;
+    /// The largest value of the type.
+    const MAX: Self;
+    /// Size of one index in bytes (for the thesis's bandwidth formula).
+    const BYTES: usize;
+    /// Type name (`"u32"`, `"u64"`, `"usize"`), for tables and benchmark ids.
+    const NAME: &'static str;
+    /// The largest `usize` that this type can hold (`min(Self::MAX, usize::MAX)`).
+    const MAX_USIZE: usize;
+
+    /// Conversion to `usize`. Exact for every value not above [`Index::MAX_USIZE`]; a
+    /// validated view only holds such values. Larger values wrap (on 32-bit targets).
+    fn to_usize(self) -> usize;
+    /// Conversion to `usize`, `None` when the value does not fit.
+    fn try_to_usize(self) -> Option<usize>;
+    /// Conversion from `usize`, `None` when the value does not fit.
+    fn from_usize(v: usize) -> Option<Self>;
+    /// Conversion from `usize`, wrapping; for values already known to fit.
+    fn from_usize_unchecked(v: usize) -> Self;
+}
+
+macro_rules! impl_index {
+    ($t:ty) => {
+        impl Index for $t {
+            const ZERO: Self = 0;
+            const MAX: Self = <$t>::MAX;
+            const BYTES: usize = core::mem::size_of::<$t>();
+            const NAME: &'static str = stringify!($t);
+            const MAX_USIZE: usize =
+                if (<$t>::MAX as u128) < (usize::MAX as u128) { <$t>::MAX as usize } else { usize::MAX };
+            #[inline(always)]
+            fn to_usize(self) -> usize {
+                self as usize
+            }
+            #[inline(always)]
+            fn try_to_usize(self) -> Option<usize> {
+                usize::try_from(self).ok()
+            }
+            #[inline(always)]
+            fn from_usize(v: usize) -> Option<Self> {
+                <$t>::try_from(v).ok()
+            }
+            #[inline(always)]
+            fn from_usize_unchecked(v: usize) -> Self {
+                v as $t
+            }
+        }
+    };
+}
+impl_index!(u32);
+impl_index!(u64);
+impl_index!(usize);
