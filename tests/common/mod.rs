@@ -1,0 +1,165 @@
+//! Shared test support: proptest strategies for valid and corrupted matrices, and a dense
+//! reference SpMV with a tolerance scaled by each row's sum of |a_ij * x_j|.
+#![allow(dead_code)]
+
+use proptest::prelude::*;
+use spblas::{CsrOwned, Index, Scalar};
+
+/// Raw CSR arrays (not yet validated).
+#[derive(Clone, Debug)]
+pub struct RawCsr<T, I> {
+    pub nrows: usize,
+    pub ncols: usize,
+    pub row_ptr: Vec<I>,
+    pub col_idx: Vec<I>,
+    pub vals: Vec<T>,
+}
+
+impl<T: Scalar, I: Index> RawCsr<T, I> {
+    pub fn owned(&self) -> CsrOwned<T, I> {
+        CsrOwned::from_parts(
+            self.nrows,
+            self.ncols,
+            self.row_ptr.clone(),
+            self.col_idx.clone(),
+            self.vals.clone(),
+        )
+        .expect("strategy produces valid CSR")
+    }
+}
+
+/// The shapes the issue asks every kernel to be tested on.
+#[derive(Clone, Copy, Debug)]
+pub enum Shape {
+    /// Random lengths 0..=max_len per row (many empty rows when max_len is small).
+    Random,
+    /// One row far longer than the others.
+    OneHugeRow,
+    /// Every row empty.
+    AllEmpty,
+    /// More rows than entries.
+    TallSparse,
+}
+
+fn value<T: Scalar>() -> impl Strategy<Value = T> {
+    // Small integers and halves: exact in f32, so cross-type comparisons stay tight, plus
+    // some general values.
+    prop_oneof![
+        3 => (-8i32..=8).prop_map(|v| T::from_f64(v as f64 * 0.5)),
+        1 => (-1.0e3f64..1.0e3).prop_map(T::from_f64),
+        1 => Just(T::ZERO),
+    ]
+}
+
+/// Arbitrary valid CSR: rectangular shapes including 0 rows/cols, empty rows, one huge
+/// row, unsorted rows and duplicates (when `canonical` is false).
+pub fn csr<T: Scalar, I: Index>(
+    max_dim: usize,
+    max_len: usize,
+    canonical: bool,
+) -> impl Strategy<Value = RawCsr<T, I>> {
+    let shape = prop_oneof![
+        6 => Just(Shape::Random),
+        1 => Just(Shape::OneHugeRow),
+        1 => Just(Shape::AllEmpty),
+        1 => Just(Shape::TallSparse),
+    ];
+    (0..=max_dim, 0..=max_dim, shape, any::<u64>()).prop_flat_map(move |(nrows, ncols, shape, seed)| {
+        let lens: Vec<usize> = (0..nrows)
+            .map(|i| {
+                let h = splitmix(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                if ncols == 0 {
+                    return 0;
+                }
+                match shape {
+                    Shape::Random => (h % (max_len as u64 + 1)) as usize,
+                    Shape::OneHugeRow if i == nrows / 2 => 4 * max_len + (h % 7) as usize,
+                    Shape::OneHugeRow => (h % 3) as usize,
+                    Shape::AllEmpty => 0,
+                    Shape::TallSparse => usize::from(h % 8 == 0),
+                }
+            })
+            .collect();
+        let nnz: usize = lens.iter().sum();
+        let cols = proptest::collection::vec(0..ncols.max(1), nnz);
+        let vals = proptest::collection::vec(value::<T>(), nnz);
+        (Just((nrows, ncols, lens)), cols, vals).prop_map(move |((nrows, ncols, lens), mut cols, vals)| {
+            let mut row_ptr = vec![I::ZERO];
+            let mut start = 0;
+            let mut col_idx = Vec::new();
+            let mut v = Vec::new();
+            for &len in &lens {
+                let row = &mut cols[start..start + len];
+                let vrow = &vals[start..start + len];
+                if canonical {
+                    let mut pairs: Vec<(usize, T)> = row.iter().copied().zip(vrow.iter().copied()).collect();
+                    pairs.sort_by_key(|p| p.0);
+                    pairs.dedup_by_key(|p| p.0);
+                    for (c, x) in pairs {
+                        col_idx.push(I::from_usize(c).unwrap());
+                        v.push(x);
+                    }
+                } else {
+                    col_idx.extend(row.iter().map(|&c| I::from_usize(c).unwrap()));
+                    v.extend_from_slice(vrow);
+                }
+                start += len;
+                row_ptr.push(I::from_usize(col_idx.len()).unwrap());
+            }
+            RawCsr { nrows, ncols, row_ptr, col_idx, vals: v }
+        })
+    })
+}
+
+pub fn splitmix(mut z: u64) -> u64 {
+    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+/// A vector of `n` values for `x` or `y`.
+pub fn vector<T: Scalar>(n: usize, seed: u64) -> Vec<T> {
+    (0..n).map(|i| T::from_f64(((splitmix(seed ^ i as u64) % 17) as f64 - 8.0) * 0.25)).collect()
+}
+
+/// Dense reference `alpha * A * x + beta * y` in f64 over `(row, col, val)` entries, and
+/// for each row the bound `sum |alpha a_ij x_j| + |beta y_i|` that scales the tolerance.
+pub fn reference_spmv<T: Scalar>(
+    nrows: usize,
+    entries: impl Iterator<Item = (usize, usize, T)>,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &[T],
+) -> (Vec<f64>, Vec<f64>) {
+    let mut acc = vec![0.0f64; nrows];
+    let mut mag = vec![0.0f64; nrows];
+    let (a, b) = (alpha.to_f64(), beta.to_f64());
+    for (i, j, v) in entries {
+        let p = v.to_f64() * x[j].to_f64();
+        acc[i] += p;
+        mag[i] += (a * p).abs();
+    }
+    let want =
+        (0..nrows).map(|i| if b == 0.0 { a * acc[i] } else { a * acc[i] + b * y[i].to_f64() }).collect();
+    let bound = (0..nrows).map(|i| mag[i] + if b == 0.0 { 0.0 } else { (b * y[i].to_f64()).abs() }).collect();
+    (want, bound)
+}
+
+/// Asserts `got[i]` is within `len_factor * eps(T) * bound[i]` of `want[i]` for every row.
+pub fn assert_close<T: Scalar>(
+    got: &[T],
+    want: &[f64],
+    bound: &[f64],
+    len_factor: f64,
+) -> Result<(), TestCaseError> {
+    prop_assert_eq!(got.len(), want.len());
+    let eps = T::EPSILON.to_f64();
+    for i in 0..got.len() {
+        let tol = len_factor * eps * bound[i] + f64::MIN_POSITIVE;
+        let err = (got[i].to_f64() - want[i]).abs();
+        prop_assert!(err <= tol, "row {}: got {} want {} (err {}, tol {})", i, got[i], want[i], err, tol);
+    }
+    Ok(())
+}

@@ -1,0 +1,216 @@
+//! CSR and COO: validation, conversions and reference SpMV against a dense reference.
+
+mod common;
+
+use common::{RawCsr, assert_close, csr, reference_spmv, vector};
+use proptest::prelude::*;
+use spblas::{Coo, Csr, CsrOwned, DimError, FormatError, Index, Isa, RowOrder, Scalar, SpMv};
+
+fn check_csr_spmv<T: Scalar, I: Index>(
+    raw: &RawCsr<T, I>,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let x = vector::<T>(a.ncols(), seed);
+    let y0 = vector::<T>(a.nrows(), seed + 1);
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
+    let factor = (a.max_row_len() + 2) as f64;
+    for isa in Isa::available() {
+        let mut y = y0.clone();
+        if beta == T::ZERO {
+            y.fill(T::from_f64(f64::NAN));
+        }
+        a.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
+        assert_close(&y, &want, &bound, factor)?;
+        // COO of the same matrix gives the same product.
+        let nnz = a.nnz();
+        let (mut r, mut c, mut v) = (vec![I::ZERO; nnz], vec![I::ZERO; nnz], vec![T::ZERO; nnz]);
+        let coo = Coo::from_csr(&a, &mut r, &mut c, &mut v).unwrap();
+        let mut y = y0.clone();
+        if beta == T::ZERO {
+            y.fill(T::from_f64(f64::NAN));
+        }
+        coo.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
+        assert_close(&y, &want, &bound, factor)?;
+    }
+    Ok(())
+}
+
+fn scalars() -> impl Strategy<Value = (f64, f64)> {
+    (prop_oneof![Just(1.0), Just(0.0), Just(-2.5)], prop_oneof![Just(0.0), Just(1.0), Just(0.5)])
+}
+
+proptest! {
+    #[test]
+    fn csr_and_coo_spmv_equal_dense_reference_f64_u32(raw in csr::<f64, u32>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn csr_and_coo_spmv_equal_dense_reference_f32_u64(raw in csr::<f32, u64>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn csr_and_coo_spmv_equal_dense_reference_f64_usize(raw in csr::<f64, usize>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn csr_coo_csr_roundtrip_preserves_entries(raw in csr::<f64, u32>(40, 12, false)) {
+        let a = raw.owned();
+        let a = a.view();
+        let nnz = a.nnz();
+        let (mut r, mut c, mut v) = (vec![0u32; nnz], vec![0u32; nnz], vec![0.0; nnz]);
+        let coo = Coo::from_csr(&a, &mut r, &mut c, &mut v).unwrap();
+        prop_assert_eq!(coo.is_sorted(), a.row_order() != RowOrder::Unsorted);
+        let (mut rp, mut c2, mut v2) = (vec![0u32; a.nrows() + 1], vec![0u32; nnz], vec![0.0; nnz]);
+        let back = coo.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
+        prop_assert_eq!(back.row_ptr(), a.row_ptr());
+        prop_assert_eq!(back.col_idx(), a.col_idx());
+        prop_assert_eq!(back.vals(), a.vals());
+        prop_assert_eq!(back.row_order(), a.row_order());
+    }
+
+    #[test]
+    fn coo_to_csr_is_a_stable_sort_of_shuffled_entries(raw in csr::<f64, u32>(30, 10, true), seed: u64) {
+        let a = raw.owned();
+        let a = a.view();
+        let mut t: Vec<(u32, u32, f64)> = a.iter().map(|(i, j, v)| (i as u32, j as u32, v)).collect();
+        // Deterministic shuffle.
+        for k in (1..t.len()).rev() {
+            let j = (common::splitmix(seed ^ k as u64) % (k as u64 + 1)) as usize;
+            t.swap(k, j);
+        }
+        let r: Vec<u32> = t.iter().map(|e| e.0).collect();
+        let c: Vec<u32> = t.iter().map(|e| e.1).collect();
+        let v: Vec<f64> = t.iter().map(|e| e.2).collect();
+        let coo = Coo::new(a.nrows(), a.ncols(), &r, &c, &v).unwrap();
+        let (mut rp, mut c2, mut v2) = (vec![0u32; a.nrows() + 1], vec![0u32; t.len()], vec![0.0; t.len()]);
+        let back = coo.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
+        prop_assert_eq!(back.row_ptr(), a.row_ptr());
+        // Within a row the order is the shuffled COO order: compare as sorted sets.
+        for i in 0..a.nrows() {
+            let (bc, bv) = back.row(i).unwrap();
+            let mut got: Vec<(u32, u64)> = bc.iter().zip(bv).map(|(&c, &v)| (c, v.to_bits())).collect();
+            let (ac, av) = a.row(i).unwrap();
+            let mut want: Vec<(u32, u64)> = ac.iter().zip(av).map(|(&c, &v)| (c, v.to_bits())).collect();
+            got.sort();
+            want.sort();
+            prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn from_triplets_sums_duplicates_like_dense(nrows in 0usize..20, ncols in 0usize..20, raw in proptest::collection::vec((0usize..20, 0usize..20, -4i32..4), 0..80)) {
+        let t: Vec<(usize, usize, f64)> = raw.into_iter().filter(|e| e.0 < nrows && e.1 < ncols).map(|(r, c, v)| (r, c, v as f64)).collect();
+        let a = CsrOwned::<f64, u32>::from_triplets(nrows, ncols, &t).unwrap();
+        let a = a.view();
+        prop_assert_eq!(a.row_order(), RowOrder::Canonical);
+        let mut dense = vec![0.0; nrows * ncols];
+        for &(r, c, v) in &t { dense[r * ncols + c] += v; }
+        let mut got = vec![f64::NAN; nrows * ncols];
+        a.to_dense(&mut got).unwrap();
+        prop_assert_eq!(got, dense);
+        let distinct: std::collections::BTreeSet<(usize, usize)> = t.iter().map(|e| (e.0, e.1)).collect();
+        prop_assert_eq!(a.nnz(), distinct.len());
+    }
+
+    #[test]
+    fn corrupted_csr_is_rejected_with_the_matching_error(raw in csr::<f64, u32>(20, 6, false), which in 0usize..6, pick: usize) {
+        let mut r = raw.clone();
+        let nnz = r.col_idx.len();
+        let expected = match which {
+            0 => { r.row_ptr[0] = 1; "PtrStart" }
+            1 if r.nrows > 0 => { let last = r.row_ptr.len() - 1; r.row_ptr[last] += 1; "PtrEnd" }
+            2 if nnz > 0 => { let k = pick % nnz; r.col_idx[k] = r.ncols as u32 + (pick % 3) as u32; "ColumnOutOfBounds" }
+            3 => { r.vals.push(1.0); "Length" }
+            4 => { r.row_ptr.pop(); "Length" }
+            5 if r.nrows > 1 && nnz > 0 => {
+                // Make row_ptr decrease somewhere inside.
+                let i = 1 + pick % (r.nrows - 1);
+                r.row_ptr[i] = r.row_ptr[i + 1] + 1; "PtrDecreasing"
+            }
+            _ => return Ok(()),
+        };
+        let err = Csr::new(r.nrows, r.ncols, &r.row_ptr, &r.col_idx, &r.vals).unwrap_err();
+        let got = format!("{err:?}");
+        prop_assert!(got.starts_with(expected), "expected {}, got {}", expected, got);
+        prop_assert!(!err.to_string().is_empty());
+    }
+}
+
+#[test]
+fn beta_zero_overwrites_nan_and_alpha_zero_skips_matrix() {
+    let a = Csr::<f64, u32>::new(2, 2, &[0, 1, 2], &[0, 1], &[2.0, 3.0]).unwrap();
+    let mut y = [f64::NAN, f64::INFINITY];
+    a.spmv(1.0, &[1.0, 1.0], 0.0, &mut y).unwrap();
+    assert_eq!(y, [2.0, 3.0]);
+    // alpha = 0: x is not read, so NaN in x does not leak.
+    let mut y = [1.0, 2.0];
+    a.spmv(0.0, &[f64::NAN, f64::NAN], 2.0, &mut y).unwrap();
+    assert_eq!(y, [2.0, 4.0]);
+}
+
+#[test]
+fn wrong_vector_lengths_are_errors_and_leave_y_untouched() {
+    let a = Csr::<f32, u32>::new(2, 3, &[0, 1, 2], &[0, 2], &[2.0, 3.0]).unwrap();
+    let mut y = [7.0f32; 2];
+    assert_eq!(
+        a.spmv(1.0, &[1.0; 2], 0.0, &mut y),
+        Err(DimError::Length { operand: "x", expected: 3, got: 2 })
+    );
+    let mut y3 = [7.0f32; 3];
+    assert_eq!(
+        a.spmv(1.0, &[1.0; 3], 0.0, &mut y3),
+        Err(DimError::Length { operand: "y", expected: 2, got: 3 })
+    );
+    assert_eq!(y, [7.0; 2]);
+}
+
+#[test]
+fn unavailable_isa_is_an_error() {
+    let a = Csr::<f64, u32>::new(1, 1, &[0, 1], &[0], &[1.0]).unwrap();
+    for isa in Isa::ALL {
+        let mut y = [0.0];
+        let r = a.spmv_isa(isa, 1.0, &[1.0], 0.0, &mut y);
+        if isa.is_available() {
+            assert_eq!(r, Ok(()));
+        } else {
+            assert_eq!(r, Err(DimError::IsaUnavailable { isa }));
+        }
+    }
+}
+
+#[test]
+fn dimensions_that_do_not_fit_the_index_type_are_rejected() {
+    let row_ptr = [0u32];
+    let r = Csr::<f64, u32>::new(0, u32::MAX as usize, &row_ptr, &[], &[]);
+    assert!(matches!(r, Err(FormatError::TooLarge { what: "ncols", .. })));
+    let r = Csr::<f64, u32>::new(0, u32::MAX as usize - 1, &row_ptr, &[], &[]);
+    assert!(r.is_ok());
+}
+
+#[test]
+fn row_order_is_recorded() {
+    let sorted_dup = Csr::<f64, u32>::new(1, 3, &[0, 3], &[0, 1, 1], &[1.0; 3]).unwrap();
+    assert_eq!(sorted_dup.row_order(), RowOrder::Sorted);
+    let unsorted = Csr::<f64, u32>::new(1, 3, &[0, 2], &[2, 1], &[1.0; 2]).unwrap();
+    assert_eq!(unsorted.row_order(), RowOrder::Unsorted);
+    let canonical = Csr::<f64, u32>::new(2, 3, &[0, 1, 2], &[2, 1], &[1.0; 2]).unwrap();
+    assert_eq!(canonical.row_order(), RowOrder::Canonical);
+}
+
+#[test]
+fn empty_matrices_work() {
+    let a = Csr::<f64, u32>::new(0, 0, &[0], &[], &[]).unwrap();
+    let mut y: [f64; 0] = [];
+    a.spmv(1.0, &[], 0.0, &mut y).unwrap();
+    let a = Csr::<f64, u32>::new(3, 0, &[0, 0, 0, 0], &[], &[]).unwrap();
+    let mut y = [f64::NAN; 3];
+    a.spmv(1.0, &[], 0.0, &mut y).unwrap();
+    assert_eq!(y, [0.0; 3]);
+}
