@@ -1,1 +1,280 @@
-fn main() {}
+//! The main job: every format's SpMV over the generated benchmark suite (or `.mtx` /
+//! `.mtx.gz` files given as arguments), printed as one table.
+//!
+//! ```text
+//! cargo run --release --example suite --features gen,mtx
+//! cargo run --release --example suite --features gen,mtx -- --small --precision both
+//! cargo run --release --example suite --features gen,mtx -- path/to/matrix.mtx.gz
+//! ```
+//!
+//! Columns: GFlop/s = 2 nnz / t; GB/s by the thesis byte formula (section 8.4.2):
+//! `((m + 1 + nnz) * sizeof(idx) + (2 nnz + m) * sizeof(val)) / t`, the same CSR byte
+//! count for every format so the column compares formats on one scale; `%stream` is that
+//! GB/s over a streaming read of the same number of bytes measured in the same run (the
+//! machine's achievable read bandwidth for this working set); `fill` = stored slots / nnz;
+//! `conv` = CSR-to-format conversion time in units of one CSR SpMV. Times are medians.
+
+use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use spblas::generate::{SuiteScale, suite_entries};
+use spblas::io::read_mtx_path;
+use spblas::{
+    CooOwned, Csr, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar, SellLayout,
+    SellOwned, SpMv,
+};
+
+/// Formats whose padded storage would exceed this many slots per entry are skipped.
+const MAX_FILL: f64 = 3.0;
+/// Minimum measuring time per kernel, and repetition bounds.
+const MIN_TIME: Duration = Duration::from_millis(300);
+const MIN_REPS: usize = 5;
+const MAX_REPS: usize = 200;
+/// SELL slice height used in the table.
+const SELL_HEIGHT: usize = 8;
+
+struct Args {
+    files: Vec<PathBuf>,
+    scale: SuiteScale,
+    f32: bool,
+    f64: bool,
+    isa: Isa,
+}
+
+fn parse_args() -> Result<Args, String> {
+    let mut args = Args { files: Vec::new(), scale: SuiteScale::Full, f32: false, f64: true, isa: Isa::detect() };
+    let mut it = std::env::args().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--small" => args.scale = SuiteScale::Small,
+            "--precision" => match it.next().as_deref() {
+                Some("f32") => (args.f32, args.f64) = (true, false),
+                Some("f64") => (args.f32, args.f64) = (false, true),
+                Some("both") => (args.f32, args.f64) = (true, true),
+                other => return Err(format!("--precision takes f32, f64 or both, not {other:?}")),
+            },
+            "--isa" => {
+                let name = it.next().unwrap_or_default();
+                args.isa = Isa::from_name(&name).ok_or(format!("unknown isa {name:?}"))?;
+                if !args.isa.is_available() {
+                    return Err(format!("isa {name} is not available on this machine"));
+                }
+            }
+            "-h" | "--help" => {
+                println!(
+                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [FILE.mtx[.gz] ...]"
+                );
+                std::process::exit(0);
+            }
+            f if !f.starts_with('-') => args.files.push(PathBuf::from(f)),
+            f => return Err(format!("unknown option {f}")),
+        }
+    }
+    Ok(args)
+}
+
+/// Median time of `f` over enough repetitions to fill [`MIN_TIME`].
+fn median_time(mut f: impl FnMut()) -> Duration {
+    f(); // warm up caches and page in the buffers
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while times.len() < MIN_REPS || (start.elapsed() < MIN_TIME && times.len() < MAX_REPS) {
+        let t = Instant::now();
+        f();
+        times.push(t.elapsed());
+    }
+    times.sort();
+    times[times.len() / 2]
+}
+
+/// The thesis's SpMV byte count (section 8.4.2).
+fn csr_bytes<T: Scalar, I: Index>(m: usize, nnz: usize) -> usize {
+    (m + 1 + nnz) * I::BYTES + (2 * nnz + m) * std::mem::size_of::<T>()
+}
+
+/// Streaming read bandwidth over `bytes` bytes (a sum the compiler cannot drop).
+fn stream_gbs(bytes: usize) -> f64 {
+    let n = (bytes / 8).max(1);
+    let buf: Vec<u64> = (0..n as u64).collect();
+    let t = median_time(|| {
+        let s = buf.iter().fold(0u64, |a, &b| a.wrapping_add(b));
+        black_box(s);
+    });
+    bytes as f64 / t.as_secs_f64() / 1e9
+}
+
+struct Row {
+    format: &'static str,
+    fill: f64,
+    conv: Option<Duration>,
+    spmv: Option<Duration>,
+    note: String,
+}
+
+fn measure<T: Scalar>(a: &dyn SpMv<T>, isa: Isa, x: &[T], y: &mut [T]) -> Duration {
+    median_time(|| {
+        a.spmv_isa(isa, T::ONE, black_box(x), T::ZERO, y).expect("dimensions checked");
+        black_box(&mut *y);
+    })
+}
+
+/// Largest |y - y_ref| relative to max |y_ref|.
+fn rel_diff<T: Scalar>(y: &[T], y_ref: &[T]) -> f64 {
+    let scale = y_ref.iter().fold(0.0f64, |m, v| m.max(v.to_f64().abs())).max(f64::MIN_POSITIVE);
+    y.iter().zip(y_ref).fold(0.0f64, |m, (a, b)| m.max((a.to_f64() - b.to_f64()).abs())) / scale
+}
+
+fn run_matrix<T: Scalar, I: Index>(name: &str, class: &str, a: &Csr<'_, T, I>, isa: Isa) {
+    let (m, n, nnz) = (a.nrows(), a.ncols(), a.nnz());
+    let x: Vec<T> = (0..n).map(|j| T::from_f64(1.0 + (j % 7) as f64 * 0.125)).collect();
+    let mut y_ref = vec![T::ZERO; m];
+    let csr_t = measure(a, isa, &x, &mut y_ref);
+    let bytes = csr_bytes::<T, I>(m, nnz);
+    let stream = stream_gbs(bytes);
+    let mut rows = vec![Row { format: "csr", fill: 1.0, conv: Some(Duration::ZERO), spmv: Some(csr_t), note: String::new() }];
+    let nnz_f = nnz.max(1) as f64;
+
+    // Converts (timed), checks the product against CSR, times the SpMV. The owned format
+    // lives only for its own measurement.
+    macro_rules! bench {
+        ($format:expr, $fill:expr, $build:expr) => {{
+            let (format, fill) = ($format, $fill);
+            if fill > MAX_FILL {
+                rows.push(Row { format, fill, conv: None, spmv: None, note: format!("skipped: fill > {MAX_FILL}") });
+            } else {
+                let t0 = Instant::now();
+                let built: Result<_, spblas::FormatError> = $build;
+                match built {
+                    Ok(owned) => {
+                        let conv = t0.elapsed();
+                        let mut y = vec![T::from_f64(f64::NAN); m];
+                        let t = measure(&owned.view(), isa, &x, &mut y);
+                        let d = rel_diff(&y, &y_ref);
+                        let note = if d <= 1e3 * T::EPSILON.to_f64() {
+                            String::new()
+                        } else {
+                            format!("MISMATCH: rel diff {d:.2e}")
+                        };
+                        rows.push(Row { format, fill, conv: Some(conv), spmv: Some(t), note });
+                    }
+                    Err(e) => rows.push(Row { format, fill, conv: None, spmv: None, note: e.to_string() }),
+                }
+            }
+        }};
+    }
+
+    bench!("coo", 1.0, Ok(CooOwned::from_csr(a)));
+    bench!("ell", EllLayout::new(a).map_or(f64::INFINITY, |l| l.len() as f64 / nnz_f), EllOwned::from_csr(a));
+    bench!("hyb", 1.0, HybOwned::from_csr(a));
+    bench!("jds", 1.0, Ok(JdsOwned::from_csr(a)));
+    bench!(
+        "sell-8",
+        SellLayout::new(a, SELL_HEIGHT).map_or(f64::INFINITY, |l| l.len() as f64 / nnz_f),
+        SellOwned::from_csr_slice_height(a, SELL_HEIGHT)
+    );
+    let dia_fill = {
+        let mut scratch = vec![0isize; Dia::<T>::offsets_scratch_len(a)];
+        Dia::<T>::offsets_from_csr(a, &mut scratch).map_or(f64::INFINITY, |nd| (nd * m) as f64 / nnz_f)
+    };
+    bench!("dia", dia_fill, DiaOwned::from_csr(a));
+
+    for r in rows {
+        let (spmv, gflops, gbs, pct) = match r.spmv {
+            Some(t) => {
+                let s = t.as_secs_f64();
+                let gbs = bytes as f64 / s / 1e9;
+                (
+                    format!("{:.3}", s * 1e3),
+                    format!("{:.2}", 2.0 * nnz as f64 / s / 1e9),
+                    format!("{gbs:.2}"),
+                    format!("{:.0}%", 100.0 * gbs / stream),
+                )
+            }
+            None => ("-".into(), "-".into(), "-".into(), "-".into()),
+        };
+        let conv = match (r.conv, r.format) {
+            (_, "csr") => "-".to_string(),
+            (Some(c), _) => format!("{:.1}", c.as_secs_f64() / csr_t.as_secs_f64()),
+            (None, _) => "-".into(),
+        };
+        println!(
+            "| {name:<16} | {class:<9} | {:>4} | {m:>9} | {n:>9} | {nnz:>10} | {:<6} | {:>6.2} | {conv:>6} | {spmv:>9} | {gflops:>7} | {gbs:>6} | {stream:>6.1} | {pct:>7} | {}",
+            T::NAME,
+            r.format,
+            r.fill,
+            r.note
+        );
+    }
+}
+
+fn header() {
+    println!(
+        "| {:<16} | {:<9} | {:>4} | {:>9} | {:>9} | {:>10} | {:<6} | {:>6} | {:>6} | {:>9} | {:>7} | {:>6} | {:>6} | {:>7} | note",
+        "matrix", "class", "prec", "rows", "cols", "nnz", "format", "fill", "conv", "spmv ms", "GFlop/s", "GB/s", "stream", "%stream"
+    );
+    println!(
+        "|{:-<18}|{:-<11}|{:-<6}|{:-<11}|{:-<11}|{:-<12}|{:-<8}|{:-<8}|{:-<8}|{:-<11}|{:-<9}|{:-<8}|{:-<8}|{:-<9}|------",
+        "", "", "", "", "", "", "", "", "", "", "", "", "", ""
+    );
+}
+
+fn to_f32<I: Index>(a: &CsrOwned<f64, I>) -> CsrOwned<f32, I> {
+    let v = a.view();
+    CsrOwned::from_parts(
+        v.nrows(),
+        v.ncols(),
+        v.row_ptr().to_vec(),
+        v.col_idx().to_vec(),
+        v.vals().iter().map(|&x| x as f32).collect(),
+    )
+    .expect("same pattern as a valid matrix")
+}
+
+fn run_both(args: &Args, name: &str, class: &str, a: &CsrOwned<f64, u32>) {
+    if args.f64 {
+        run_matrix(name, class, &a.view(), args.isa);
+    }
+    if args.f32 {
+        run_matrix(name, class, &to_f32(a).view(), args.isa);
+    }
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("suite: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!(
+        "spblas suite: SpMV y = A x per format, isa = {}, single thread; GB/s by the thesis formula (8.4.2)\n",
+        args.isa
+    );
+    header();
+    if args.files.is_empty() {
+        for entry in suite_entries(args.scale) {
+            let a = match entry.generate::<f64, u32>() {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("suite: cannot generate {}: {e}", entry.name);
+                    std::process::exit(1);
+                }
+            };
+            run_both(&args, entry.name, entry.class.name(), &a);
+        }
+    } else {
+        for path in &args.files {
+            let a = match read_mtx_path::<f64, u32>(path) {
+                Ok(a) => a,
+                Err(e) => {
+                    eprintln!("suite: {}: {e}", path.display());
+                    std::process::exit(1);
+                }
+            };
+            let name = path.file_name().map_or("?".into(), |s| s.to_string_lossy().into_owned());
+            run_both(&args, &name, "file", &a);
+        }
+    }
+}

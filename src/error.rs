@@ -91,6 +91,16 @@ pub enum FormatError {
         /// The slot's position in `col_idx`.
         position: usize,
     },
+    /// A SELL slice stores a number of slots that is not a multiple of its height, so
+    /// it has no whole width.
+    SliceLength {
+        /// The slice.
+        slice: usize,
+        /// The number of slots it stores (`slice_ptr[slice + 1] - slice_ptr[slice]`).
+        len: usize,
+        /// Its height (rows in the slice).
+        height: usize,
+    },
     /// A row permutation lists a row twice (so it misses another).
     NotAPermutation {
         /// The position of the second occurrence.
@@ -108,6 +118,26 @@ pub enum FormatError {
         /// The position in `offsets`.
         position: usize,
         /// The offset found.
+        offset: isize,
+    },
+    /// A JDS jagged diagonal is longer than the one before it (or, for the first, than
+    /// `nrows`): diagonal `d` must cover a prefix of the storage positions that the
+    /// previous diagonal covers, or some stored row would have a hole.
+    JaggedDiagonal {
+        /// The diagonal.
+        diagonal: usize,
+        /// Its length (`jd_ptr[diagonal + 1] - jd_ptr[diagonal]`).
+        len: usize,
+        /// The largest length allowed: the previous diagonal's, or `nrows` for the first.
+        max: usize,
+    },
+    /// A matrix entry lies on a diagonal that the given DIA offsets do not include.
+    DiagonalNotStored {
+        /// The entry's row.
+        row: usize,
+        /// The entry's position in `col_idx`.
+        position: usize,
+        /// Its diagonal, `col - row`.
         offset: isize,
     },
     /// A parameter (slice height, ELL width, ...) is out of its allowed range.
@@ -158,6 +188,10 @@ impl fmt::Display for FormatError {
                 f,
                 "padding slot at position {position} (row {row}) is followed by an entry or holds a non-zero value."
             ),
+            FormatError::SliceLength { slice, len, height } => write!(
+                f,
+                "slice {slice} stores {len} slots, which is not a multiple of its height {height}."
+            ),
             FormatError::NotAPermutation { position, row } => {
                 write!(f, "row {row} appears a second time in the permutation, at position {position}.")
             }
@@ -167,6 +201,14 @@ impl fmt::Display for FormatError {
             FormatError::DiagonalOffset { position, offset } => write!(
                 f,
                 "diagonal offset {offset} at position {position} is out of range or not above the previous one."
+            ),
+            FormatError::JaggedDiagonal { diagonal, len, max } => write!(
+                f,
+                "jagged diagonal {diagonal} holds {len} entries, more than the {max} allowed (the previous diagonal's length, or nrows)."
+            ),
+            FormatError::DiagonalNotStored { row, position, offset } => write!(
+                f,
+                "the entry at position {position} (row {row}) lies on diagonal {offset}, which is not among the given offsets."
             ),
             FormatError::Parameter { name, value } => {
                 write!(f, "parameter `{name}` = {value} is out of range.")

@@ -19,7 +19,7 @@
 //! - [`level2`]: the [`SpMv`] trait, `y = alpha * A * x + beta * y`, for every format.
 //! - `parallel` (feature `parallel`): thread drivers over row chunks.
 //! - `io` (feature `mtx`): Matrix Market read/write.
-//! - `gen` (feature `gen`): deterministic benchmark matrices.
+//! - `generate` (feature `gen`): deterministic benchmark matrices.
 //!
 //! ## Quick start
 //! ```
@@ -49,14 +49,28 @@ extern crate std;
 
 mod error;
 pub mod formats;
+// The feature is `gen` (DESIGN.md); the module cannot be, `gen` being a keyword in
+// edition 2024.
+#[cfg(feature = "gen")]
+pub mod generate;
+#[cfg(feature = "mtx")]
+pub mod io;
 pub mod isa;
 pub mod level2;
 mod scalar;
+#[cfg(feature = "parallel")]
+pub mod parallel;
 
 pub use error::{DimError, FormatError};
 pub use formats::{Coo, Csr, RowOrder};
+pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
+pub use formats::{Dia, DiaLayout, Jds, JdsLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{CooOwned, CsrOwned};
+#[cfg(feature = "alloc")]
+pub use formats::{EllOwned, HybOwned, SellOwned};
+#[cfg(feature = "alloc")]
+pub use formats::{DiaOwned, JdsOwned};
 pub use isa::Isa;
 pub use level2::SpMv;
 pub use scalar::{Index, Scalar};

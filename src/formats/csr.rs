@@ -231,7 +231,12 @@ mod owned {
             triplets: &[(usize, usize, T)],
         ) -> Result<Self, FormatError> {
             check_dims::<I>(nrows, ncols, triplets.len())?;
-            let mut counts = vec![0usize; nrows + 1];
+            // A huge `nrows` with few triplets must be an error, not an allocation abort.
+            let mut counts = Vec::new();
+            counts
+                .try_reserve_exact(nrows + 1)
+                .map_err(|_| FormatError::TooLarge { what: "nrows (allocation)", value: nrows, max: nrows })?;
+            counts.resize(nrows + 1, 0usize);
             for (position, &(r, c, _)) in triplets.iter().enumerate() {
                 if r >= nrows {
                     return Err(FormatError::RowOutOfBounds { position, row: r, nrows });
@@ -252,7 +257,7 @@ mod owned {
                 entries[next[r]] = (c, v);
                 next[r] += 1;
             }
-            let mut row_ptr = Vec::with_capacity(nrows + 1);
+            let mut row_ptr = Vec::with_capacity(nrows + 1); // as large as `counts`, which fit
             let mut col_idx = Vec::with_capacity(triplets.len());
             let mut vals = Vec::with_capacity(triplets.len());
             row_ptr.push(I::ZERO);

@@ -27,11 +27,26 @@ pub mod sell;
 
 pub use coo::Coo;
 pub use csr::{Csr, RowOrder};
+pub use ell::{Ell, EllLayout};
+pub use hyb::{Hyb, HybLayout};
+pub use sell::{Sell, SellLayout};
+pub use dia::{Dia, DiaLayout};
+pub use jds::{Jds, JdsLayout};
 
 #[cfg(feature = "alloc")]
 pub use coo::CooOwned;
 #[cfg(feature = "alloc")]
 pub use csr::CsrOwned;
+#[cfg(feature = "alloc")]
+pub use ell::EllOwned;
+#[cfg(feature = "alloc")]
+pub use hyb::HybOwned;
+#[cfg(feature = "alloc")]
+pub use sell::SellOwned;
+#[cfg(feature = "alloc")]
+pub use dia::DiaOwned;
+#[cfg(feature = "alloc")]
+pub use jds::JdsOwned;
 
 use crate::{FormatError, Index};
 
@@ -55,9 +70,13 @@ pub(crate) fn check_fits<I: Index>(what: &'static str, value: usize) -> Result<(
 }
 
 /// Checks the dimensions every format shares: `nrows`, `ncols` and `nnz` fit `I`, with
-/// `ncols < I::MAX` so that `I::MAX` stays free as the padding marker.
+/// `nrows < I::MAX` (so `nrows + 1` fits) and `ncols < I::MAX` (so `I::MAX` stays free as
+/// the padding marker).
 pub(crate) fn check_dims<I: Index>(nrows: usize, ncols: usize, nnz: usize) -> Result<(), FormatError> {
-    check_fits::<I>("nrows", nrows)?;
+    // `nrows + 1` (the length of a pointer array) must not overflow either.
+    if nrows >= I::MAX_USIZE {
+        return Err(FormatError::TooLarge { what: "nrows", value: nrows, max: I::MAX_USIZE - 1 });
+    }
     if ncols >= I::MAX_USIZE {
         return Err(FormatError::TooLarge { what: "ncols", value: ncols, max: I::MAX_USIZE - 1 });
     }

@@ -8,7 +8,7 @@
 //! they are the oracle the SIMD kernels of later chapters are tested against.
 
 mod coo;
-mod csr;
+pub(crate) mod csr;
 mod dia;
 mod ell;
 mod hyb;

@@ -76,7 +76,7 @@ pub fn csr<T: Scalar, I: Index>(
                     Shape::OneHugeRow if i == nrows / 2 => 4 * max_len + (h % 7) as usize,
                     Shape::OneHugeRow => (h % 3) as usize,
                     Shape::AllEmpty => 0,
-                    Shape::TallSparse => usize::from(h % 8 == 0),
+                    Shape::TallSparse => usize::from(h.is_multiple_of(8)),
                 }
             })
             .collect();

@@ -1,0 +1,89 @@
+//! Thread drivers (features `std` + `parallel`) over the chunked kernels (DESIGN
+//! principle 5): the core splits work into independent chunks; this module runs them on
+//! `std::thread::scope` workers. Nothing else in the crate depends on threads.
+
+use core::ops::Range;
+use std::thread;
+
+use crate::formats::Csr;
+use crate::level2::{check_spmv, csr::spmv_rows};
+use crate::{DimError, Index, Isa, Scalar};
+
+/// The number of threads [`spmv_csr`] uses when asked for 0: the machine's available
+/// parallelism, or 1 if unknown.
+pub fn available_threads() -> usize {
+    thread::available_parallelism().map_or(1, |n| n.get())
+}
+
+/// Splits the rows of `a` into `parts` contiguous ranges holding about `nnz / parts`
+/// entries each (plus one row's worth of slack), by binary search on `row_ptr` — the
+/// row-block partition of thesis 8.3 balanced by entries rather than rows. Writes
+/// `parts + 1` boundaries into `bounds` (`bounds[0] = 0`, `bounds[parts] = nrows`).
+///
+/// # Errors
+/// [`DimError::BufferTooSmall`] if `bounds.len() < parts + 1`.
+pub fn balanced_row_partition<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    parts: usize,
+    bounds: &mut [usize],
+) -> Result<(), DimError> {
+    let parts = parts.max(1);
+    if bounds.len() < parts + 1 {
+        return Err(DimError::BufferTooSmall { buffer: "bounds", needed: parts + 1, got: bounds.len() });
+    }
+    let (m, nnz) = (a.nrows(), a.nnz());
+    let row_ptr = a.row_ptr();
+    bounds[0] = 0;
+    for (p, b) in bounds[1..parts].iter_mut().enumerate() {
+        // Work of a row = its entries + 1, so runs of empty rows are split too.
+        let target = ((nnz + m) as u128 * (p as u128 + 1) / parts as u128) as usize;
+        // The part ends after the first row r whose cumulative work
+        // (row_ptr[r + 1] + r + 1) reaches the target.
+        let (mut lo, mut hi) = (0, m);
+        while lo < hi {
+            let r = lo + (hi - lo) / 2;
+            if row_ptr[r + 1].to_usize() + r + 1 < target {
+                lo = r + 1;
+            } else {
+                hi = r;
+            }
+        }
+        *b = (lo + 1).min(m);
+    }
+    bounds[parts] = m;
+    for p in 1..=parts {
+        bounds[p] = bounds[p].max(bounds[p - 1]);
+    }
+    Ok(())
+}
+
+/// `y = alpha * A * x + beta * y` for CSR on `threads` workers (0 = [`available_threads`]),
+/// each computing one [`balanced_row_partition`] range with the serial kernel.
+///
+/// # Errors
+/// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
+pub fn spmv_csr<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    isa: Isa,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+    threads: usize,
+) -> Result<(), DimError> {
+    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+    let threads = if threads == 0 { available_threads() } else { threads };
+    let threads = threads.min(a.nrows().max(1));
+    let mut bounds = std::vec![0usize; threads + 1];
+    balanced_row_partition(a, threads, &mut bounds)?;
+    thread::scope(|s| {
+        let mut rest = y;
+        for w in bounds.windows(2) {
+            let rows: Range<usize> = w[0]..w[1];
+            let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(rows.len());
+            rest = tail;
+            s.spawn(move || spmv_rows(a, rows, alpha, x, beta, chunk));
+        }
+    });
+    Ok(())
+}
