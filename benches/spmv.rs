@@ -1,1 +1,74 @@
-fn main() {}
+//! SpMV per format, per `Isa`, per precision over the generated suite (criterion).
+//!
+//! `cargo bench --bench spmv --features gen` runs the small suite;
+//! `SPBLAS_BENCH_SCALE=full cargo bench --bench spmv --features gen` the full one.
+//! Throughput is reported in bytes by the thesis formula (section 8.4.2), so criterion's
+//! "thrpt" column is the same GB/s the suite example prints.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use spblas::generate::{SuiteScale, suite_entries};
+use spblas::{
+    CooOwned, Csr, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar, SellOwned, SpMv,
+};
+
+fn scale() -> SuiteScale {
+    match std::env::var("SPBLAS_BENCH_SCALE").as_deref() {
+        Ok("full") => SuiteScale::Full,
+        _ => SuiteScale::Small,
+    }
+}
+
+fn bytes<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> u64 {
+    let (m, nnz) = (a.nrows() as u64, a.nnz() as u64);
+    (m + 1 + nnz) * I::BYTES as u64 + (2 * nnz + m) * std::mem::size_of::<T>() as u64
+}
+
+fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
+    let a = a.view();
+    let mut g = c.benchmark_group(format!("spmv/{name}/{}", T::NAME));
+    g.throughput(Throughput::Bytes(bytes(&a)));
+    let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
+    let mut y = vec![T::ZERO; a.nrows()];
+    let mut run = |format: &str, f: &dyn SpMv<T>| {
+        for isa in Isa::available() {
+            g.bench_function(BenchmarkId::new(format, isa.name()), |b| {
+                b.iter(|| f.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+            });
+        }
+    };
+    run("csr", &a);
+    run("coo", &CooOwned::from_csr(&a).view());
+    run("jds", &JdsOwned::from_csr(&a).view());
+    if let Ok(h) = HybOwned::from_csr(&a) {
+        run("hyb", &h.view());
+    }
+    // Padded formats only where the padding stays small.
+    if EllLayout::new(&a).is_ok_and(|l| l.len() <= 2 * a.nnz().max(1))
+        && let Ok(e) = EllOwned::from_csr(&a)
+    {
+        run("ell", &e.view());
+        if let Ok(s) = SellOwned::from_csr(&a) {
+            run("sell", &s.view());
+        }
+    }
+    g.finish();
+}
+
+fn spmv(c: &mut Criterion) {
+    for entry in suite_entries(scale()) {
+        let a = entry.generate::<f64, u32>().expect("suite matrices generate");
+        bench_one(c, entry.name, &a);
+        let a32 = entry.generate::<f32, u32>().expect("suite matrices generate");
+        bench_one(c, entry.name, &a32);
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(300))
+        .measurement_time(std::time::Duration::from_secs(1));
+    targets = spmv
+}
+criterion_main!(benches);

@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
 use spblas::{
-    CooOwned, Csr, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar, SellLayout,
-    SellOwned, SpMv,
+    CooOwned, Csr, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar,
+    SellLayout, SellOwned, SpMv,
 };
 
 /// Formats whose padded storage would exceed this many slots per entry are skipped.
@@ -43,7 +43,8 @@ struct Args {
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args = Args { files: Vec::new(), scale: SuiteScale::Full, f32: false, f64: true, isa: Isa::detect() };
+    let mut args =
+        Args { files: Vec::new(), scale: SuiteScale::Full, f32: false, f64: true, isa: Isa::detect() };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -132,7 +133,13 @@ fn run_matrix<T: Scalar, I: Index>(name: &str, class: &str, a: &Csr<'_, T, I>, i
     let csr_t = measure(a, isa, &x, &mut y_ref);
     let bytes = csr_bytes::<T, I>(m, nnz);
     let stream = stream_gbs(bytes);
-    let mut rows = vec![Row { format: "csr", fill: 1.0, conv: Some(Duration::ZERO), spmv: Some(csr_t), note: String::new() }];
+    let mut rows = vec![Row {
+        format: "csr",
+        fill: 1.0,
+        conv: Some(Duration::ZERO),
+        spmv: Some(csr_t),
+        note: String::new(),
+    }];
     let nnz_f = nnz.max(1) as f64;
 
     // Converts (timed), checks the product against CSR, times the SpMV. The owned format
@@ -141,7 +148,13 @@ fn run_matrix<T: Scalar, I: Index>(name: &str, class: &str, a: &Csr<'_, T, I>, i
         ($format:expr, $fill:expr, $build:expr) => {{
             let (format, fill) = ($format, $fill);
             if fill > MAX_FILL {
-                rows.push(Row { format, fill, conv: None, spmv: None, note: format!("skipped: fill > {MAX_FILL}") });
+                rows.push(Row {
+                    format,
+                    fill,
+                    conv: None,
+                    spmv: None,
+                    note: format!("skipped: fill > {MAX_FILL}"),
+                });
             } else {
                 let t0 = Instant::now();
                 let built: Result<_, spblas::FormatError> = $build;
@@ -211,7 +224,20 @@ fn run_matrix<T: Scalar, I: Index>(name: &str, class: &str, a: &Csr<'_, T, I>, i
 fn header() {
     println!(
         "| {:<16} | {:<9} | {:>4} | {:>9} | {:>9} | {:>10} | {:<6} | {:>6} | {:>6} | {:>9} | {:>7} | {:>6} | {:>6} | {:>7} | note",
-        "matrix", "class", "prec", "rows", "cols", "nnz", "format", "fill", "conv", "spmv ms", "GFlop/s", "GB/s", "stream", "%stream"
+        "matrix",
+        "class",
+        "prec",
+        "rows",
+        "cols",
+        "nnz",
+        "format",
+        "fill",
+        "conv",
+        "spmv ms",
+        "GFlop/s",
+        "GB/s",
+        "stream",
+        "%stream"
     );
     println!(
         "|{:-<18}|{:-<11}|{:-<6}|{:-<11}|{:-<11}|{:-<12}|{:-<8}|{:-<8}|{:-<8}|{:-<11}|{:-<9}|{:-<8}|{:-<8}|{:-<9}|------",

@@ -188,10 +188,9 @@ impl fmt::Display for FormatError {
                 f,
                 "padding slot at position {position} (row {row}) is followed by an entry or holds a non-zero value."
             ),
-            FormatError::SliceLength { slice, len, height } => write!(
-                f,
-                "slice {slice} stores {len} slots, which is not a multiple of its height {height}."
-            ),
+            FormatError::SliceLength { slice, len, height } => {
+                write!(f, "slice {slice} stores {len} slots, which is not a multiple of its height {height}.")
+            }
             FormatError::NotAPermutation { position, row } => {
                 write!(f, "row {row} appears a second time in the permutation, at position {position}.")
             }

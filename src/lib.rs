@@ -57,20 +57,25 @@ pub mod generate;
 pub mod io;
 pub mod isa;
 pub mod level2;
-mod scalar;
 #[cfg(feature = "parallel")]
 pub mod parallel;
+mod scalar;
 
 pub use error::{DimError, FormatError};
 pub use formats::{Coo, Csr, RowOrder};
-pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
-pub use formats::{Dia, DiaLayout, Jds, JdsLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{CooOwned, CsrOwned};
-#[cfg(feature = "alloc")]
-pub use formats::{EllOwned, HybOwned, SellOwned};
+pub use formats::{Dia, DiaLayout, Jds, JdsLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{DiaOwned, JdsOwned};
+pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
+#[cfg(feature = "alloc")]
+pub use formats::{EllOwned, HybOwned, SellOwned};
 pub use isa::Isa;
 pub use level2::SpMv;
 pub use scalar::{Index, Scalar};
+
+/// The README's code blocks, compiled and run as doc tests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;

@@ -233,9 +233,11 @@ mod owned {
             check_dims::<I>(nrows, ncols, triplets.len())?;
             // A huge `nrows` with few triplets must be an error, not an allocation abort.
             let mut counts = Vec::new();
-            counts
-                .try_reserve_exact(nrows + 1)
-                .map_err(|_| FormatError::TooLarge { what: "nrows (allocation)", value: nrows, max: nrows })?;
+            counts.try_reserve_exact(nrows + 1).map_err(|_| FormatError::TooLarge {
+                what: "nrows (allocation)",
+                value: nrows,
+                max: nrows,
+            })?;
             counts.resize(nrows + 1, 0usize);
             for (position, &(r, c, _)) in triplets.iter().enumerate() {
                 if r >= nrows {

@@ -27,26 +27,26 @@ pub mod sell;
 
 pub use coo::Coo;
 pub use csr::{Csr, RowOrder};
+pub use dia::{Dia, DiaLayout};
 pub use ell::{Ell, EllLayout};
 pub use hyb::{Hyb, HybLayout};
-pub use sell::{Sell, SellLayout};
-pub use dia::{Dia, DiaLayout};
 pub use jds::{Jds, JdsLayout};
+pub use sell::{Sell, SellLayout};
 
 #[cfg(feature = "alloc")]
 pub use coo::CooOwned;
 #[cfg(feature = "alloc")]
 pub use csr::CsrOwned;
 #[cfg(feature = "alloc")]
+pub use dia::DiaOwned;
+#[cfg(feature = "alloc")]
 pub use ell::EllOwned;
 #[cfg(feature = "alloc")]
 pub use hyb::HybOwned;
 #[cfg(feature = "alloc")]
-pub use sell::SellOwned;
-#[cfg(feature = "alloc")]
-pub use dia::DiaOwned;
-#[cfg(feature = "alloc")]
 pub use jds::JdsOwned;
+#[cfg(feature = "alloc")]
+pub use sell::SellOwned;
 
 use crate::{FormatError, Index};
 

@@ -34,7 +34,8 @@ pub(crate) fn spmv_rows<T: Scalar, I: Index>(
     let row_ptr = &a.row_ptr()[rows.start..=rows.end];
     for (yi, w) in y_rows.iter_mut().zip(row_ptr.windows(2)) {
         let r = w[0].to_usize()..w[1].to_usize();
-        let dot = col_idx[r.clone()].iter().zip(&vals[r]).fold(T::ZERO, |acc, (&c, &v)| acc + v * x[c.to_usize()]);
+        let dot =
+            col_idx[r.clone()].iter().zip(&vals[r]).fold(T::ZERO, |acc, (&c, &v)| acc + v * x[c.to_usize()]);
         *yi = axpby(alpha, dot, beta, *yi);
     }
 }
