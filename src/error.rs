@@ -257,6 +257,32 @@ pub enum DimError {
         /// The `Isa` asked for.
         isa: Isa,
     },
+    /// An input that must be sorted is not.
+    Unsorted {
+        /// Name of the operand (`"a"`, `"b"`, ...).
+        operand: &'static str,
+        /// The first position whose key is smaller than its predecessor's.
+        position: usize,
+    },
+    /// A parameter (a piece count, a split point, a heap index, `k`) is out of range.
+    Parameter {
+        /// Name of the parameter.
+        name: &'static str,
+        /// Its value.
+        value: usize,
+    },
+    /// An entry of an offset operand points past the data it indexes (e.g.
+    /// `i + seg_offset[i] >= n`).
+    OutOfRange {
+        /// Name of the operand (`"seg_offset"`, ...).
+        operand: &'static str,
+        /// The position of the offending entry.
+        position: usize,
+        /// Its value.
+        value: usize,
+        /// The largest value allowed at that position.
+        max: usize,
+    },
 }
 
 impl fmt::Display for DimError {
@@ -274,6 +300,15 @@ impl fmt::Display for DimError {
             }
             DimError::IsaUnavailable { isa } => {
                 write!(f, "instruction set {isa} is not available on this machine.")
+            }
+            DimError::Unsorted { operand, position } => {
+                write!(f, "`{operand}` is not sorted: position {position} is smaller than its predecessor.")
+            }
+            DimError::Parameter { name, value } => {
+                write!(f, "parameter `{name}` = {value} is out of range.")
+            }
+            DimError::OutOfRange { operand, position, value, max } => {
+                write!(f, "`{operand}[{position}]` = {value} exceeds the largest value allowed there, {max}.")
             }
         }
     }

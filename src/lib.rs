@@ -15,6 +15,7 @@
 //!   kernel can be forced onto any available `Isa`.
 //!
 //! ## Modules
+//! - [`primitives`]: scan, segmented sum, sorts, merges, d-heap (chapter 4).
 //! - [`formats`]: CSR, COO, ELL, HYB, JDS, DIA, SELL views and conversions.
 //! - [`level2`]: the [`SpMv`] trait, `y = alpha * A * x + beta * y`, for every format.
 //! - `parallel` (feature `parallel`): thread drivers over row chunks.
@@ -41,12 +42,14 @@
 #![no_std]
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
+#![deny(unsafe_code)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;
 #[cfg(feature = "std")]
 extern crate std;
 
+mod arch;
 mod error;
 pub mod formats;
 // The feature is `gen` (DESIGN.md); the module cannot be, `gen` being a keyword in
@@ -59,6 +62,7 @@ pub mod isa;
 pub mod level2;
 #[cfg(feature = "parallel")]
 pub mod parallel;
+pub mod primitives;
 mod scalar;
 
 pub use error::{DimError, FormatError};

@@ -2,7 +2,7 @@
 
 mod common;
 
-use common::{RawCsr, assert_close, csr, reference_spmv, vector};
+use common::{RawCsr, check_spmv_against, csr, scalars};
 use proptest::prelude::*;
 use spblas::{Coo, Csr, CsrOwned, DimError, FormatError, Index, Isa, RowOrder, Scalar, SpMv};
 
@@ -14,33 +14,12 @@ fn check_csr_spmv<T: Scalar, I: Index>(
 ) -> Result<(), TestCaseError> {
     let a = raw.owned();
     let a = a.view();
-    let x = vector::<T>(a.ncols(), seed);
-    let y0 = vector::<T>(a.nrows(), seed + 1);
-    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
-    let factor = (a.max_row_len() + 2) as f64;
-    for isa in Isa::available() {
-        let mut y = y0.clone();
-        if beta == T::ZERO {
-            y.fill(T::from_f64(f64::NAN));
-        }
-        a.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
-        assert_close(&y, &want, &bound, factor)?;
-        // COO of the same matrix gives the same product.
-        let nnz = a.nnz();
-        let (mut r, mut c, mut v) = (vec![I::ZERO; nnz], vec![I::ZERO; nnz], vec![T::ZERO; nnz]);
-        let coo = Coo::from_csr(&a, &mut r, &mut c, &mut v).unwrap();
-        let mut y = y0.clone();
-        if beta == T::ZERO {
-            y.fill(T::from_f64(f64::NAN));
-        }
-        coo.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
-        assert_close(&y, &want, &bound, factor)?;
-    }
-    Ok(())
-}
-
-fn scalars() -> impl Strategy<Value = (f64, f64)> {
-    (prop_oneof![Just(1.0), Just(0.0), Just(-2.5)], prop_oneof![Just(0.0), Just(1.0), Just(0.5)])
+    check_spmv_against(&a, &a, alpha, beta, seed)?;
+    // COO of the same matrix gives the same product.
+    let nnz = a.nnz();
+    let (mut r, mut c, mut v) = (vec![I::ZERO; nnz], vec![I::ZERO; nnz], vec![T::ZERO; nnz]);
+    let coo = Coo::from_csr(&a, &mut r, &mut c, &mut v).unwrap();
+    check_spmv_against(&coo, &a, alpha, beta, seed)
 }
 
 proptest! {

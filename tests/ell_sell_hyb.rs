@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{RawCsr, assert_close, csr, reference_spmv, vector};
+use common::{RawCsr, check_spmv_against, csr, scalars};
 use proptest::prelude::*;
 use spblas::formats::pad;
 use spblas::{
@@ -28,34 +28,6 @@ fn assert_same_csr<T: Scalar, I: Index>(
     prop_assert_eq!(bits(back.vals()), bits(a.vals()));
     prop_assert_eq!(back.row_order(), a.row_order());
     Ok(())
-}
-
-/// Runs `m` on every available ISA against the dense reference of `a` (the same matrix),
-/// with NaN in `y` when `beta == 0`.
-fn check_product<T: Scalar, I: Index, M: SpMv<T>>(
-    m: &M,
-    a: &Csr<'_, T, I>,
-    alpha: T,
-    beta: T,
-    seed: u64,
-) -> Result<(), TestCaseError> {
-    let x = vector::<T>(a.ncols(), seed);
-    let y0 = vector::<T>(a.nrows(), seed.wrapping_add(1));
-    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
-    let factor = (a.max_row_len() + 3) as f64;
-    for isa in Isa::available() {
-        let mut y = y0.clone();
-        if beta == T::ZERO {
-            y.fill(T::from_f64(f64::NAN));
-        }
-        m.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
-        assert_close(&y, &want, &bound, factor)?;
-    }
-    Ok(())
-}
-
-fn scalars() -> impl Strategy<Value = (f64, f64)> {
-    (prop_oneof![Just(1.0), Just(0.0), Just(-2.5)], prop_oneof![Just(0.0), Just(1.0), Just(0.5)])
 }
 
 // ---------------------------------------------------------------- ELL
@@ -91,7 +63,7 @@ fn check_ell<T: Scalar, I: Index>(
             (vec![I::ZERO; a.nrows() + 1], vec![I::ZERO; a.nnz()], vec![T::ZERO; a.nnz()]);
         let back = ell.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
         assert_same_csr(&back, &a)?;
-        check_product(&ell, &a, alpha, beta, seed)?;
+        check_spmv_against(&ell, &a, alpha, beta, seed)?;
     }
     prop_assert_eq!(EllLayout::new(&a).unwrap().width(), max);
     prop_assert_eq!(EllOwned::from_csr(&a).unwrap().width(), max);
@@ -146,7 +118,7 @@ fn check_sell<T: Scalar, I: Index>(
             (vec![I::ZERO; a.nrows() + 1], vec![I::ZERO; a.nnz()], vec![T::ZERO; a.nnz()]);
         let back = sell.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
         assert_same_csr(&back, &a)?;
-        check_product(&sell, &a, alpha, beta, seed)?;
+        check_spmv_against(&sell, &a, alpha, beta, seed)?;
     }
     let owned = SellOwned::from_csr(&a).unwrap();
     prop_assert_eq!(owned.slice_height(), spblas::formats::sell::DEFAULT_SLICE_HEIGHT);
@@ -214,7 +186,7 @@ fn check_hyb<T: Scalar, I: Index>(
             (vec![I::ZERO; a.nrows() + 1], vec![I::ZERO; a.nnz()], vec![T::ZERO; a.nnz()]);
         let back = hyb.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
         assert_same_csr(&back, &a)?;
-        check_product(&hyb, &a, alpha, beta, seed)?;
+        check_spmv_against(&hyb, &a, alpha, beta, seed)?;
     }
     prop_assert_eq!(HybOwned::from_csr(&a).unwrap().width(), rule.width());
     Ok(())

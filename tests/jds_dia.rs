@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{RawCsr, assert_close, csr, reference_spmv, vector};
+use common::{RawCsr, check_spmv_against, csr, scalars};
 use proptest::prelude::*;
 use spblas::{
     Csr, CsrOwned, Dia, DiaLayout, DiaOwned, DimError, FormatError, Index, Isa, Jds, JdsLayout, JdsOwned,
@@ -59,34 +59,6 @@ fn dense<T: Scalar>(nrows: usize, ncols: usize, entries: impl Iterator<Item = (u
         d[i * ncols + j] += v;
     }
     d
-}
-
-/// Runs `spmv_isa` on every available `Isa` with `y` starting at `y0` (NaN when
-/// `beta == 0`) and compares with the dense reference over the CSR entries.
-fn check_spmv_against<T: Scalar, I: Index, M: SpMv<T>>(
-    m: &M,
-    a: &Csr<'_, T, I>,
-    alpha: T,
-    beta: T,
-    seed: u64,
-) -> Result<(), TestCaseError> {
-    let x = vector::<T>(a.ncols(), seed);
-    let y0 = vector::<T>(a.nrows(), seed + 1);
-    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
-    let factor = (a.max_row_len() + 2) as f64;
-    for isa in Isa::available() {
-        let mut y = y0.clone();
-        if beta == T::ZERO {
-            y.fill(T::from_f64(f64::NAN));
-        }
-        m.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
-        assert_close(&y, &want, &bound, factor)?;
-    }
-    Ok(())
-}
-
-fn scalars() -> impl Strategy<Value = (f64, f64)> {
-    (prop_oneof![Just(1.0), Just(0.0), Just(-2.5)], prop_oneof![Just(0.0), Just(1.0), Just(0.5)])
 }
 
 // ---------------------------------------------------------------------------------------

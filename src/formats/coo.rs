@@ -54,6 +54,7 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
     /// # Safety
     /// Every invariant listed on [`Coo`] must hold, and `sorted` may be `true` only if the
     /// entries are in row-major order.
+    #[allow(unsafe_code)] // declares a contract for the caller; the body is safe code
     pub unsafe fn new_unchecked(
         nrows: usize,
         ncols: usize,

@@ -80,6 +80,7 @@ impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
     /// Every invariant listed on [`Csr`] must hold and `order` must be true of the rows
     /// (claiming [`RowOrder::Unsorted`] is always true). SIMD kernels read `x[col_idx[k]]`
     /// and `vals[row_ptr[i]..row_ptr[i + 1]]` without bounds checks.
+    #[allow(unsafe_code)] // declares a contract for the caller; the body is safe code
     pub unsafe fn new_unchecked(
         nrows: usize,
         ncols: usize,

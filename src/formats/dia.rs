@@ -116,6 +116,7 @@ impl<'a, T: Scalar> Dia<'a, T> {
     /// # Safety
     /// Every invariant listed on [`Dia`] must hold. Kernels read `data[d * nrows + i]`
     /// and `x[i + offsets[d]]` for the in-range slots without bounds checks.
+    #[allow(unsafe_code)] // declares a contract for the caller; the body is safe code
     pub unsafe fn new_unchecked(nrows: usize, ncols: usize, offsets: &'a [isize], data: &'a [T]) -> Self {
         Dia { nrows, ncols, offsets, data }
     }

@@ -143,6 +143,7 @@ impl<'a, T: Scalar, I: Index> Ell<'a, T, I> {
     /// Every invariant listed on [`Ell`] must hold and `nnz` must be the number of real
     /// (non-padding) slots. SIMD kernels read `x[col_idx[p]]` for real slots and stop a
     /// row at its first padding slot without bounds checks.
+    #[allow(unsafe_code)] // declares a contract for the caller; the body is safe code
     pub unsafe fn new_unchecked(
         nrows: usize,
         ncols: usize,

@@ -135,6 +135,7 @@ impl<'a, T: Scalar, I: Index> Hyb<'a, T, I> {
     /// # Safety
     /// The invariants listed on [`Hyb`] must hold: kernels index `y` with the COO part's
     /// rows and `x` with both parts' columns, sized by the ELL part's shape.
+    #[allow(unsafe_code)] // declares a contract for the caller; the body is safe code
     pub unsafe fn new_unchecked(ell: Ell<'a, T, I>, coo: Coo<'a, T, I>) -> Self {
         Hyb { ell, coo }
     }

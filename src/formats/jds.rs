@@ -162,6 +162,7 @@ impl<'a, T: Scalar, I: Index> Jds<'a, T, I> {
     /// # Safety
     /// Every invariant listed on [`Jds`] must hold. Kernels read `x[col_idx[k]]`,
     /// `vals[jd_ptr[d] + p]` and write `y[perm[p]]` without bounds checks.
+    #[allow(unsafe_code)] // declares a contract for the caller; the body is safe code
     pub unsafe fn new_unchecked(
         nrows: usize,
         ncols: usize,

@@ -170,6 +170,7 @@ impl<'a, T: Scalar, I: Index> Sell<'a, T, I> {
     /// Every invariant listed on [`Sell`] must hold and `nnz` must be the number of real
     /// (non-padding) slots. SIMD kernels read the slots of each slice and `x[col_idx[p]]`
     /// for real slots without bounds checks.
+    #[allow(unsafe_code)] // declares a contract for the caller; the body is safe code
     pub unsafe fn new_unchecked(
         nrows: usize,
         ncols: usize,

@@ -1,6 +1,8 @@
 //! Reference JDS SpMV (course notes Fig. 10.16; PMPP ch. 14.6 `spmv_jds_kernel`), run
-//! serially: one storage position at a time, walking the jagged diagonals that cover it.
+//! serially: a block of storage positions at a time, walking each jagged diagonal's part
+//! of the block in memory order.
 
+use super::ell::ROW_BLOCK;
 use super::{SpMv, axpby, check_spmv, scale_y};
 use crate::formats::Jds;
 use crate::{DimError, Index, Isa, Scalar};
@@ -9,7 +11,8 @@ impl<T: Scalar, I: Index> SpMv<T> for Jds<'_, T, I> {
     /// Every storage position `p` is visited once and writes `y[perm[p]]` once; since
     /// `perm` is a permutation, every row of `y` is written exactly once (rows without
     /// entries get `beta * y`, or 0 when `beta == 0`). A row's products are added in
-    /// diagonal order, which is its CSR order. Every available [`Isa`] runs this loop.
+    /// diagonal order, which is its CSR order, so the results are bit for bit those of a
+    /// row-by-row dot product. Every available [`Isa`] runs this loop.
     fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
         if alpha == T::ZERO {
@@ -17,19 +20,28 @@ impl<T: Scalar, I: Index> SpMv<T> for Jds<'_, T, I> {
             return Ok(());
         }
         let (jd_ptr, col_idx, vals) = (self.jd_ptr(), self.col_idx(), self.vals());
-        for (p, &row) in self.perm().iter().enumerate() {
-            let mut dot = T::ZERO;
+        let mut acc = [T::ZERO; ROW_BLOCK];
+        for (b, perm_blk) in self.perm().chunks(ROW_BLOCK).enumerate() {
+            let p0 = b * ROW_BLOCK;
+            let acc = &mut acc[..perm_blk.len()];
+            acc.fill(T::ZERO);
             for w in jd_ptr.windows(2) {
-                let (start, end) = (w[0].to_usize(), w[1].to_usize());
-                // Diagonal lengths never increase: the first one too short for p ends the row.
-                if p >= end - start {
+                let (start, len) = (w[0].to_usize(), w[1].to_usize() - w[0].to_usize());
+                // Diagonal d covers positions 0..len(d) and lengths never increase: the
+                // first diagonal that misses the block ends every row in it, and one that
+                // ends inside the block ends the rows from there on.
+                if len <= p0 {
                     break;
                 }
-                let k = start + p;
-                dot += vals[k] * x[col_idx[k].to_usize()];
+                let ks = start + p0..start + len.min(p0 + perm_blk.len());
+                for ((a, &c), &v) in acc.iter_mut().zip(&col_idx[ks.clone()]).zip(&vals[ks]) {
+                    *a += v * x[c.to_usize()];
+                }
             }
-            let yi = &mut y[row.to_usize()];
-            *yi = axpby(alpha, dot, beta, *yi);
+            for (&row, &dot) in perm_blk.iter().zip(acc.iter()) {
+                let yi = &mut y[row.to_usize()];
+                *yi = axpby(alpha, dot, beta, *yi);
+            }
         }
         Ok(())
     }

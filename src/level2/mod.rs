@@ -38,9 +38,7 @@ pub trait SpMv<T: Scalar> {
 
 /// The checks every SpMV makes before touching `y`.
 pub(crate) fn check_spmv<T>(isa: Isa, nrows: usize, ncols: usize, x: &[T], y: &[T]) -> Result<(), DimError> {
-    if !isa.is_available() {
-        return Err(DimError::IsaUnavailable { isa });
-    }
+    crate::primitives::check_isa(isa)?;
     if x.len() != ncols {
         return Err(DimError::Length { operand: "x", expected: ncols, got: x.len() });
     }

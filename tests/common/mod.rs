@@ -163,3 +163,33 @@ pub fn assert_close<T: Scalar>(
     }
     Ok(())
 }
+
+/// The `(alpha, beta)` pairs every SpMV test draws: the special cases `alpha = 0`,
+/// `beta = 0` (y only written) and `beta = 1`, and general values.
+pub fn scalars() -> impl Strategy<Value = (f64, f64)> {
+    (prop_oneof![Just(1.0), Just(0.0), Just(-2.5)], prop_oneof![Just(0.0), Just(1.0), Just(0.5)])
+}
+
+/// Checks `m` (any format holding the same matrix as `a`) against the dense reference on
+/// every available `Isa`; with `beta == 0`, `y` starts as NaN to prove it is not read.
+pub fn check_spmv_against<T: Scalar, I: Index, M: spblas::SpMv<T> + ?Sized>(
+    m: &M,
+    a: &spblas::Csr<'_, T, I>,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let x = vector::<T>(a.ncols(), seed);
+    let y0 = vector::<T>(a.nrows(), seed.wrapping_add(1));
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
+    let factor = (a.max_row_len() + 3) as f64;
+    for isa in spblas::Isa::available() {
+        let mut y = y0.clone();
+        if beta == T::ZERO {
+            y.fill(T::from_f64(f64::NAN));
+        }
+        m.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
+        assert_close(&y, &want, &bound, factor)?;
+    }
+    Ok(())
+}

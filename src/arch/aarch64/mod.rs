@@ -1,0 +1,3 @@
+//! AArch64 paths: Advanced SIMD (NEON).
+
+pub(crate) mod neon;

@@ -1,0 +1,6 @@
+//! The `neon` width of each primitive family (thesis chapter 4).
+
+pub(crate) mod heap;
+pub(crate) mod merge;
+pub(crate) mod scan;
+pub(crate) mod sort;

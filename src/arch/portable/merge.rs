@@ -1,0 +1,514 @@
+//! `portable` merge kernels, plus what every width's merge shares:
+//!
+//! - [`OrdBits`]: the key types (u32, f32, u64, f64) mapped to a signed integer whose order
+//!   is the key's total order (`f32::total_cmp` for floats). The SIMD widths load keys,
+//!   map them into this domain, compare with plain signed integer min/max, and map back
+//!   on store — the map is an involution.
+//! - [`MergeVec`] and [`simd_merge`]: the vectorised merge of Inoue et al. / Chhugani et
+//!   al. (a bitonic merge network over two registers of sorted keys, the larger half fed
+//!   back), written once here and instantiated by each width with its register type.
+//! - [`Checked`] and the dispatchers ([`ArchKey`]): the only way from the safe layers above
+//!   into a width's `unsafe` kernels. A `Checked` can only be made for an `Isa` whose
+//!   `is_available()` is true, so each dispatch arm's `unsafe` call is sound.
+
+// The vectorised drivers serve the SIMD widths only; targets without one keep them unused.
+#![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code, unused_macros))]
+
+use crate::Isa;
+
+/// A key type with a total order given by a signed integer image (see the module docs).
+///
+/// `pub` only so that the sealed public `Key` trait of `crate::primitives::merge` may name
+/// it as a supertrait; it lives in a private module, so no one outside the crate can name,
+/// implement or call it.
+pub trait OrdBits: Copy + Send + Sync + core::fmt::Debug + 'static {
+    /// The signed integer image of the total order (`i32` or `i64`).
+    type Ord: Ord + Copy;
+    /// The largest key in the total order (u32::MAX, u64::MAX, the positive NaN with every
+    /// payload bit set): the padding of a partial SIMD block.
+    const PAD: Self;
+    /// The key's image in the signed domain: `a.ord() < b.ord()` iff `a` precedes `b`.
+    fn ord(self) -> Self::Ord;
+}
+
+impl OrdBits for u32 {
+    type Ord = i32;
+    const PAD: u32 = u32::MAX;
+    #[inline(always)]
+    fn ord(self) -> i32 {
+        (self ^ 0x8000_0000) as i32
+    }
+}
+
+impl OrdBits for u64 {
+    type Ord = i64;
+    const PAD: u64 = u64::MAX;
+    #[inline(always)]
+    fn ord(self) -> i64 {
+        (self ^ 0x8000_0000_0000_0000) as i64
+    }
+}
+
+impl OrdBits for f32 {
+    type Ord = i32;
+    const PAD: f32 = f32::from_bits(0x7FFF_FFFF);
+    #[inline(always)]
+    fn ord(self) -> i32 {
+        // The map of `f32::total_cmp`: negative values have their magnitude bits flipped.
+        let b = self.to_bits() as i32;
+        b ^ (((b >> 31) as u32) >> 1) as i32
+    }
+}
+
+impl OrdBits for f64 {
+    type Ord = i64;
+    const PAD: f64 = f64::from_bits(0x7FFF_FFFF_FFFF_FFFF);
+    #[inline(always)]
+    fn ord(self) -> i64 {
+        let b = self.to_bits() as i64;
+        b ^ (((b >> 63) as u64) >> 1) as i64
+    }
+}
+
+/// Proof that an [`Isa`] can run on this machine: made only by [`Checked::new`], which
+/// asks [`Isa::is_available`]. Every dispatcher below takes one, which is what makes its
+/// `unsafe` calls into `#[target_feature]` kernels sound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checked {
+    isa: Isa,
+}
+
+impl Checked {
+    /// `Some` iff this machine can run `isa`.
+    #[inline]
+    pub(crate) fn new(isa: Isa) -> Option<Checked> {
+        if isa.is_available() { Some(Checked { isa }) } else { None }
+    }
+
+    /// [`Isa::detect`], checked (falls back to `Portable`, which is always available).
+    #[inline]
+    pub(crate) fn detect() -> Checked {
+        Checked::new(Isa::detect()).unwrap_or(Checked { isa: Isa::Portable })
+    }
+
+    /// The checked `Isa`.
+    #[inline]
+    pub(crate) fn isa(self) -> Isa {
+        self.isa
+    }
+}
+
+/// Branch-free serial merge (thesis Alg. 16): ties take `a` first, so it is stable.
+///
+/// The current heads `x`, `y` live in registers and the keys after them are loaded
+/// before the comparison decides which head advances, so the loop-carried chain is a
+/// compare and two selects, not a load.
+///
+/// Needs `out.len() == a.len() + b.len()` (checked by the callers; another length only
+/// makes the output wrong).
+#[inline]
+pub(crate) fn merge<T: OrdBits>(a: &[T], b: &[T], out: &mut [T]) {
+    let (na, nb) = (a.len(), b.len());
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    if let (Some(&x0), Some(&y0)) = (a.first(), b.first()) {
+        let (mut x, mut y) = (x0, y0);
+        while i < na && j < nb {
+            let Some(o) = out.get_mut(k) else { return };
+            // The next keys of both lists, whichever advances (a stale value when a list
+            // ends: the loop stops before it is used).
+            let xn = a.get(i + 1).copied().unwrap_or(x);
+            let yn = b.get(j + 1).copied().unwrap_or(y);
+            let take_a = x.ord() <= y.ord();
+            *o = if take_a { x } else { y };
+            i += take_a as usize;
+            j += !take_a as usize;
+            k += 1;
+            x = if take_a { xn } else { x };
+            y = if take_a { y } else { yn };
+        }
+    }
+    let rest = a.get(i..).unwrap_or(&[]).iter().chain(b.get(j..).unwrap_or(&[]));
+    for (o, &x) in out.get_mut(k..).unwrap_or(&mut []).iter_mut().zip(rest) {
+        *o = x;
+    }
+}
+
+/// Stable serial merge of key–value pairs: keys and values of `a` before equal keys of `b`.
+///
+/// Needs every key slice as long as its value slice and the outputs as long as both
+/// inputs together (checked by the callers).
+#[inline]
+pub(crate) fn merge_pairs<T: OrdBits, V: Copy>(
+    ak: &[T],
+    av: &[V],
+    bk: &[T],
+    bv: &[V],
+    ok: &mut [T],
+    ov: &mut [V],
+) {
+    let (mut i, mut j, mut k) = (0, 0, 0);
+    while let (Some(&x), Some(&y)) = (ak.get(i), bk.get(j)) {
+        let (Some(o), Some(p), Some(&xv), Some(&yv)) = (ok.get_mut(k), ov.get_mut(k), av.get(i), bv.get(j))
+        else {
+            return;
+        };
+        let take_a = x.ord() <= y.ord();
+        *o = if take_a { x } else { y };
+        *p = if take_a { xv } else { yv };
+        i += take_a as usize;
+        j += !take_a as usize;
+        k += 1;
+    }
+    let rest_k = ak.get(i..).unwrap_or(&[]).iter().chain(bk.get(j..).unwrap_or(&[]));
+    let rest_v = av.get(i..).unwrap_or(&[]).iter().chain(bv.get(j..).unwrap_or(&[]));
+    let outs = ok.get_mut(k..).unwrap_or(&mut []).iter_mut().zip(ov.get_mut(k..).unwrap_or(&mut []));
+    for ((o, p), (&x, &v)) in outs.zip(rest_k.zip(rest_v)) {
+        *o = x;
+        *p = v;
+    }
+}
+
+/// The widest merge register of any width, in keys (AVX-512, 16 × 32-bit).
+pub(crate) const MAX_W: usize = 16;
+
+/// One SIMD register (or a fixed group of registers) of `W` keys in the signed-ordered
+/// domain, with the bitonic merge network of two such registers. Implemented by each
+/// width for u32, f32, u64 and f64; every method is `#[inline(always)]` so that it
+/// inlines into the `#[target_feature]` kernel that instantiates [`simd_merge`].
+pub(crate) trait MergeVec: Copy {
+    /// The stored key type.
+    type Elem: OrdBits;
+    /// Keys per register group; at most [`MAX_W`].
+    const W: usize;
+    /// Loads `W` keys and maps them into the signed domain.
+    ///
+    /// # Safety
+    /// `p` is valid for reading `W` keys, and the width's target features are enabled.
+    unsafe fn load(p: *const Self::Elem) -> Self;
+    /// Maps back from the signed domain and stores `W` keys.
+    ///
+    /// # Safety
+    /// `p` is valid for writing `W` keys, and the width's target features are enabled.
+    unsafe fn store(self, p: *mut Self::Elem);
+    /// Bitonic merge of two sorted registers: returns the `W` smallest and the `W`
+    /// largest keys, each sorted. On unsorted registers it still returns a permutation.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn network(a: Self, b: Self) -> (Self, Self);
+}
+
+/// Loads `s[i..]`: a whole register when `W` keys remain, otherwise the rest padded with
+/// [`OrdBits::PAD`] (the largest key).
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+unsafe fn load_at<V: MergeVec>(s: &[V::Elem], i: usize) -> V {
+    let rest = s.get(i..).unwrap_or(&[]);
+    if rest.len() >= V::W {
+        // SAFETY: `rest` holds at least `W` keys; the features are the caller's promise.
+        unsafe { V::load(rest.as_ptr()) }
+    } else {
+        let mut buf = [V::Elem::PAD; MAX_W];
+        let n = rest.len().min(MAX_W);
+        buf[..n].copy_from_slice(&rest[..n]);
+        // SAFETY: `buf` holds `MAX_W >= W` keys; the features are the caller's promise.
+        unsafe { V::load(buf.as_ptr()) }
+    }
+}
+
+/// Stores the first `min(W, s.len())` keys of `v` into `s`.
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+unsafe fn store_head<V: MergeVec>(v: V, s: &mut [V::Elem]) {
+    if s.len() >= V::W {
+        // SAFETY: `s` holds at least `W` keys; the features are the caller's promise.
+        unsafe { v.store(s.as_mut_ptr()) }
+    } else {
+        let mut buf = [V::Elem::PAD; MAX_W];
+        // SAFETY: `buf` holds `MAX_W >= W` keys; the features are the caller's promise.
+        unsafe { v.store(buf.as_mut_ptr()) };
+        s.copy_from_slice(&buf[..s.len()]);
+    }
+}
+
+/// The merge path split on anti-diagonal `diag` searched within `i ∈ [lo, hi]` (thesis
+/// Alg. 18, lines 8–24): the first `diag` keys of the stable merge are `a[..i]` and
+/// `b[..diag - i]`. Needs `diag - b.len() <= lo <= hi <= min(diag, a.len())`; then every
+/// index is in bounds whatever the keys (unsorted inputs give some `i` in the range).
+#[inline]
+pub(crate) fn split_in<T: OrdBits>(
+    a: &[T],
+    b: &[T],
+    diag: usize,
+    mut lo: usize,
+    mut hi: usize,
+) -> (usize, usize) {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        // In bounds: mid < hi <= min(diag, na), and mid >= lo >= diag - nb, so
+        // 0 <= diag - 1 - mid < nb.
+        if a[mid].ord() <= b[diag - 1 - mid].ord() {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    (lo, diag - lo)
+}
+
+/// One stream of the vectorised merge (Inoue et al. 2007, Chhugani et al. 2008): `vb`
+/// holds the larger half of the last network output, `va` the next block, taken from the
+/// list whose next key is smaller; each step merges them, stores the smaller half and
+/// loads the next block. A list's last partial block is padded with the largest key
+/// ([`OrdBits::PAD`]); pads sort behind every real key (ties with a real maximal key are
+/// indistinguishable), so exactly the `a.len() + b.len()` real keys are stored.
+///
+/// On unsorted inputs the output is still a permutation of the inputs: the network only
+/// exchanges keys, a list is never read after its padded block, and a pad enters the
+/// stored half only once both lists are exhausted (a 0–1 argument on "is a pad": every
+/// register is pads-last, so every network output is too).
+struct Stream<'s, V: MergeVec> {
+    a: &'s [V::Elem],
+    b: &'s [V::Elem],
+    out: &'s mut [V::Elem],
+    va: V,
+    vb: V,
+    ia: usize,
+    ib: usize,
+    io: usize,
+}
+
+impl<'s, V: MergeVec> Stream<'s, V> {
+    /// Loads the first block of each list (padded where shorter than `W`).
+    ///
+    /// # Safety
+    /// The width's target features are enabled. (`out.len() == a.len() + b.len()` is
+    /// checked by the callers; another length makes the output wrong, never out of
+    /// bounds.)
+    #[inline(always)]
+    unsafe fn new(a: &'s [V::Elem], b: &'s [V::Elem], out: &'s mut [V::Elem]) -> Self {
+        // SAFETY: features: the caller's promise; `load_at` bounds its own reads.
+        let (va, vb) = unsafe { (load_at(a, 0), load_at(b, 0)) };
+        let w = V::W;
+        Stream { va, vb, ia: w.min(a.len()), ib: w.min(b.len()), io: 0, a, b, out }
+    }
+
+    /// Whether the next step may run without checks: both lists still hold a whole
+    /// block (so no pad was ever loaded) and a whole register fits in `out`.
+    #[inline(always)]
+    fn fast(&self) -> bool {
+        self.ia + V::W <= self.a.len() && self.ib + V::W <= self.b.len() && self.io + V::W <= self.out.len()
+    }
+
+    /// One step when [`Stream::fast`] holds: merge, store the smaller half, load the next
+    /// block from the list with the smaller head — the choice is a select, not a branch.
+    ///
+    /// # Safety
+    /// The width's target features are enabled and [`Stream::fast`] holds.
+    #[inline(always)]
+    unsafe fn step_fast(&mut self) {
+        let w = V::W;
+        // The network reverses its second argument: pass the fresh block there, so the
+        // reversal is off the loop-carried dependency through `hi`.
+        // SAFETY: features: the caller's promise.
+        let (lo, hi) = unsafe { V::network(self.vb, self.va) };
+        // SAFETY: `io + w <= out.len()` (`fast`).
+        unsafe { lo.store(self.out.as_mut_ptr().add(self.io)) };
+        self.io += w;
+        self.vb = hi;
+        let take_a = self.a[self.ia].ord() <= self.b[self.ib].ord();
+        let p = if take_a {
+            self.a.as_ptr().wrapping_add(self.ia)
+        } else {
+            self.b.as_ptr().wrapping_add(self.ib)
+        };
+        // SAFETY: `p` points at `a[ia..]` or `b[ib..]`, each holding at least `w` keys
+        // (`fast`).
+        self.va = unsafe { V::load(p) };
+        self.ia += if take_a { w } else { 0 };
+        self.ib += if take_a { 0 } else { w };
+    }
+
+    /// Runs the stream to its end, partial blocks and padding included.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    #[inline(always)]
+    unsafe fn finish(mut self) {
+        let (na, nb, n, w) = (self.a.len(), self.b.len(), self.out.len(), V::W);
+        loop {
+            if self.fast() {
+                // SAFETY: features: the caller's promise; `fast` holds.
+                unsafe { self.step_fast() };
+                continue;
+            }
+            // SAFETY: features: the caller's promise.
+            let (lo, hi) = unsafe { V::network(self.vb, self.va) };
+            let io = self.io;
+            if io + w <= n {
+                // SAFETY: `io + w <= n = out.len()`.
+                unsafe { lo.store(self.out.as_mut_ptr().add(io)) };
+                self.io += w;
+            } else {
+                // SAFETY: features: the caller's promise; `store_head` bounds its writes.
+                unsafe { store_head(lo, self.out.get_mut(io..).unwrap_or(&mut [])) };
+                return;
+            }
+            if self.io >= n {
+                return;
+            }
+            self.vb = hi;
+            let (ia, ib) = (self.ia, self.ib);
+            if ia < na && (ib >= nb || self.a[ia].ord() <= self.b[ib].ord()) {
+                // SAFETY: features: the caller's promise; `load_at` bounds its reads.
+                self.va = unsafe { load_at(self.a, ia) };
+                self.ia = (ia + w).min(na);
+            } else if ib < nb {
+                // SAFETY: as above.
+                self.va = unsafe { load_at(self.b, ib) };
+                self.ib = (ib + w).min(nb);
+            } else {
+                // Both lists are exhausted: the remaining `n - io <= w` keys are in `hi`.
+                // SAFETY: features: the caller's promise; `store_head` bounds its writes.
+                unsafe { store_head(hi, self.out.get_mut(self.io..).unwrap_or(&mut [])) };
+                return;
+            }
+        }
+    }
+}
+
+/// The vectorised merge of `a` and `b` into `out` (see [`Stream`]).
+///
+/// One stream is a chain of dependent networks (each step's larger half feeds the next),
+/// so it runs at the network's latency, not its throughput. With `TWO`, the merge is
+/// first split at its middle anti-diagonal (one merge path search) and the two halves
+/// run in lockstep in one loop, so the two chains overlap.
+///
+/// # Safety
+/// The width's target features are enabled; `V::W <= MAX_W`.
+#[inline(always)]
+pub(crate) unsafe fn simd_merge<V: MergeVec, const TWO: bool>(
+    a: &[V::Elem],
+    b: &[V::Elem],
+    out: &mut [V::Elem],
+) {
+    let (na, nb, n) = (a.len(), b.len(), out.len());
+    if na == 0 || nb == 0 || n != na + nb {
+        merge(a, b, out);
+        return;
+    }
+    if !TWO || n < 16 * V::W {
+        // SAFETY: features: the caller's promise; `n == na + nb`.
+        unsafe { Stream::<V>::new(a, b, out).finish() };
+        return;
+    }
+    let d = n / 2;
+    let (i, j) = split_in(a, b, d, d.saturating_sub(nb), d.min(na));
+    let (o1, o2) = out.split_at_mut(d);
+    // SAFETY (all four): features: the caller's promise; each half's output length is
+    // the sum of its inputs' (`i + j = d`).
+    let mut s1 = unsafe { Stream::<V>::new(&a[..i], &b[..j], o1) };
+    let mut s2 = unsafe { Stream::<V>::new(&a[i..], &b[j..], o2) };
+    while s1.fast() && s2.fast() {
+        // SAFETY: `fast` holds for both.
+        unsafe {
+            s1.step_fast();
+            s2.step_fast();
+        }
+    }
+    // SAFETY: as above.
+    unsafe {
+        s1.finish();
+        s2.finish();
+    }
+}
+
+/// The merge kernels a key type has on every width, behind a [`Checked`] `Isa`.
+///
+/// `pub` only to be a supertrait of the sealed public `Key`; unnameable outside the crate.
+pub trait ArchKey: OrdBits {
+    /// Merges sorted `a` and `b` into `out` (`out.len() == a.len() + b.len()`) on the
+    /// checked `Isa`.
+    fn merge_on(isa: Checked, a: &[Self], b: &[Self], out: &mut [Self]);
+}
+
+macro_rules! arch_key {
+    ($t:ty, $f:ident) => {
+        impl ArchKey for $t {
+            #[inline]
+            fn merge_on(isa: Checked, a: &[$t], b: &[$t], out: &mut [$t]) {
+                match isa.isa() {
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: `Checked` proves AVX2 (+FMA) is available.
+                    Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::merge::$f(a, b, out) },
+                    #[cfg(target_arch = "x86_64")]
+                    // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
+                    Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::merge::$f(a, b, out) },
+                    #[cfg(target_arch = "aarch64")]
+                    // SAFETY: `Checked` proves NEON is available.
+                    Isa::Neon => unsafe { crate::arch::aarch64::neon::merge::$f(a, b, out) },
+                    _ => merge(a, b, out),
+                }
+            }
+        }
+    };
+}
+
+arch_key!(u32, merge_u32);
+arch_key!(f32, merge_f32);
+arch_key!(u64, merge_u64);
+arch_key!(f64, merge_f64);
+
+/// Stamps out a width's `#[target_feature]` merge kernel for one key type from its
+/// [`MergeVec`] register type.
+macro_rules! merge_kernel {
+    ($feature:literal, $vec:ty, $two:literal, $t:ty, $name:ident) => {
+        /// The vectorised bitonic merge ([`simd_merge`](crate::arch::portable::merge::simd_merge))
+        /// of sorted `a` and `b` into `out` (`out.len() == a.len() + b.len()`).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn $name(a: &[$t], b: &[$t], out: &mut [$t]) {
+            // SAFETY: the features are enabled on this function; bounds are checked inside.
+            unsafe { $crate::arch::portable::merge::simd_merge::<$vec, $two>(a, b, out) }
+        }
+    };
+}
+
+#[allow(unused_imports)]
+pub(crate) use merge_kernel;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ord_matches_total_cmp() {
+        let xs = [
+            f32::NEG_INFINITY,
+            -1.0,
+            -0.0,
+            0.0,
+            f32::MIN_POSITIVE,
+            1.0,
+            f32::INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7FFF_FFFF),
+        ];
+        for &x in &xs {
+            for &y in &xs {
+                assert_eq!(x.ord().cmp(&y.ord()), x.total_cmp(&y), "{x} {y}");
+            }
+        }
+        assert!(xs.iter().all(|x| x.ord() <= f32::PAD.ord()));
+        assert_eq!(u32::MAX.ord(), i32::MAX);
+        assert_eq!(0u32.ord(), i32::MIN);
+        assert_eq!(f64::PAD.ord(), i64::MAX);
+    }
+}

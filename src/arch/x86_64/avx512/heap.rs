@@ -1,0 +1,124 @@
+//! `avx512` heap kernels: d = 16 (32-bit keys) or 8 (64-bit keys), one child group per
+//! 512-bit register — a whole cache line, the ad-heap's one-transaction child load.
+//! Find-best-child is a butterfly max/min across lanes, one compare into a mask register
+//! and a `tzcnt`;
+//! the k-selection scan compares 16 (8) keys against the root at once.
+
+use core::arch::x86_64::*;
+
+use super::merge::{ord_f32, ord_f64, ord_u32, ord_u64};
+use crate::arch::portable::heap::{HeapVec, heap_kernels};
+use crate::arch::portable::merge::OrdBits;
+
+/// Index of the first largest (`MIN`: smallest) of 16 signed-ordered i32: a butterfly of
+/// lane swaps leaves the max in every lane (no round trip through a general register),
+/// then one compare into a mask and a bit scan.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn best_i32<const MIN: bool>(v: __m512i) -> usize {
+    let op = |x, y| if MIN { _mm512_min_epi32(x, y) } else { _mm512_max_epi32(x, y) };
+    let m = op(v, _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v));
+    let m = op(m, _mm512_shuffle_i64x2::<0b10_11_00_01>(m, m));
+    let m = op(m, _mm512_shuffle_epi32::<0b01_00_11_10>(m));
+    let m = op(m, _mm512_shuffle_epi32::<0b10_11_00_01>(m));
+    (_mm512_cmpeq_epi32_mask(v, m) as u32).trailing_zeros() as usize
+}
+
+/// Lanes of 16 signed-ordered i32 that displace `root` (below it; `MIN`: above it).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn displace_i32<const MIN: bool>(v: __m512i, root: i32) -> u32 {
+    let t = _mm512_set1_epi32(root);
+    (if MIN { _mm512_cmpgt_epi32_mask(v, t) } else { _mm512_cmplt_epi32_mask(v, t) }) as u32
+}
+
+/// Index of the first largest (`MIN`: smallest) of 8 signed-ordered i64 (butterfly, as
+/// for 32-bit keys).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn best_i64<const MIN: bool>(v: __m512i) -> usize {
+    let op = |x, y| if MIN { _mm512_min_epi64(x, y) } else { _mm512_max_epi64(x, y) };
+    let m = op(v, _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v));
+    let m = op(m, _mm512_shuffle_i64x2::<0b10_11_00_01>(m, m));
+    let m = op(m, _mm512_shuffle_epi32::<0b01_00_11_10>(m));
+    (_mm512_cmpeq_epi64_mask(v, m) as u32).trailing_zeros() as usize
+}
+
+/// Lanes of 8 signed-ordered i64 that displace `root`.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn displace_i64<const MIN: bool>(v: __m512i, root: i64) -> u32 {
+    let t = _mm512_set1_epi64(root);
+    (if MIN { _mm512_cmpgt_epi64_mask(v, t) } else { _mm512_cmplt_epi64_mask(v, t) }) as u32
+}
+
+macro_rules! heap_vec {
+    ($name:ident, $t:ty, $d:expr, $ord:ident, $best:ident, $displace:ident) => {
+        /// One child group of `D` keys in one register.
+        pub(crate) struct $name;
+
+        impl HeapVec for $name {
+            type Elem = $t;
+            const D: usize = $d;
+
+            #[inline(always)]
+            unsafe fn best<const MIN: bool>(p: *const $t) -> usize {
+                // SAFETY: the caller promises `p` is valid for `D` keys (64 bytes; unaligned
+                // load) and that AVX-512F is enabled.
+                unsafe { $best::<MIN>($ord(_mm512_loadu_si512(p.cast()))) }
+            }
+
+            #[inline(always)]
+            unsafe fn displace_mask<const MIN: bool>(p: *const $t, root: $t) -> u32 {
+                // SAFETY: as for `best`.
+                unsafe { $displace::<MIN>($ord(_mm512_loadu_si512(p.cast())), root.ord()) }
+            }
+        }
+    };
+}
+
+heap_vec!(U32x16, u32, 16, ord_u32, best_i32, displace_i32);
+heap_vec!(F32x16, f32, 16, ord_f32, best_i32, displace_i32);
+heap_vec!(U64x8, u64, 8, ord_u64, best_i64, displace_i64);
+heap_vec!(F64x8, f64, 8, ord_f64, best_i64, displace_i64);
+
+heap_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    U32x16,
+    u32,
+    sift_down_u32,
+    sift_down_pairs_u32,
+    heapify_u32,
+    heapify_pairs_u32,
+    select_u32
+);
+heap_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F32x16,
+    f32,
+    sift_down_f32,
+    sift_down_pairs_f32,
+    heapify_f32,
+    heapify_pairs_f32,
+    select_f32
+);
+heap_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    U64x8,
+    u64,
+    sift_down_u64,
+    sift_down_pairs_u64,
+    heapify_u64,
+    heapify_pairs_u64,
+    select_u64
+);
+heap_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F64x8,
+    f64,
+    sift_down_f64,
+    sift_down_pairs_f64,
+    heapify_f64,
+    heapify_pairs_f64,
+    select_f64
+);

@@ -1,0 +1,128 @@
+//! `avx512` merge kernels: the bitonic merge network of two 16 × 32-bit or 8 × 64-bit
+//! registers, instantiated into the shared vectorised merge
+//! ([`simd_merge`](crate::arch::portable::merge::simd_merge)).
+//!
+//! Each half-cleaner level is one lane shuffle, a `min` and a masked `max` (the mask
+//! picks the upper lane of every compared pair), with native 64-bit min/max (AVX-512F).
+//! Keys are mapped into the signed-ordered domain on load and back on store, as on AVX2.
+
+use core::arch::x86_64::*;
+
+use crate::arch::portable::merge::{MergeVec, merge_kernel};
+
+/// u32 → signed-ordered i32 (and back: an involution).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(crate) fn ord_u32(x: __m512i) -> __m512i {
+    _mm512_xor_si512(x, _mm512_set1_epi32(i32::MIN))
+}
+
+/// f32 bits → signed-ordered i32 in `total_cmp` order (and back).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(crate) fn ord_f32(x: __m512i) -> __m512i {
+    _mm512_xor_si512(x, _mm512_srli_epi32::<1>(_mm512_srai_epi32::<31>(x)))
+}
+
+/// u64 → signed-ordered i64 (and back).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(crate) fn ord_u64(x: __m512i) -> __m512i {
+    _mm512_xor_si512(x, _mm512_set1_epi64(i64::MIN))
+}
+
+/// f64 bits → signed-ordered i64 in `total_cmp` order (and back).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(crate) fn ord_f64(x: __m512i) -> __m512i {
+    _mm512_xor_si512(x, _mm512_srli_epi64::<1>(_mm512_srai_epi64::<63>(x)))
+}
+
+/// Sorts a bitonic register of 16 × i32: half-cleaners at distances 8, 4, 2, 1.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn clean_i32(v: __m512i) -> __m512i {
+    let p = _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v);
+    let v = _mm512_mask_max_epi32(_mm512_min_epi32(v, p), 0xFF00, v, p);
+    let p = _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v);
+    let v = _mm512_mask_max_epi32(_mm512_min_epi32(v, p), 0xF0F0, v, p);
+    let p = _mm512_shuffle_epi32::<0b01_00_11_10>(v);
+    let v = _mm512_mask_max_epi32(_mm512_min_epi32(v, p), 0xCCCC, v, p);
+    let p = _mm512_shuffle_epi32::<0b10_11_00_01>(v);
+    _mm512_mask_max_epi32(_mm512_min_epi32(v, p), 0xAAAA, v, p)
+}
+
+/// Bitonic merge of two sorted registers of 16 × i32.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn network_i32(a: __m512i, b: __m512i) -> (__m512i, __m512i) {
+    let rev = _mm512_setr_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0);
+    let br = _mm512_permutexvar_epi32(rev, b);
+    (clean_i32(_mm512_min_epi32(a, br)), clean_i32(_mm512_max_epi32(a, br)))
+}
+
+/// Sorts a bitonic register of 8 × i64: half-cleaners at distances 4, 2, 1.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn clean_i64(v: __m512i) -> __m512i {
+    // 64-bit min/max have a 3-cycle latency: min and max side by side, then a blend,
+    // keeps one of them off the chain.
+    let p = _mm512_shuffle_i64x2::<0b01_00_11_10>(v, v);
+    let v = _mm512_mask_blend_epi64(0xF0, _mm512_min_epi64(v, p), _mm512_max_epi64(v, p));
+    let p = _mm512_shuffle_i64x2::<0b10_11_00_01>(v, v);
+    let v = _mm512_mask_blend_epi64(0xCC, _mm512_min_epi64(v, p), _mm512_max_epi64(v, p));
+    let p = _mm512_shuffle_epi32::<0b01_00_11_10>(v);
+    _mm512_mask_blend_epi64(0xAA, _mm512_min_epi64(v, p), _mm512_max_epi64(v, p))
+}
+
+/// Bitonic merge of two sorted registers of 8 × i64.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+fn network_i64(a: __m512i, b: __m512i) -> (__m512i, __m512i) {
+    let br = _mm512_permutexvar_epi64(_mm512_setr_epi64(7, 6, 5, 4, 3, 2, 1, 0), b);
+    (clean_i64(_mm512_min_epi64(a, br)), clean_i64(_mm512_max_epi64(a, br)))
+}
+
+macro_rules! merge_vec {
+    ($name:ident, $t:ty, $w:expr, $ord:ident, $net:ident) => {
+        /// One register of keys in the signed-ordered domain.
+        #[derive(Clone, Copy)]
+        pub(crate) struct $name(__m512i);
+
+        impl MergeVec for $name {
+            type Elem = $t;
+            const W: usize = $w;
+
+            #[inline(always)]
+            unsafe fn load(p: *const $t) -> Self {
+                // SAFETY: the caller promises `p` is valid for `W` keys (64 bytes; unaligned
+                // load) and that AVX-512F is enabled.
+                unsafe { $name($ord(_mm512_loadu_si512(p.cast()))) }
+            }
+
+            #[inline(always)]
+            unsafe fn store(self, p: *mut $t) {
+                // SAFETY: the caller promises `p` is valid for writing `W` keys (64 bytes;
+                // unaligned store) and that AVX-512F is enabled.
+                unsafe { _mm512_storeu_si512(p.cast(), $ord(self.0)) }
+            }
+
+            #[inline(always)]
+            unsafe fn network(a: Self, b: Self) -> (Self, Self) {
+                // SAFETY: the caller promises AVX-512F is enabled; no memory is touched.
+                let (lo, hi) = unsafe { $net(a.0, b.0) };
+                ($name(lo), $name(hi))
+            }
+        }
+    };
+}
+
+merge_vec!(U32x16, u32, 16, ord_u32, network_i32);
+merge_vec!(F32x16, f32, 16, ord_f32, network_i32);
+merge_vec!(U64x8, u64, 8, ord_u64, network_i64);
+merge_vec!(F64x8, f64, 8, ord_f64, network_i64);
+
+merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", U32x16, true, u32, merge_u32);
+merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F32x16, true, f32, merge_f32);
+merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", U64x8, true, u64, merge_u64);
+merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F64x8, true, f64, merge_f64);
