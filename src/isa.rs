@@ -25,13 +25,11 @@ impl Isa {
     pub const ALL: [Isa; 4] = [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon];
 
     /// The widest `Isa` this machine can run: by runtime detection with `std`, from the
-    /// compile-time `target_feature`s without it.
+    /// compile-time `target_feature`s without it. Detected once; later calls are one
+    /// atomic load.
     pub fn detect() -> Isa {
-        let mut best = Isa::Portable;
-        for isa in Isa::available() {
-            best = isa;
-        }
-        best
+        let mask = available_mask();
+        Isa::ALL.into_iter().rev().find(|isa| mask & isa.bit() != 0).unwrap_or(Isa::Portable)
     }
 
     /// Every `Isa` this machine can run, narrowest first; always starts with `Portable`.
@@ -39,13 +37,21 @@ impl Isa {
         Isa::ALL.into_iter().filter(|isa| isa.is_available())
     }
 
-    /// Whether this machine can run `self`.
+    /// Whether this machine can run `self`. Cheap enough for every kernel call: the CPU is
+    /// asked once, then the answer is one atomic load (a constant without `std`).
+    #[inline]
     pub fn is_available(self) -> bool {
+        available_mask() & self.bit() != 0
+    }
+
+    /// This `Isa`'s bit in the availability mask.
+    #[inline]
+    const fn bit(self) -> u8 {
         match self {
-            Isa::Portable => true,
-            Isa::Avx2 => has_avx2(),
-            Isa::Avx512 => has_avx2() && has_avx512(),
-            Isa::Neon => has_neon(),
+            Isa::Portable => 1,
+            Isa::Avx2 => 2,
+            Isa::Avx512 => 4,
+            Isa::Neon => 8,
         }
     }
 
@@ -63,6 +69,44 @@ impl Isa {
     pub fn from_name(name: &str) -> Option<Isa> {
         Isa::ALL.into_iter().find(|isa| isa.name() == name)
     }
+}
+
+/// The `Isa`s this machine can run, one bit each (see `Isa::bit`).
+fn detect_mask() -> u8 {
+    let mut mask = Isa::Portable.bit();
+    if has_avx2() {
+        mask |= Isa::Avx2.bit();
+        if has_avx512() {
+            mask |= Isa::Avx512.bit();
+        }
+    }
+    if has_neon() {
+        mask |= Isa::Neon.bit();
+    }
+    mask
+}
+
+/// [`detect_mask`], asked of the CPU once (with `std`; without it the mask is a constant
+/// of the compile-time target features).
+#[cfg(feature = "std")]
+#[inline]
+fn available_mask() -> u8 {
+    use core::sync::atomic::{AtomicU8, Ordering};
+    const READY: u8 = 0x80;
+    static MASK: AtomicU8 = AtomicU8::new(0);
+    let m = MASK.load(Ordering::Relaxed);
+    if m & READY != 0 {
+        return m;
+    }
+    let m = detect_mask() | READY;
+    MASK.store(m, Ordering::Relaxed);
+    m
+}
+
+#[cfg(not(feature = "std"))]
+#[inline]
+fn available_mask() -> u8 {
+    detect_mask()
 }
 
 impl fmt::Display for Isa {

@@ -52,9 +52,8 @@
 
 use bytemuck::Pod;
 
-use core::sync::atomic::{AtomicU8, Ordering};
-
 use crate::arch;
+use crate::primitives::check_isa;
 use crate::{DimError, Isa};
 
 /// A key type the sorts accept: `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`.
@@ -236,38 +235,6 @@ macro_rules! float_key {
 float_key!(f32, u32, i32);
 float_key!(f64, u64, i64);
 
-/// [`crate::primitives::check_isa`] through each width's cached detection:
-/// `Isa::is_available` asks the CPU feature cache on every call (several nanoseconds for
-/// AVX-512), as long as sorting 16 keys takes.
-#[inline]
-fn check_isa(isa: Isa) -> Result<(), DimError> {
-    let ok = match isa {
-        Isa::Portable => arch::portable::sort::available(),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => arch::x86_64::avx2::sort::available(),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => arch::x86_64::avx512::sort::available(),
-        #[cfg(target_arch = "aarch64")]
-        Isa::Neon => arch::aarch64::neon::sort::available(),
-        _ => false,
-    };
-    if ok { Ok(()) } else { Err(DimError::IsaUnavailable { isa }) }
-}
-
-/// [`Isa::detect`], detected once (it asks the feature cache for every `Isa`).
-#[inline]
-fn detect() -> Isa {
-    static DETECTED: AtomicU8 = AtomicU8::new(u8::MAX);
-    if let Some(&isa) = Isa::ALL.get(DETECTED.load(Ordering::Relaxed) as usize) {
-        return isa;
-    }
-    let isa = Isa::detect();
-    if let Some(i) = Isa::ALL.iter().position(|&x| x == isa) {
-        DETECTED.store(i as u8, Ordering::Relaxed);
-    }
-    isa
-}
-
 #[inline]
 fn sort_keys<K: SortKey>(alg: Alg, isa: Isa, keys: &mut [K]) {
     if keys.len() < 2 {
@@ -312,7 +279,7 @@ fn sort_pairs<K: SortKey, V: Pod>(
 /// Sorts `keys` ascending with the bitonic network (Alg. 14), on [`Isa::detect`]'s width.
 /// Not stable; floats in `total_cmp` order (see the [module docs](self)).
 pub fn bitonic_sort<K: SortKey>(keys: &mut [K]) {
-    sort_keys(Alg::Bitonic, detect(), keys)
+    sort_keys(Alg::Bitonic, Isa::detect(), keys)
 }
 
 /// [`bitonic_sort`] on the width `isa`.
@@ -331,7 +298,7 @@ pub fn bitonic_sort_isa<K: SortKey>(isa: Isa, keys: &mut [K]) -> Result<(), DimE
 /// # Errors
 /// [`DimError::Length`] if `vals.len() != keys.len()`.
 pub fn bitonic_sort_pairs<K: SortKey, V: Pod>(keys: &mut [K], vals: &mut [V]) -> Result<(), DimError> {
-    sort_pairs(Alg::Bitonic, detect(), keys, vals)
+    sort_pairs(Alg::Bitonic, Isa::detect(), keys, vals)
 }
 
 /// [`bitonic_sort_pairs`] on the width `isa`.
@@ -350,7 +317,7 @@ pub fn bitonic_sort_pairs_isa<K: SortKey, V: Pod>(
 /// Sorts `keys` ascending with Batcher's odd-even merge network (Alg. 15), on
 /// [`Isa::detect`]'s width. Not stable; floats in `total_cmp` order.
 pub fn odd_even_sort<K: SortKey>(keys: &mut [K]) {
-    sort_keys(Alg::OddEven, detect(), keys)
+    sort_keys(Alg::OddEven, Isa::detect(), keys)
 }
 
 /// [`odd_even_sort`] on the width `isa`.
@@ -369,7 +336,7 @@ pub fn odd_even_sort_isa<K: SortKey>(isa: Isa, keys: &mut [K]) -> Result<(), Dim
 /// # Errors
 /// [`DimError::Length`] if `vals.len() != keys.len()`.
 pub fn odd_even_sort_pairs<K: SortKey, V: Pod>(keys: &mut [K], vals: &mut [V]) -> Result<(), DimError> {
-    sort_pairs(Alg::OddEven, detect(), keys, vals)
+    sort_pairs(Alg::OddEven, Isa::detect(), keys, vals)
 }
 
 /// [`odd_even_sort_pairs`] on the width `isa`.

@@ -1107,12 +1107,6 @@ pub(crate) unsafe fn odd_even<U: Unit, const R: usize>(k: *mut U::K, v: *mut U::
 // The portable entry points (the names every width file shares).
 // ---------------------------------------------------------------------------------------
 
-/// The portable width runs everywhere.
-#[inline]
-pub(crate) fn available() -> bool {
-    true
-}
-
 /// Registers per block of the portable width: keys alone, and pairs.
 const R_KEYS: usize = 16;
 const R_PAIRS: usize = 8;

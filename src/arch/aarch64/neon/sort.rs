@@ -12,7 +12,6 @@
 //! 8 value registers for pairs (32 or 16 entries); NEON has 32.
 
 use core::arch::aarch64::*;
-use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::Isa;
 use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
@@ -297,19 +296,10 @@ mem!(Q32, u32, vld1q_u32, vst1q_u32);
 mem!(Q64, u64, vld1q_u64, vst1q_u64);
 mem!(D32, u32, vld1_u32, vst1_u32);
 
-/// Whether this CPU runs the NEON path, detected once.
+/// Whether this CPU runs this width ([`Isa::is_available`], detected once).
 #[inline]
 pub(crate) fn available() -> bool {
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Ordering::Relaxed) {
-        2 => true,
-        1 => false,
-        _ => {
-            let ok = Isa::Neon.is_available();
-            STATE.store(if ok { 2 } else { 1 }, Ordering::Relaxed);
-            ok
-        }
-    }
+    Isa::Neon.is_available()
 }
 
 /// Registers per block: keys alone, and pairs (key and value registers each).

@@ -14,7 +14,6 @@
 //! value registers for pairs (32 or 16 entries); AVX2 has 16.
 
 use core::arch::x86_64::*;
-use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::Isa;
 use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
@@ -505,20 +504,10 @@ impl Mem<X32> for u32 {
     }
 }
 
-/// Whether this CPU runs the AVX2 path. Detected once: `Isa::is_available` asks the
-/// feature cache each time, which costs as much as sorting 8 keys.
+/// Whether this CPU runs this width ([`Isa::is_available`], detected once).
 #[inline]
 pub(crate) fn available() -> bool {
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Ordering::Relaxed) {
-        2 => true,
-        1 => false,
-        _ => {
-            let ok = Isa::Avx2.is_available();
-            STATE.store(if ok { 2 } else { 1 }, Ordering::Relaxed);
-            ok
-        }
-    }
+    Isa::Avx2.is_available()
 }
 
 /// Registers per block: keys alone, and pairs (key and value registers each).

@@ -12,7 +12,6 @@
 //! 8 entries run in one `ymm` (the 16-lane network would do 10 steps for them, not 6).
 
 use core::arch::x86_64::*;
-use core::sync::atomic::{AtomicU8, Ordering};
 
 use crate::Isa;
 use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Unit, Vals, pattern};
@@ -290,20 +289,10 @@ fn first(len: usize) -> u32 {
     (1u32 << len.min(16)) - 1
 }
 
-/// Whether this CPU runs the AVX-512 path. Detected once: `Isa::is_available` asks the
-/// feature cache four times, which costs as much as sorting 16 keys.
+/// Whether this CPU runs this width ([`Isa::is_available`], detected once).
 #[inline]
 pub(crate) fn available() -> bool {
-    static STATE: AtomicU8 = AtomicU8::new(0);
-    match STATE.load(Ordering::Relaxed) {
-        2 => true,
-        1 => false,
-        _ => {
-            let ok = Isa::Avx512.is_available();
-            STATE.store(if ok { 2 } else { 1 }, Ordering::Relaxed);
-            ok
-        }
-    }
+    Isa::Avx512.is_available()
 }
 
 /// Registers per block: keys alone, and pairs (key and value registers each).
