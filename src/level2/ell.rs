@@ -16,7 +16,9 @@ use crate::{DimError, Index, Isa, Scalar};
 /// hardware prefetchers streaming (measured on a 39-wide banded matrix: 128 rows ran
 /// 2-3 times slower than 512, and 1024 gained little more). The accumulators take
 /// `ROW_BLOCK * size_of::<T>()` bytes of stack: 4 KiB for `f64`, 2 KiB for `f32`.
-pub(super) const ROW_BLOCK: usize = 512;
+/// Without `std` (firmware, whose stacks can be a few KiB) blocks are 64 rows, 512 bytes
+/// at most. The block size never changes results: each row's order of additions is fixed.
+pub(super) const ROW_BLOCK: usize = if cfg!(feature = "std") { 512 } else { 64 };
 
 impl<T: Scalar, I: Index> SpMv<T> for Ell<'_, T, I> {
     /// Every available [`Isa`] runs this same plain loop for now.
