@@ -667,13 +667,15 @@ macro_rules! simd_scan_kernels {
                 // Lane `j` stops before lane `j + 1` if that is a head.
                 let stops = m >> 1;
                 // Lanes with a head above them in this vector: all lanes up to the
-                // highest stop bit.
-                let sealed = if stops == 0 { 0 } else { u32::MAX >> stops.leading_zeros() };
+                // highest stop bit (none if `stops == 0`: the shift is then by 0).
+                // Every mask here is branch-free: with irregular heads a branch on
+                // `stops == 0` mispredicts (about 40% of 8-lane vectors have no stop).
+                let sealed = ((1u64 << (32 - stops.leading_zeros())) - 1) as u32;
                 // The left neighbour's carry: `r[0]`, plus the old carry if no head lies
-                // above lane 0; nothing if lane 0 is a head. Two independent masks keep
-                // the carry chain at one mask operation and one addition.
-                let (first_open, through) =
-                    if m & 1 != 0 { (0, 0) } else { (full, if stops == 0 { full } else { 0 }) };
+                // in the vector (`m == 0`); nothing if lane 0 is a head. Two independent
+                // masks keep the carry chain at one mask operation and one addition.
+                let first_open = (m & 1).wrapping_sub(1) & full;
+                let through = u32::from(m == 0).wrapping_neg() & full;
                 // SAFETY: the features are present (the caller's contract).
                 unsafe {
                     let r = Self::rseg_scan(x, stops);

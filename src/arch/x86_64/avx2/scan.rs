@@ -9,7 +9,10 @@
 //!   the high half (two shuffles) — 4 shuffles for 8 lanes instead of 5–6;
 //! - a per-lane mask comes from a table (`MASK32`, `MASK64`: one load, no shuffle)
 //!   instead of broadcasting the bits into a register (two shuffles per mask), and a
-//!   guarded addition is `v + (c & mask)` (one `vpand`) rather than a blend (three uops).
+//!   guarded addition is `v + (c & mask)` (one `vpand`) rather than a blend (three uops);
+//! - the 4-lane segmented sum reads each of its masks straight from a table by head
+//!   pattern (`SEG_MASKS64`, one memory operand per mask), without the index arithmetic
+//!   of a row lookup followed by a mask lookup.
 //!
 //! The in-half shifts fill with `+0.0`, and a guarded-off lane adds `+0.0`, so for floats
 //! a lane may compute `x + 0.0` where the sequential loop has `x`: only the sign of a
@@ -208,8 +211,55 @@ const fn seg_rows(w: u32) -> SegRows {
     SegRows(t)
 }
 
-static SEG_ROWS32: SegRows = seg_rows(8);
-static SEG_ROWS64: SegRows = seg_rows(4);
+/// `seg_rows(4)` expanded to lane masks: row `m` holds the seven masks of the 4-lane
+/// backward segmented sum (and a padding mask), so that each mask of `seg_sum_block` is
+/// one memory operand at `m * 256 + k * 32`, with no row-then-mask double lookup (the
+/// index arithmetic was most of a 64-bit block's instructions). 4 KiB.
+#[repr(C, align(32))]
+struct SegMasks64([[[i64; 4]; 8]; 16]);
+
+static SEG_MASKS64: SegMasks64 = {
+    let rows = seg_rows(4);
+    let mut t = [[[0i64; 4]; 8]; 16];
+    let mut m = 0;
+    while m < 16 {
+        let mut k = 0;
+        while k < 8 {
+            let mut j = 0;
+            while j < 4 {
+                t[m][k][j] = if rows.0[m][k] >> j & 1 != 0 { -1 } else { 0 };
+                j += 1;
+            }
+            k += 1;
+        }
+        m += 1;
+    }
+    SegMasks64(t)
+};
+
+/// `seg_rows(8)` expanded to lane masks, as `SEG_MASKS64` for 8 lanes. 64 KiB: more
+/// than L1 holds, but the loads are off the carry chain and hit L2 at worst.
+#[repr(C, align(32))]
+struct SegMasks32([[[i32; 8]; 8]; 256]);
+
+static SEG_MASKS32: SegMasks32 = {
+    let rows = seg_rows(8);
+    let mut t = [[[0i32; 8]; 8]; 256];
+    let mut m = 0;
+    while m < 256 {
+        let mut k = 0;
+        while k < 8 {
+            let mut j = 0;
+            while j < 8 {
+                t[m][k][j] = if rows.0[m][k] >> j & 1 != 0 { -1 } else { 0 };
+                j += 1;
+            }
+            k += 1;
+        }
+        m += 1;
+    }
+    SegMasks32(t)
+};
 
 /// As `SegRows` for one block of the forward segmented scan (`seg_scan_block`):
 /// `[heads, heads | heads << 1, lanes that stay in the cross-half step, lanes at or after
@@ -256,6 +306,27 @@ fn mask64(bits: u32) -> __m256i {
     let row = &MASK64.0[(bits & 0xF) as usize];
     // SAFETY: as in `mask32`.
     unsafe { _mm256_load_si256(row.as_ptr().cast()) }
+}
+
+/// Mask `k` of `seg_rows(8)`'s row for the head pattern `m`, read directly from
+/// `SEG_MASKS32` (32-bit lanes).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn sum_mask32(m: u32, k: usize) -> __m256i {
+    let mask = &SEG_MASKS32.0[(m & 0xFF) as usize][k];
+    // SAFETY: as in `sum_mask64`.
+    unsafe { _mm256_load_si256(mask.as_ptr().cast()) }
+}
+
+/// Mask `k` of `seg_rows(4)`'s row for the head pattern `m`, read directly from
+/// `SEG_MASKS64` (64-bit lanes).
+#[inline]
+#[target_feature(enable = "avx2,fma")]
+fn sum_mask64(m: u32, k: usize) -> __m256i {
+    let mask = &SEG_MASKS64.0[(m & 0xF) as usize][k];
+    // SAFETY: `mask` is a 32-byte, 32-byte-aligned array (`SegMasks64` is `align(32)`
+    // and each mask is 32 bytes).
+    unsafe { _mm256_load_si256(mask.as_ptr().cast()) }
 }
 
 /// `a` in 32-bit lanes whose bit in `bits` is set, `b` elsewhere.
@@ -325,7 +396,7 @@ macro_rules! impl_simd {
     (
         $t:ty, lanes = $w:literal, shl = $shl:ident, shr = $shr:ident, sel = $sel:ident,
         half_shl = $hshl:ident, half_shr = $hshr:ident, lo_last = $lo_last:ident, hi_first = $hi_first:ident,
-        mask = $mask:ident, rows = $rows:ident, scan_rows = $scan_rows:ident,
+        mask = $mask:ident, sum_mask = $sum_mask:ident, scan_rows = $scan_rows:ident,
         add = |$aa:ident, $ab:ident| $add:expr,
         sub = |$sa:ident, $sb:ident| $sub:expr,
         splat = |$px:ident| $splat:expr,
@@ -477,8 +548,7 @@ macro_rules! impl_simd {
             unsafe fn seg_sum_block(x: __m256i, m: u32, carry: __m256i) -> (__m256i, __m256i) {
                 // The default's steps (`rseg_scan` and the carry), with every mask read
                 // from the head pattern's row.
-                let row = &$rows.0[(m & ((1 << $w) - 1)) as usize];
-                let mask = |k: usize| $mask(u32::from(row[k]));
+                let mask = |k: usize| $sum_mask(m, k);
                 // SAFETY: the features are present (the caller's contract).
                 unsafe {
                     let mut r = Self::vadd(x, _mm256_andnot_si256(mask(0), $hshr(x, 1)));
@@ -556,7 +626,7 @@ impl_simd!(
     lo_last = lo_last32,
     hi_first = hi_first32,
     mask = mask32,
-    rows = SEG_ROWS32,
+    sum_mask = sum_mask32,
     scan_rows = SCAN_ROWS32,
     add = |a, b| _mm256_add_epi32(a, b),
     sub = |a, b| _mm256_sub_epi32(a, b),
@@ -581,7 +651,7 @@ impl_simd!(
     lo_last = lo_last64,
     hi_first = hi_first64,
     mask = mask64,
-    rows = SEG_ROWS64,
+    sum_mask = sum_mask64,
     scan_rows = SCAN_ROWS64,
     add = |a, b| _mm256_add_epi64(a, b),
     sub = |a, b| _mm256_sub_epi64(a, b),
@@ -606,7 +676,7 @@ impl_simd!(
     lo_last = lo_last32,
     hi_first = hi_first32,
     mask = mask32,
-    rows = SEG_ROWS32,
+    sum_mask = sum_mask32,
     scan_rows = SCAN_ROWS32,
     add = |a, b| _mm256_castps_si256(_mm256_add_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b))),
     sub = |a, b| _mm256_castps_si256(_mm256_sub_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b))),
@@ -632,7 +702,7 @@ impl_simd!(
     lo_last = lo_last64,
     hi_first = hi_first64,
     mask = mask64,
-    rows = SEG_ROWS64,
+    sum_mask = sum_mask64,
     scan_rows = SCAN_ROWS64,
     add = |a, b| _mm256_castpd_si256(_mm256_add_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b))),
     sub = |a, b| _mm256_castpd_si256(_mm256_sub_pd(_mm256_castsi256_pd(a), _mm256_castsi256_pd(b))),
