@@ -195,23 +195,8 @@ impl<'a, T: Scalar, I: Index> Ell<'a, T, I> {
         col_idx: &'b mut [I],
         vals: &'b mut [T],
     ) -> Result<Csr<'b, T, I>, FormatError> {
-        let (m, nnz) = (self.nrows, self.nnz);
-        let m1 = rows_plus_one(m)?;
-        check_buf("row_ptr", row_ptr.len(), m1)?;
-        check_buf("col_idx", col_idx.len(), nnz)?;
-        check_buf("vals", vals.len(), nnz)?;
-        let (row_ptr, col_idx, vals) = (&mut row_ptr[..m1], &mut col_idx[..nnz], &mut vals[..nnz]);
-        row_ptr[0] = I::ZERO;
-        let mut dst = 0;
-        for i in 0..m {
-            for p in self.row_slots(i) {
-                col_idx[dst] = self.col_idx[p];
-                vals[dst] = self.vals[p];
-                dst += 1;
-            }
-            row_ptr[i + 1] = I::from_usize_unchecked(dst);
-        }
-        Csr::new(m, self.ncols, row_ptr, col_idx, vals)
+        let shape = (self.nrows, self.ncols, self.nnz);
+        slots_to_csr(shape, self.col_idx, self.vals, |i| self.row_slots(i), row_ptr, col_idx, vals)
     }
 
     /// Number of rows.
@@ -284,6 +269,41 @@ impl<'a, T: Scalar, I: Index> Ell<'a, T, I> {
 /// `nrows + 1`, the length of a `row_ptr`, or [`FormatError::TooLarge`].
 pub(crate) fn rows_plus_one(nrows: usize) -> Result<usize, FormatError> {
     nrows.checked_add(1).ok_or(FormatError::TooLarge { what: "nrows + 1", value: nrows, max: usize::MAX - 1 })
+}
+
+/// Copies the real slots of a padded, slot-addressed format (ELL, SELL) into CSR buffers
+/// (`row_ptr` at least `nrows + 1`, the others at least `nnz`; only those prefixes are
+/// written), row after row in `row_slots` order. `shape` is `(nrows, ncols, nnz)` of a
+/// validated view, whose `row_slots(i)` yields exactly row `i`'s real slots.
+///
+/// # Errors
+/// [`FormatError::TooLarge`] if `nrows + 1` overflows, [`FormatError::BufferTooSmall`];
+/// both before anything is written.
+pub(crate) fn slots_to_csr<'b, T: Scalar, I: Index, S: Iterator<Item = usize>>(
+    (m, ncols, nnz): (usize, usize, usize),
+    src_col: &[I],
+    src_val: &[T],
+    row_slots: impl Fn(usize) -> S,
+    row_ptr: &'b mut [I],
+    col_idx: &'b mut [I],
+    vals: &'b mut [T],
+) -> Result<Csr<'b, T, I>, FormatError> {
+    let m1 = rows_plus_one(m)?;
+    check_buf("row_ptr", row_ptr.len(), m1)?;
+    check_buf("col_idx", col_idx.len(), nnz)?;
+    check_buf("vals", vals.len(), nnz)?;
+    let (row_ptr, col_idx, vals) = (&mut row_ptr[..m1], &mut col_idx[..nnz], &mut vals[..nnz]);
+    row_ptr[0] = I::ZERO;
+    let mut dst = 0;
+    for i in 0..m {
+        for p in row_slots(i) {
+            col_idx[dst] = src_col[p];
+            vals[dst] = src_val[p];
+            dst += 1;
+        }
+        row_ptr[i + 1] = I::from_usize_unchecked(dst);
+    }
+    Csr::new(m, ncols, row_ptr, col_idx, vals)
 }
 
 /// Writes the first `min(len_i, width)` entries of each row of `csr` into ELL slots of

@@ -5,7 +5,7 @@
 //! additionally sorts rows by length inside windows of σ rows to shrink the padding;
 //! that row permutation is not done here.
 
-use crate::formats::ell::rows_plus_one;
+use crate::formats::ell::{rows_plus_one, slots_to_csr};
 use crate::formats::{Csr, check_buf, check_col, check_dims, check_fits, check_len, check_ptr, pad};
 use crate::{FormatError, Index, Scalar};
 
@@ -233,23 +233,8 @@ impl<'a, T: Scalar, I: Index> Sell<'a, T, I> {
         col_idx: &'b mut [I],
         vals: &'b mut [T],
     ) -> Result<Csr<'b, T, I>, FormatError> {
-        let (m, nnz) = (self.nrows, self.nnz);
-        let m1 = rows_plus_one(m)?;
-        check_buf("row_ptr", row_ptr.len(), m1)?;
-        check_buf("col_idx", col_idx.len(), nnz)?;
-        check_buf("vals", vals.len(), nnz)?;
-        let (row_ptr, col_idx, vals) = (&mut row_ptr[..m1], &mut col_idx[..nnz], &mut vals[..nnz]);
-        row_ptr[0] = I::ZERO;
-        let mut dst = 0;
-        for i in 0..m {
-            for p in self.row_slots(i) {
-                col_idx[dst] = self.col_idx[p];
-                vals[dst] = self.vals[p];
-                dst += 1;
-            }
-            row_ptr[i + 1] = I::from_usize_unchecked(dst);
-        }
-        Csr::new(m, self.ncols, row_ptr, col_idx, vals)
+        let shape = (self.nrows, self.ncols, self.nnz);
+        slots_to_csr(shape, self.col_idx, self.vals, |i| self.row_slots(i), row_ptr, col_idx, vals)
     }
 
     /// Number of rows.
