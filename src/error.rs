@@ -147,6 +147,14 @@ pub enum FormatError {
         /// Its value.
         value: usize,
     },
+    /// A CSR5 auxiliary array (`tile_ptr`, `tile_desc`, `empty_offset_ptr`,
+    /// `empty_offset`) differs from what converting its `row_ptr` produces.
+    Csr5Mismatch {
+        /// Name of the array.
+        array: &'static str,
+        /// The first position that differs.
+        position: usize,
+    },
     /// The operation needs rows sorted by column, and this row is not.
     UnsortedRow {
         /// The row.
@@ -196,6 +204,12 @@ impl fmt::Display for FormatError {
             }
             FormatError::RowOrder { position } => {
                 write!(f, "the row at storage position {position} is longer than the one before it.")
+            }
+            FormatError::Csr5Mismatch { array, position } => {
+                write!(
+                    f,
+                    "`{array}` at position {position} is not what the CSR5 conversion of `row_ptr` gives."
+                )
             }
             FormatError::DiagonalOffset { position, offset } => write!(
                 f,

@@ -66,9 +66,9 @@ pub mod primitives;
 mod scalar;
 
 pub use error::{DimError, FormatError};
-pub use formats::{Coo, Csr, RowOrder};
+pub use formats::{Coo, Csr, Csr5, Csr5Layout, RowOrder};
 #[cfg(feature = "alloc")]
-pub use formats::{CooOwned, CsrOwned};
+pub use formats::{CooOwned, Csr5Owned, CsrOwned};
 pub use formats::{Dia, DiaLayout, Jds, JdsLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{DiaOwned, JdsOwned};

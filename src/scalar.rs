@@ -133,6 +133,16 @@ pub trait Index:
     fn from_usize(v: usize) -> Option<Self>;
     /// Conversion from `usize`, wrapping; for values already known to fit.
     fn from_usize_unchecked(v: usize) -> Self;
+    /// The largest `usize` that fits in the bits below the top bit (`Self::MAX >> 1`,
+    /// at most `usize::MAX`): the range of a CSR5 `tile_ptr` entry, whose top bit is the
+    /// empty-row flag (thesis 6.3.3).
+    const MAX_UNFLAGGED: usize;
+    /// `self` with its top bit set (the thesis's "negative" tile pointer).
+    fn flagged(self) -> Self;
+    /// Whether the top bit is set.
+    fn is_flagged(self) -> bool;
+    /// `self` with its top bit cleared.
+    fn unflagged(self) -> Self;
 }
 
 macro_rules! impl_index {
@@ -159,6 +169,23 @@ macro_rules! impl_index {
             #[inline(always)]
             fn from_usize_unchecked(v: usize) -> Self {
                 v as $t
+            }
+            const MAX_UNFLAGGED: usize = if ((<$t>::MAX >> 1) as u128) < (usize::MAX as u128) {
+                (<$t>::MAX >> 1) as usize
+            } else {
+                usize::MAX
+            };
+            #[inline(always)]
+            fn flagged(self) -> Self {
+                self | !(<$t>::MAX >> 1)
+            }
+            #[inline(always)]
+            fn is_flagged(self) -> bool {
+                self > (<$t>::MAX >> 1)
+            }
+            #[inline(always)]
+            fn unflagged(self) -> Self {
+                self & (<$t>::MAX >> 1)
             }
         }
     };

@@ -10,6 +10,7 @@
 //! | format | module | thesis |
 //! |---|---|---|
 //! | CSR  | [`csr`]  | 5.2.4 |
+//! | CSR5 | [`csr5`] | 6.3 (tiles of omega x sigma, transposed) |
 //! | COO  | [`coo`]  | 5.2.3 |
 //! | ELL  | [`ell`]  | 5.2.2 (column-major, explicit padding) |
 //! | HYB  | [`hyb`]  | 5.3.1 (ELL + COO) |
@@ -19,6 +20,7 @@
 
 pub mod coo;
 pub mod csr;
+pub mod csr5;
 pub mod dia;
 pub mod ell;
 pub mod hyb;
@@ -27,6 +29,7 @@ pub mod sell;
 
 pub use coo::Coo;
 pub use csr::{Csr, RowOrder};
+pub use csr5::{Csr5, Csr5Aux, Csr5Layout, Csr5Parts};
 pub use dia::{Dia, DiaLayout};
 pub use ell::{Ell, EllLayout};
 pub use hyb::{Hyb, HybLayout};
@@ -37,6 +40,8 @@ pub use sell::{Sell, SellLayout};
 pub use coo::CooOwned;
 #[cfg(feature = "alloc")]
 pub use csr::CsrOwned;
+#[cfg(feature = "alloc")]
+pub use csr5::Csr5Owned;
 #[cfg(feature = "alloc")]
 pub use dia::DiaOwned;
 #[cfg(feature = "alloc")]

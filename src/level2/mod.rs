@@ -9,6 +9,7 @@
 
 mod coo;
 pub(crate) mod csr;
+pub mod csr5;
 mod dia;
 mod ell;
 mod hyb;

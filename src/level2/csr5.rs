@@ -1,0 +1,160 @@
+//! CSR5 SpMV (thesis 8.5, Alg. 32) with BLAS semantics, whole or by tile ranges.
+//!
+//! [`SpMv`] for [`Csr5`] runs every tile in order on one thread. For threads, split the
+//! *tile indices* `0..=tiles` (index `tiles` is the tail: the entries after the last
+//! complete tile and the rows after them) into ranges, run [`spmv_tiles`] on each — in
+//! any order, on any thread, each writing only the rows it owns — and then add the
+//! returned [`Carry`]s with [`apply_carries`]. A range owns the rows whose last entry lies
+//! in its tiles, plus the empty rows the format assigns to those tiles; a row that runs on
+//! past the range's end comes back as its carry (the thesis's calibrator, here a value
+//! returned per call, so nothing needs resetting between calls).
+
+use core::ops::Range;
+
+use super::{SpMv, check_spmv, scale_y};
+use crate::arch::portable::spmv_csr5::{TileArgs, scale_rows};
+use crate::formats::Csr5;
+use crate::{DimError, Index, Isa, Scalar};
+
+/// The partial sum of a row that a tile range did not finish: add `alpha * sum` to
+/// `y[row]` once every range has run ([`apply_carries`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Carry<T> {
+    /// The row.
+    pub row: usize,
+    /// Its partial sum over the range's entries (not yet multiplied by `alpha`).
+    pub sum: T,
+}
+
+impl<T: Scalar, I: Index> SpMv<T> for Csr5<'_, T, I> {
+    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
+        if alpha == T::ZERO {
+            scale_y(beta, y);
+            return Ok(());
+        }
+        run(self, isa, 0..self.tiles() + 1, alpha, x, beta, y);
+        Ok(())
+    }
+}
+
+/// Runs tile indices `tiles` (a sub-range of `0..=a.tiles()`, index `a.tiles()` being the
+/// tail) of `y = alpha * A * x + beta * y`, writing the rows the range owns (see the
+/// [module docs](self)), and returns the carry of its last row if that row goes on past
+/// the range. The rows other ranges own are not touched.
+///
+/// # Errors
+/// [`DimError::IsaUnavailable`], [`DimError::Length`] (`x`, `y`), or
+/// [`DimError::OutOfRange`] if `tiles` is not within `0..=a.tiles()`; `y` is untouched.
+pub fn spmv_tiles<T: Scalar, I: Index>(
+    a: &Csr5<'_, T, I>,
+    isa: Isa,
+    tiles: Range<usize>,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+) -> Result<Option<Carry<T>>, DimError> {
+    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+    let ntiles = a.tiles();
+    if tiles.start > tiles.end || tiles.end > ntiles + 1 {
+        return Err(DimError::OutOfRange {
+            operand: "tiles",
+            position: 1,
+            value: tiles.end.max(tiles.start),
+            max: ntiles + 1,
+        });
+    }
+    if tiles.is_empty() {
+        return Ok(None);
+    }
+    if alpha == T::ZERO {
+        let first = if tiles.start == 0 { 0 } else { row(a, tiles.start) };
+        let last = if tiles.end == ntiles + 1 { a.nrows() } else { row(a, tiles.end) };
+        scale_rows(y, first..last.max(first), beta);
+        return Ok(None);
+    }
+    Ok(run(a, isa, tiles, alpha, x, beta, y))
+}
+
+/// Adds the carries of [`spmv_tiles`] ranges into `y`: `y[row] += alpha * sum`.
+///
+/// # Errors
+/// [`DimError::OutOfRange`] if a carry's row is not below `y.len()`; the carries before
+/// it have been added.
+pub fn apply_carries<T: Scalar>(alpha: T, carries: &[Carry<T>], y: &mut [T]) -> Result<(), DimError> {
+    for (position, c) in carries.iter().enumerate() {
+        let max = y.len().saturating_sub(1);
+        let yr = y.get_mut(c.row).ok_or(DimError::OutOfRange {
+            operand: "carries",
+            position,
+            value: c.row,
+            max,
+        })?;
+        *yr += alpha * c.sum;
+    }
+    Ok(())
+}
+
+/// `tile_ptr[t]` without the flag.
+fn row<T: Scalar, I: Index>(a: &Csr5<'_, T, I>, t: usize) -> usize {
+    a.tile_ptr()[t].unflagged().to_usize()
+}
+
+/// The checked body: leading empty rows, complete tiles on `isa`, the tail.
+fn run<T: Scalar, I: Index>(
+    a: &Csr5<'_, T, I>,
+    isa: Isa,
+    tiles: Range<usize>,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+) -> Option<Carry<T>> {
+    let ntiles = a.tiles();
+    if tiles.start == 0 {
+        // The empty rows before the first entry belong to no tile.
+        scale_rows(y, 0..row(a, 0), beta);
+    }
+    let args = TileArgs {
+        sigma: a.sigma(),
+        format: a.desc_format(),
+        col_idx: a.col_idx(),
+        vals: a.vals(),
+        tile_ptr: a.tile_ptr(),
+        tile_desc: a.tile_desc(),
+        empty_offset_ptr: a.empty_offset_ptr(),
+        empty_offset: a.empty_offset(),
+        x,
+        alpha,
+        beta,
+    };
+    let complete = tiles.start..tiles.end.min(ntiles);
+    let (carry, goes_on) =
+        crate::arch::portable::spmv_csr5::tiles_isa(isa, a.omega(), &args, complete.clone(), y);
+    if tiles.end <= ntiles {
+        return goes_on.then(|| Carry { row: row(a, tiles.end), sum: carry });
+    }
+    // The tail: entries after the last complete tile in CSR order, then the trailing rows.
+    let carry = if goes_on { carry } else { T::ZERO };
+    tail(a, carry, alpha, x, beta, y);
+    None
+}
+
+/// Rows `tile_ptr[tiles]..nrows` in CSR order from entry `tiles * omega * sigma`, the
+/// first seeded with `carry`.
+fn tail<T: Scalar, I: Index>(a: &Csr5<'_, T, I>, mut carry: T, alpha: T, x: &[T], beta: T, y: &mut [T]) {
+    let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
+    let mut e = a.tiles() * a.omega() * a.sigma();
+    let first = row(a, a.tiles());
+    for r in first..a.nrows() {
+        let end = row_ptr[r + 1].to_usize();
+        let mut sum = carry;
+        carry = T::ZERO;
+        while e < end {
+            sum += vals[e] * x[col_idx[e].to_usize()];
+            e += 1;
+        }
+        y[r] = if beta == T::ZERO { alpha * sum } else { alpha * sum + beta * y[r] };
+    }
+}

@@ -1,0 +1,405 @@
+//! CSR5 (thesis ch. 6, 8.5): conversion round trips (copying and in place), validation of
+//! the auxiliary arrays, and SpMV against a dense reference on every available `Isa` —
+//! whole, and by tile ranges in any order plus carries.
+
+mod common;
+
+use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
+use proptest::prelude::*;
+use spblas::formats::csr5::{Csr5Aux, Csr5Parts, omega_for};
+use spblas::level2::csr5::{Carry, apply_carries, spmv_tiles};
+use spblas::{Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, DimError, FormatError, Index, Isa, Scalar, SpMv};
+
+/// Owned CSR5 arrays built by `Csr5::from_csr` with `layout`.
+struct Built<T, I> {
+    col_idx: Vec<I>,
+    vals: Vec<T>,
+    tile_ptr: Vec<I>,
+    tile_desc: Vec<u32>,
+    empty_offset_ptr: Vec<I>,
+    empty_offset: Vec<I>,
+}
+
+fn build<T: Scalar, I: Index>(a: &Csr<'_, T, I>, layout: &Csr5Layout) -> Built<T, I> {
+    let mut b = Built {
+        col_idx: vec![I::ZERO; layout.nnz()],
+        vals: vec![T::ZERO; layout.nnz()],
+        tile_ptr: vec![I::ZERO; layout.tile_ptr_len()],
+        tile_desc: vec![0; layout.tile_desc_len()],
+        empty_offset_ptr: vec![I::ZERO; layout.tile_ptr_len()],
+        empty_offset: vec![I::ZERO; layout.empty_offset_len()],
+    };
+    Csr5::from_csr(
+        a,
+        layout,
+        &mut b.col_idx,
+        &mut b.vals,
+        Csr5Aux {
+            tile_ptr: &mut b.tile_ptr,
+            tile_desc: &mut b.tile_desc,
+            empty_offset_ptr: &mut b.empty_offset_ptr,
+            empty_offset: &mut b.empty_offset,
+        },
+    )
+    .unwrap();
+    b
+}
+
+impl<T: Scalar, I: Index> Built<T, I> {
+    fn parts(&self) -> Csr5Parts<'_, I> {
+        Csr5Parts {
+            tile_ptr: &self.tile_ptr,
+            tile_desc: &self.tile_desc,
+            empty_offset_ptr: &self.empty_offset_ptr,
+            empty_offset: &self.empty_offset,
+        }
+    }
+    fn view<'a>(&'a self, a: &Csr<'a, T, I>, layout: &Csr5Layout) -> Csr5<'a, T, I> {
+        Csr5::new(
+            a.nrows(),
+            a.ncols(),
+            (layout.omega(), layout.sigma()),
+            a.row_ptr(),
+            &self.col_idx,
+            &self.vals,
+            self.parts(),
+        )
+        .unwrap()
+    }
+}
+
+fn bits<T: Scalar>(v: &[T]) -> Vec<u64> {
+    v.iter().map(|x| x.to_f64().to_bits()).collect()
+}
+
+/// The `(omega, sigma)` pairs tried for one `Isa`: its own layout and small tiles that
+/// make many tiles out of a small matrix.
+fn params<T: Scalar>(isa: Isa) -> Vec<(usize, usize)> {
+    let w = omega_for::<T>(isa);
+    vec![(w, 1), (w, 2), (w, 3), (w, 7), (w, 16)]
+}
+
+fn check_roundtrip<T: Scalar, I: Index>(raw: &RawCsr<T, I>) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let mut all = vec![(1, 1), (2, 5), (32, 1)];
+    for isa in Isa::available() {
+        all.extend(params::<T>(isa));
+    }
+    for (omega, sigma) in all {
+        let layout = Csr5Layout::with_params(&a, omega, sigma).unwrap();
+        prop_assert_eq!(layout.tiles(), a.nnz() / (omega * sigma));
+        let b = build(&a, &layout);
+        let c5 = b.view(&a, &layout);
+        prop_assert_eq!(c5.tiles(), layout.tiles());
+        // Every tile's descriptor: y_offset counts the heads to the left, the heads
+        // total the tile's segments, and lane 0 step 0 is a head.
+        for t in 0..c5.tiles() {
+            let d = c5.tile(t).unwrap();
+            let mut heads = 0;
+            for i in 0..omega {
+                let (flags, y_off, _) = d.lane(i);
+                prop_assert_eq!(y_off, heads);
+                heads += flags.count_ones() as usize;
+            }
+            prop_assert!(d.lane(0).0 & 1 == 1);
+            prop_assert_eq!(heads, d.segments());
+        }
+        let (mut c, mut v) = (vec![I::ZERO; a.nnz()], vec![T::ZERO; a.nnz()]);
+        c5.to_csr(&mut c, &mut v).unwrap();
+        prop_assert_eq!(&c[..], a.col_idx());
+        prop_assert_eq!(bits(&v), bits(a.vals()));
+
+        // In place: the same arrays as the copying conversion, and back again.
+        let (mut c, mut v) = (a.col_idx().to_vec(), a.vals().to_vec());
+        let (mut tp, mut td) = (vec![I::ZERO; layout.tile_ptr_len()], vec![0u32; layout.tile_desc_len()]);
+        let (mut ep, mut eo) =
+            (vec![I::ZERO; layout.tile_ptr_len()], vec![I::ZERO; layout.empty_offset_len()]);
+        {
+            let aux = Csr5Aux {
+                tile_ptr: &mut tp,
+                tile_desc: &mut td,
+                empty_offset_ptr: &mut ep,
+                empty_offset: &mut eo,
+            };
+            let ip = Csr5::from_csr_in_place(a.nrows(), a.ncols(), a.row_ptr(), &mut c, &mut v, &layout, aux)
+                .unwrap();
+            prop_assert_eq!(ip.col_idx(), &b.col_idx[..]);
+            prop_assert_eq!(bits(ip.vals()), bits(&b.vals));
+        }
+        prop_assert_eq!(&tp, &b.tile_ptr);
+        prop_assert_eq!(&td, &b.tile_desc);
+        prop_assert_eq!(&ep, &b.empty_offset_ptr);
+        prop_assert_eq!(&eo, &b.empty_offset);
+        Csr5::<T, I>::to_csr_in_place(&layout, &mut c, &mut v).unwrap();
+        prop_assert_eq!(&c[..], a.col_idx());
+        prop_assert_eq!(bits(&v), bits(a.vals()));
+    }
+    Ok(())
+}
+
+/// SpMV of the CSR5 form for each available `Isa` (with that `Isa`'s `omega`) against the
+/// dense reference, whole and by random tile ranges; `beta == 0` starts `y` as NaN.
+fn check_spmv<T: Scalar, I: Index>(
+    raw: &RawCsr<T, I>,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let x = vector::<T>(a.ncols(), seed);
+    let y0 = vector::<T>(a.nrows(), seed ^ 0x55);
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
+    let factor = (a.max_row_len() + 3) as f64;
+    let start = || {
+        let mut y = y0.clone();
+        if beta == T::ZERO {
+            y.fill(T::from_f64(f64::NAN));
+        }
+        y
+    };
+    for isa in Isa::available() {
+        for (omega, sigma) in params::<T>(isa) {
+            let layout = Csr5Layout::with_params(&a, omega, sigma).unwrap();
+            let b = build(&a, &layout);
+            let c5 = b.view(&a, &layout);
+            let mut y = start();
+            c5.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
+            assert_close(&y, &want, &bound, factor)?;
+            // Repeated calls give the same bits.
+            let mut y2 = start();
+            c5.spmv_isa(isa, alpha, &x, beta, &mut y2).unwrap();
+            prop_assert_eq!(bits(&y), bits(&y2));
+
+            // Tile ranges in a shuffled order, then the carries.
+            let n = c5.tiles() + 1;
+            let mut cuts = vec![0, n];
+            let mut h = seed;
+            for _ in 0..3 {
+                h = splitmix(h);
+                cuts.push((h % (n as u64 + 1)) as usize);
+            }
+            cuts.sort_unstable();
+            let mut ranges: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
+            if h & 1 == 1 {
+                ranges.reverse();
+            }
+            let mut y = start();
+            let mut carries: Vec<Carry<T>> = Vec::new();
+            for r in ranges {
+                carries.extend(spmv_tiles(&c5, isa, r, alpha, &x, beta, &mut y).unwrap());
+            }
+            apply_carries(alpha, &carries, &mut y).unwrap();
+            assert_close(&y, &want, &bound, factor)?;
+        }
+    }
+    // The owned form on the detected `Isa`.
+    let owned = Csr5Owned::from_csr(&a).unwrap();
+    let mut y = start();
+    owned.view().spmv(alpha, &x, beta, &mut y).unwrap();
+    assert_close(&y, &want, &bound, factor)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(96))]
+
+    #[test]
+    fn csr5_roundtrip_preserves_entries_u32(raw in csr::<f64, u32>(40, 9, false)) {
+        check_roundtrip(&raw)?;
+    }
+
+    #[test]
+    fn csr5_roundtrip_preserves_entries_u64_f32(raw in csr::<f32, u64>(40, 9, false)) {
+        check_roundtrip(&raw)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f64_u32(raw in csr::<f64, u32>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al, be, s)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f32_u32(raw in csr::<f32, u32>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al as f32, be as f32, s)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f64_u64(raw in csr::<f64, u64>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al, be, s)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f32_usize(raw in csr::<f32, usize>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al as f32, be as f32, s)?;
+    }
+}
+
+/// A CSR matrix from row lengths (columns cycle, values from the row and position).
+fn from_lens<T: Scalar, I: Index>(ncols: usize, lens: &[usize]) -> RawCsr<T, I> {
+    let mut row_ptr = vec![I::ZERO];
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    for (r, &len) in lens.iter().enumerate() {
+        for k in 0..len {
+            col_idx.push(I::from_usize((r * 7 + k * 3) % ncols).unwrap());
+            vals.push(T::from_f64(((r + k) % 5) as f64 - 1.5));
+        }
+        row_ptr.push(I::from_usize(col_idx.len()).unwrap());
+    }
+    RawCsr { nrows: lens.len(), ncols, row_ptr, col_idx, vals }
+}
+
+/// The edge cases the reference implementation got wrong, on every `Isa`, each with
+/// `beta == 0` over a NaN `y` and with `alpha = -2.5, beta = 0.5`.
+#[test]
+fn csr5_edge_cases_match_reference() {
+    let w = 16 * 16; // the largest native tile (AVX-512 f32, sigma 16)
+    let cases: Vec<(&str, usize, Vec<usize>)> = vec![
+        ("nnz = 0", 5, vec![0; 9]),
+        ("0 x 0", 0, vec![]),
+        ("nnz < one tile", 7, vec![1, 0, 2]),
+        ("nnz = tile", 64, vec![w / 4; 4]),
+        ("nnz = tile + 1", 64, vec![w / 4, w / 4, w / 4, w / 4 + 1]),
+        ("nnz = tile - 1", 64, vec![w / 4, w / 4, w / 4, w / 4 - 1]),
+        ("nnz = 3 tiles", 31, vec![3; w]),
+        ("all rows empty", 3, vec![0; 1000]),
+        ("leading and trailing empty rows", 9, [vec![0; 300], vec![5; 200], vec![0; 300]].concat()),
+        ("m >> nnz", 4, (0..5000).map(|r| usize::from(r % 97 == 0)).collect()),
+        ("one row over many tiles", 1000, [vec![1; 5], vec![10_000], vec![0, 2]].concat()),
+        ("rectangular wide", 50_000, (0..300).map(|r| r % 11).collect()),
+    ];
+    for (name, ncols, lens) in cases {
+        let raw = from_lens::<f64, u32>(ncols.max(1), &lens);
+        let raw = RawCsr { ncols, ..raw };
+        let raw = if ncols == 0 {
+            RawCsr { col_idx: vec![], vals: vec![], row_ptr: vec![0; lens.len() + 1], ..raw }
+        } else {
+            raw
+        };
+        for (al, be) in [(1.0, 0.0), (-2.5, 0.5)] {
+            check_spmv(&raw, al, be, 7).unwrap_or_else(|e| panic!("{name}: {e}"));
+            let raw32 = RawCsr::<f32, u64> {
+                nrows: raw.nrows,
+                ncols: raw.ncols,
+                row_ptr: raw.row_ptr.iter().map(|&p| p as u64).collect(),
+                col_idx: raw.col_idx.iter().map(|&c| c as u64).collect(),
+                vals: raw.vals.iter().map(|&v| v as f32).collect(),
+            };
+            check_spmv(&raw32, al as f32, be as f32, 7).unwrap_or_else(|e| panic!("{name} (f32/u64): {e}"));
+        }
+    }
+}
+
+#[test]
+fn csr5_layout_rejects_bad_parameters() {
+    let a = CsrOwned::<f64, u32>::from_triplets(3, 3, &[(0, 0, 1.0), (2, 1, 2.0)]).unwrap();
+    let a = a.view();
+    assert!(matches!(
+        Csr5Layout::with_params(&a, 3, 4),
+        Err(FormatError::Parameter { name: "omega", value: 3 })
+    ));
+    assert!(matches!(Csr5Layout::with_params(&a, 64, 4), Err(FormatError::Parameter { name: "omega", .. })));
+    assert!(matches!(Csr5Layout::with_params(&a, 4, 0), Err(FormatError::Parameter { name: "sigma", .. })));
+    assert!(matches!(Csr5Layout::with_params(&a, 4, 24), Err(FormatError::Parameter { name: "sigma", .. })));
+    assert!(Csr5Layout::with_params(&a, 4, 23).is_ok());
+    for isa in Isa::available() {
+        let l = Csr5Layout::new(&a, isa).unwrap();
+        assert_eq!(l.omega(), omega_for::<f64>(isa));
+    }
+}
+
+#[test]
+fn csr5_validation_rejects_corrupted_descriptors() {
+    let lens: Vec<usize> = (0..200).map(|r| [0, 1, 3, 0, 7][r % 5]).collect();
+    let raw = from_lens::<f64, u32>(20, &lens);
+    let a = raw.owned();
+    let a = a.view();
+    let layout = Csr5Layout::with_params(&a, 4, 4).unwrap();
+    let b = build(&a, &layout);
+    assert!(layout.tiles() > 3 && layout.empty_offset_len() > 0);
+    let new = |parts: Csr5Parts<'_, u32>, col: &[u32]| {
+        Csr5::new(a.nrows(), a.ncols(), (4, 4), a.row_ptr(), col, &b.vals, parts).map(|_| ())
+    };
+    assert!(new(b.parts(), &b.col_idx).is_ok());
+    let mut tp = b.tile_ptr.clone();
+    tp[2] ^= 1 << 31;
+    assert!(matches!(
+        new(Csr5Parts { tile_ptr: &tp, ..b.parts() }, &b.col_idx),
+        Err(FormatError::Csr5Mismatch { array: "tile_ptr", position: 2 })
+    ));
+    let mut td = b.tile_desc.clone();
+    td[5] ^= 1 << 2;
+    assert!(matches!(
+        new(Csr5Parts { tile_desc: &td, ..b.parts() }, &b.col_idx),
+        Err(FormatError::Csr5Mismatch { array: "tile_desc", position: 5 })
+    ));
+    let mut eo = b.empty_offset.clone();
+    eo[1] += 1;
+    assert!(matches!(
+        new(Csr5Parts { empty_offset: &eo, ..b.parts() }, &b.col_idx),
+        Err(FormatError::Csr5Mismatch { array: "empty_offset", .. })
+    ));
+    let short = &b.tile_ptr[..b.tile_ptr.len() - 1];
+    assert!(matches!(
+        new(Csr5Parts { tile_ptr: short, ..b.parts() }, &b.col_idx),
+        Err(FormatError::Length { array: "tile_ptr", .. })
+    ));
+    let mut col = b.col_idx.clone();
+    col[9] = 20;
+    assert!(matches!(new(b.parts(), &col), Err(FormatError::ColumnOutOfBounds { col: 20, .. })));
+}
+
+#[test]
+fn csr5_errors_leave_outputs_untouched() {
+    let raw = from_lens::<f64, u32>(10, &[3, 0, 40, 2]);
+    let a = raw.owned();
+    let a = a.view();
+    let layout = Csr5Layout::with_params(&a, 4, 2).unwrap();
+    let mut col = vec![7u32; a.nnz() - 1];
+    let mut vals = vec![1.0; a.nnz()];
+    let (mut tp, mut td) = (vec![9u32; layout.tile_ptr_len()], vec![9u32; layout.tile_desc_len()]);
+    let (mut ep, mut eo) = (vec![9u32; layout.tile_ptr_len()], vec![9u32; layout.empty_offset_len()]);
+    let aux =
+        Csr5Aux { tile_ptr: &mut tp, tile_desc: &mut td, empty_offset_ptr: &mut ep, empty_offset: &mut eo };
+    assert!(matches!(
+        Csr5::from_csr(&a, &layout, &mut col, &mut vals, aux),
+        Err(FormatError::BufferTooSmall { array: "col_idx", .. })
+    ));
+    assert!(col.iter().all(|&c| c == 7) && tp.iter().all(|&t| t == 9) && td.iter().all(|&t| t == 9));
+
+    let b = build(&a, &layout);
+    let c5 = b.view(&a, &layout);
+    let x = vec![1.0; 10];
+    let mut y = vec![3.0; 4];
+    assert!(matches!(c5.spmv(1.0, &x[..9], 0.0, &mut y), Err(DimError::Length { operand: "x", .. })));
+    assert!(matches!(
+        spmv_tiles(&c5, Isa::Portable, 0..c5.tiles() + 2, 1.0, &x, 0.0, &mut y),
+        Err(DimError::OutOfRange { operand: "tiles", .. })
+    ));
+    assert_eq!(y, vec![3.0; 4]);
+    let missing = [Isa::Avx2, Isa::Avx512, Isa::Neon].into_iter().find(|i| !i.is_available());
+    if let Some(isa) = missing {
+        assert!(matches!(c5.spmv_isa(isa, 1.0, &x, 0.0, &mut y), Err(DimError::IsaUnavailable { .. })));
+        assert_eq!(y, vec![3.0; 4]);
+    }
+}
+
+/// A layout made for one `Isa` runs on every other (the portable kernel takes over where
+/// `omega` differs).
+#[test]
+fn csr5_any_layout_runs_on_any_isa() {
+    let lens: Vec<usize> = (0..500).map(|r| (r * 13) % 9).collect();
+    let raw = from_lens::<f32, u32>(64, &lens);
+    let a = raw.owned();
+    let a = a.view();
+    let x = vector::<f32>(64, 3);
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.0, &x, 0.0, &[]);
+    for made in Isa::available() {
+        let owned = Csr5Owned::from_csr_isa(&a, made).unwrap();
+        for run in Isa::available() {
+            let mut y = vec![f32::NAN; a.nrows()];
+            owned.view().spmv_isa(run, 1.0, &x, 0.0, &mut y).unwrap();
+            assert_close(&y, &want, &bound, 20.0).unwrap();
+        }
+    }
+}
