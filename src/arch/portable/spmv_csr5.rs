@@ -317,19 +317,13 @@ pub(crate) fn tiles_isa<T: Scalar, I: Index>(
     range: Range<usize>,
     y: &mut [T],
 ) -> (T, bool) {
-    #[cfg(any())]
+    #[cfg(target_arch = "x86_64")]
     if let Some(c) = super::merge::Checked::new(isa) {
-        #[cfg(target_arch = "x86_64")]
         let done = match c.isa() {
             crate::Isa::Avx2 => crate::arch::x86_64::avx2::spmv_csr5::tiles(c, omega, a, range.clone(), y),
             crate::Isa::Avx512 => {
                 crate::arch::x86_64::avx512::spmv_csr5::tiles(c, omega, a, range.clone(), y)
             }
-            _ => None,
-        };
-        #[cfg(target_arch = "aarch64")]
-        let done = match c.isa() {
-            crate::Isa::Neon => crate::arch::aarch64::neon::spmv_csr5::tiles(c, omega, a, range.clone(), y),
             _ => None,
         };
         if let Some(r) = done {

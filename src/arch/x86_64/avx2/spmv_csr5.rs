@@ -1,0 +1,230 @@
+//! The AVX2 (+FMA) CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop of
+//! `arch::portable::spmv_csr5` over 256-bit registers — 4 `f64` or 8 `f32` lanes, so
+//! `omega` = 4 / 8 — with hardware gathers of `x`.
+//!
+//! `f32` with `u32` columns uses the 32-bit gather, whose indices are signed: it runs only
+//! when `x` has at most `2^31` entries (beyond, the portable kernel runs). `u64`
+//! columns gather `f32` in two halves; `f64` zero-extends `u32` columns to 64 bits.
+
+use core::arch::x86_64::*;
+use core::ops::Range;
+
+use bytemuck::{try_cast, try_cast_slice_mut};
+
+use crate::arch::portable::merge::Checked;
+use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, run_tiles};
+use crate::{Index, Isa, Scalar};
+
+/// Four `f64` lanes.
+#[derive(Clone, Copy)]
+pub(crate) struct F64x4(__m256d);
+
+/// Eight `f32` lanes.
+#[derive(Clone, Copy)]
+pub(crate) struct F32x8(__m256);
+
+macro_rules! f64x4_lanes {
+    ($i:ty, $gather:expr) => {
+        impl Lanes<f64, $i> for F64x4 {
+            const W: usize = 4;
+            #[inline(always)]
+            unsafe fn load(p: *const f64) -> Self {
+                // SAFETY: `p` is valid for 4 reads (trait contract).
+                F64x4(unsafe { _mm256_loadu_pd(p) })
+            }
+            #[inline(always)]
+            unsafe fn gather(x: *const f64, idx: *const $i) -> Self {
+                // SAFETY: `idx` is valid for 4 reads and each index is inside `x`.
+                F64x4(unsafe { $gather(x, idx) })
+            }
+            #[inline(always)]
+            unsafe fn fma(self, a: Self, b: Self) -> Self {
+                // SAFETY: FMA is present (trait contract).
+                F64x4(unsafe { _mm256_fmadd_pd(a.0, b.0, self.0) })
+            }
+            #[inline(always)]
+            unsafe fn lane0(v: f64) -> Self {
+                // SAFETY: AVX is present (trait contract).
+                F64x4(unsafe { _mm256_set_pd(0.0, 0.0, 0.0, v) })
+            }
+            #[inline(always)]
+            unsafe fn clear(self, mask: u32) -> Self {
+                // SAFETY: AVX2 is present (trait contract).
+                unsafe {
+                    let sel = _mm256_set_epi64x(8, 4, 2, 1);
+                    let hit = _mm256_cmpeq_epi64(_mm256_and_si256(_mm256_set1_epi64x(mask as i64), sel), sel);
+                    F64x4(_mm256_andnot_pd(_mm256_castsi256_pd(hit), self.0))
+                }
+            }
+            #[inline(always)]
+            unsafe fn store(self, out: *mut f64) {
+                // SAFETY: `out` is valid for 4 writes (trait contract).
+                unsafe { _mm256_storeu_pd(out, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn heads(words: *const u32, j: u32) -> u32 {
+                // SAFETY: `words` is valid for 4 reads (trait contract); bit `j` moves to
+                // the sign bit, which `movemask` collects.
+                unsafe {
+                    let w = _mm_loadu_si128(words.cast());
+                    let s = _mm_sll_epi32(w, _mm_cvtsi32_si128(31 - j as i32));
+                    _mm_movemask_ps(_mm_castsi128_ps(s)) as u32
+                }
+            }
+        }
+    };
+}
+
+macro_rules! f32x8_lanes {
+    ($i:ty, $gather:expr) => {
+        impl Lanes<f32, $i> for F32x8 {
+            const W: usize = 8;
+            #[inline(always)]
+            unsafe fn load(p: *const f32) -> Self {
+                // SAFETY: `p` is valid for 8 reads (trait contract).
+                F32x8(unsafe { _mm256_loadu_ps(p) })
+            }
+            #[inline(always)]
+            unsafe fn gather(x: *const f32, idx: *const $i) -> Self {
+                // SAFETY: `idx` is valid for 8 reads and each index is inside `x`.
+                F32x8(unsafe { $gather(x, idx) })
+            }
+            #[inline(always)]
+            unsafe fn fma(self, a: Self, b: Self) -> Self {
+                // SAFETY: FMA is present (trait contract).
+                F32x8(unsafe { _mm256_fmadd_ps(a.0, b.0, self.0) })
+            }
+            #[inline(always)]
+            unsafe fn lane0(v: f32) -> Self {
+                // SAFETY: AVX is present (trait contract).
+                F32x8(unsafe { _mm256_set_ps(0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, v) })
+            }
+            #[inline(always)]
+            unsafe fn clear(self, mask: u32) -> Self {
+                // SAFETY: AVX2 is present (trait contract).
+                unsafe {
+                    let sel = _mm256_set_epi32(128, 64, 32, 16, 8, 4, 2, 1);
+                    let hit = _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(mask as i32), sel), sel);
+                    F32x8(_mm256_andnot_ps(_mm256_castsi256_ps(hit), self.0))
+                }
+            }
+            #[inline(always)]
+            unsafe fn store(self, out: *mut f32) {
+                // SAFETY: `out` is valid for 8 writes (trait contract).
+                unsafe { _mm256_storeu_ps(out, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn heads(words: *const u32, j: u32) -> u32 {
+                // SAFETY: `words` is valid for 8 reads (trait contract).
+                unsafe {
+                    let w = _mm256_loadu_si256(words.cast());
+                    let s = _mm256_sll_epi32(w, _mm_cvtsi32_si128(31 - j as i32));
+                    _mm256_movemask_ps(_mm256_castsi256_ps(s)) as u32
+                }
+            }
+        }
+    };
+}
+
+/// # Safety
+/// AVX2 is present; `idx` valid for 4 reads, each index inside `x`.
+#[inline(always)]
+unsafe fn gather_f64_u32(x: *const f64, idx: *const u32) -> __m256d {
+    // SAFETY: the caller's contract; the zero-extended indices are the column indices.
+    unsafe { _mm256_i64gather_pd::<8>(x, _mm256_cvtepu32_epi64(_mm_loadu_si128(idx.cast()))) }
+}
+
+/// # Safety
+/// As [`gather_f64_u32`] for 64-bit indices (each below `2^63`, as every `x` index is).
+#[inline(always)]
+unsafe fn gather_f64_u64(x: *const f64, idx: *const u64) -> __m256d {
+    // SAFETY: the caller's contract.
+    unsafe { _mm256_i64gather_pd::<8>(x, _mm256_loadu_si256(idx.cast())) }
+}
+
+/// # Safety
+/// AVX2 is present; `idx` valid for 8 reads, each index inside `x` and below `2^31`.
+#[inline(always)]
+unsafe fn gather_f32_u32(x: *const f32, idx: *const u32) -> __m256 {
+    // SAFETY: the caller's contract (the dispatch checks `x.len() <= 2^31`).
+    unsafe { _mm256_i32gather_ps::<4>(x, _mm256_loadu_si256(idx.cast())) }
+}
+
+/// # Safety
+/// AVX2 is present; `idx` valid for 8 reads, each index inside `x`.
+#[inline(always)]
+unsafe fn gather_f32_u64(x: *const f32, idx: *const u64) -> __m256 {
+    // SAFETY: the caller's contract; two gathers of four lanes each.
+    unsafe {
+        let lo = _mm256_i64gather_ps::<4>(x, _mm256_loadu_si256(idx.cast()));
+        let hi = _mm256_i64gather_ps::<4>(x, _mm256_loadu_si256(idx.add(4).cast()));
+        _mm256_set_m128(hi, lo)
+    }
+}
+
+f64x4_lanes!(u32, gather_f64_u32);
+f64x4_lanes!(u64, gather_f64_u64);
+f32x8_lanes!(u32, gather_f32_u32);
+f32x8_lanes!(u64, gather_f32_u64);
+
+macro_rules! entries {
+    ($($name:ident: $t:ty, $i:ty, $v:ty;)*) => {$(
+        /// # Safety
+        /// AVX2 and FMA are present; as `run_tiles`.
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn $name(a: &TileArgs<'_, $t, $i>, tiles: Range<usize>, y: &mut [$t]) -> ($t, bool) {
+            // SAFETY: the caller's contract.
+            unsafe { run_tiles::<$t, $i, $v>(a, tiles, 0.0, y) }
+        }
+    )*};
+}
+
+entries! {
+    f64_u32: f64, u32, F64x4;
+    f64_u64: f64, u64, F64x4;
+    f32_u32: f32, u32, F32x8;
+    f32_u64: f32, u64, F32x8;
+}
+
+/// Runs complete tiles with this width's kernel when the layout's `omega` is its lane
+/// count for `T`; `None` otherwise (the portable kernel then runs).
+pub(crate) fn tiles<T: Scalar, I: Index>(
+    c: Checked,
+    omega: usize,
+    a: &TileArgs<'_, T, I>,
+    range: Range<usize>,
+    y: &mut [T],
+) -> Option<(T, bool)> {
+    if !matches!(c.isa(), Isa::Avx2 | Isa::Avx512) || omega != 32 / size_of::<T>() {
+        return None;
+    }
+    let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
+        (8, 4) => {
+            let (a, y) = (recast::<T, I, f64, u32>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
+            // SAFETY: `c` proves AVX2+FMA (AVX-512 machines have them too); `a` is a
+            // validated view with `omega == 4`.
+            let (v, g) = unsafe { f64_u32(&a, range, y) };
+            (try_cast(v).ok()?, g)
+        }
+        (8, 8) => {
+            let (a, y) = (recast::<T, I, f64, u64>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
+            // SAFETY: as above.
+            let (v, g) = unsafe { f64_u64(&a, range, y) };
+            (try_cast(v).ok()?, g)
+        }
+        (4, 4) if a.x.len() <= 1 << 31 => {
+            let (a, y) = (recast::<T, I, f32, u32>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
+            // SAFETY: as above, with `omega == 8`; every column is below `x.len() <= 2^31`.
+            let (v, g) = unsafe { f32_u32(&a, range, y) };
+            (try_cast(v).ok()?, g)
+        }
+        (4, 8) => {
+            let (a, y) = (recast::<T, I, f32, u64>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
+            // SAFETY: as above.
+            let (v, g) = unsafe { f32_u64(&a, range, y) };
+            (try_cast(v).ok()?, g)
+        }
+        _ => return None,
+    };
+    Some((carry, goes_on))
+}

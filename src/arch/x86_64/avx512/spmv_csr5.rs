@@ -1,0 +1,212 @@
+//! The AVX-512 (F, VL, DQ) CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop
+//! of `arch::portable::spmv_csr5` over 512-bit registers — 8 `f64` or 16 `f32` lanes, so
+//! `omega` = 8 / 16 — with hardware gathers, mask registers for the per-step heads
+//! (`vptestmd`) and zero-masking moves to restart the lanes that closed a segment.
+//!
+//! `f32` with `u32` columns uses the 32-bit gather, whose indices are signed: it runs only
+//! when `x` has at most `2^31` entries (beyond, the portable kernel runs).
+
+use core::arch::x86_64::*;
+use core::ops::Range;
+
+use bytemuck::{try_cast, try_cast_slice_mut};
+
+use crate::arch::portable::merge::Checked;
+use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, run_tiles};
+use crate::{Index, Isa, Scalar};
+
+/// Eight `f64` lanes.
+#[derive(Clone, Copy)]
+pub(crate) struct F64x8(__m512d);
+
+/// Sixteen `f32` lanes.
+#[derive(Clone, Copy)]
+pub(crate) struct F32x16(__m512);
+
+macro_rules! f64x8_lanes {
+    ($i:ty, $gather:expr) => {
+        impl Lanes<f64, $i> for F64x8 {
+            const W: usize = 8;
+            #[inline(always)]
+            unsafe fn load(p: *const f64) -> Self {
+                // SAFETY: `p` is valid for 8 reads (trait contract).
+                F64x8(unsafe { _mm512_loadu_pd(p) })
+            }
+            #[inline(always)]
+            unsafe fn gather(x: *const f64, idx: *const $i) -> Self {
+                // SAFETY: `idx` is valid for 8 reads and each index is inside `x`.
+                F64x8(unsafe { $gather(x, idx) })
+            }
+            #[inline(always)]
+            unsafe fn fma(self, a: Self, b: Self) -> Self {
+                // SAFETY: AVX-512F is present (trait contract).
+                F64x8(unsafe { _mm512_fmadd_pd(a.0, b.0, self.0) })
+            }
+            #[inline(always)]
+            unsafe fn lane0(v: f64) -> Self {
+                // SAFETY: AVX-512F is present (trait contract).
+                F64x8(unsafe { _mm512_maskz_mov_pd(1, _mm512_set1_pd(v)) })
+            }
+            #[inline(always)]
+            unsafe fn clear(self, mask: u32) -> Self {
+                // SAFETY: AVX-512F is present (trait contract).
+                F64x8(unsafe { _mm512_maskz_mov_pd(!(mask as u8), self.0) })
+            }
+            #[inline(always)]
+            unsafe fn store(self, out: *mut f64) {
+                // SAFETY: `out` is valid for 8 writes (trait contract).
+                unsafe { _mm512_storeu_pd(out, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn heads(words: *const u32, j: u32) -> u32 {
+                // SAFETY: `words` is valid for 8 reads (trait contract); AVX-512F+VL.
+                unsafe { _mm256_test_epi32_mask(_mm256_loadu_si256(words.cast()), _mm256_set1_epi32(1 << j)) as u32 }
+            }
+        }
+    };
+}
+
+macro_rules! f32x16_lanes {
+    ($i:ty, $gather:expr) => {
+        impl Lanes<f32, $i> for F32x16 {
+            const W: usize = 16;
+            #[inline(always)]
+            unsafe fn load(p: *const f32) -> Self {
+                // SAFETY: `p` is valid for 16 reads (trait contract).
+                F32x16(unsafe { _mm512_loadu_ps(p) })
+            }
+            #[inline(always)]
+            unsafe fn gather(x: *const f32, idx: *const $i) -> Self {
+                // SAFETY: `idx` is valid for 16 reads and each index is inside `x`.
+                F32x16(unsafe { $gather(x, idx) })
+            }
+            #[inline(always)]
+            unsafe fn fma(self, a: Self, b: Self) -> Self {
+                // SAFETY: AVX-512F is present (trait contract).
+                F32x16(unsafe { _mm512_fmadd_ps(a.0, b.0, self.0) })
+            }
+            #[inline(always)]
+            unsafe fn lane0(v: f32) -> Self {
+                // SAFETY: AVX-512F is present (trait contract).
+                F32x16(unsafe { _mm512_maskz_mov_ps(1, _mm512_set1_ps(v)) })
+            }
+            #[inline(always)]
+            unsafe fn clear(self, mask: u32) -> Self {
+                // SAFETY: AVX-512F is present (trait contract).
+                F32x16(unsafe { _mm512_maskz_mov_ps(!(mask as u16), self.0) })
+            }
+            #[inline(always)]
+            unsafe fn store(self, out: *mut f32) {
+                // SAFETY: `out` is valid for 16 writes (trait contract).
+                unsafe { _mm512_storeu_ps(out, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn heads(words: *const u32, j: u32) -> u32 {
+                // SAFETY: `words` is valid for 16 reads (trait contract).
+                unsafe { _mm512_test_epi32_mask(_mm512_loadu_si512(words.cast()), _mm512_set1_epi32(1 << j)) as u32 }
+            }
+        }
+    };
+}
+
+/// # Safety
+/// AVX-512F is present; `idx` valid for 8 reads, each index inside `x`.
+#[inline(always)]
+unsafe fn gather_f64_u32(x: *const f64, idx: *const u32) -> __m512d {
+    // SAFETY: the caller's contract; the zero-extended indices are the column indices.
+    unsafe { _mm512_i64gather_pd::<8>(_mm512_cvtepu32_epi64(_mm256_loadu_si256(idx.cast())), x) }
+}
+
+/// # Safety
+/// As [`gather_f64_u32`] for 64-bit indices (each below `2^63`, as every `x` index is).
+#[inline(always)]
+unsafe fn gather_f64_u64(x: *const f64, idx: *const u64) -> __m512d {
+    // SAFETY: the caller's contract.
+    unsafe { _mm512_i64gather_pd::<8>(_mm512_loadu_si512(idx.cast()), x) }
+}
+
+/// # Safety
+/// AVX-512F is present; `idx` valid for 16 reads, each index inside `x` and below `2^31`.
+#[inline(always)]
+unsafe fn gather_f32_u32(x: *const f32, idx: *const u32) -> __m512 {
+    // SAFETY: the caller's contract (the dispatch checks `x.len() <= 2^31`).
+    unsafe { _mm512_i32gather_ps::<4>(_mm512_loadu_si512(idx.cast()), x) }
+}
+
+/// # Safety
+/// AVX-512F and DQ are present; `idx` valid for 16 reads, each index inside `x`.
+#[inline(always)]
+unsafe fn gather_f32_u64(x: *const f32, idx: *const u64) -> __m512 {
+    // SAFETY: the caller's contract; two gathers of eight lanes each.
+    unsafe {
+        let lo = _mm512_i64gather_ps::<4>(_mm512_loadu_si512(idx.cast()), x);
+        let hi = _mm512_i64gather_ps::<4>(_mm512_loadu_si512(idx.add(8).cast()), x);
+        _mm512_insertf32x8::<1>(_mm512_castps256_ps512(lo), hi)
+    }
+}
+
+f64x8_lanes!(u32, gather_f64_u32);
+f64x8_lanes!(u64, gather_f64_u64);
+f32x16_lanes!(u32, gather_f32_u32);
+f32x16_lanes!(u64, gather_f32_u64);
+
+macro_rules! entries {
+    ($($name:ident: $t:ty, $i:ty, $v:ty;)*) => {$(
+        /// # Safety
+        /// AVX-512 F, VL, BW and DQ are present; as `run_tiles`.
+        #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq")]
+        unsafe fn $name(a: &TileArgs<'_, $t, $i>, tiles: Range<usize>, y: &mut [$t]) -> ($t, bool) {
+            // SAFETY: the caller's contract.
+            unsafe { run_tiles::<$t, $i, $v>(a, tiles, 0.0, y) }
+        }
+    )*};
+}
+
+entries! {
+    f64_u32: f64, u32, F64x8;
+    f64_u64: f64, u64, F64x8;
+    f32_u32: f32, u32, F32x16;
+    f32_u64: f32, u64, F32x16;
+}
+
+/// Runs complete tiles with this width's kernel when the layout's `omega` is its lane
+/// count for `T`; `None` otherwise (another kernel then runs).
+pub(crate) fn tiles<T: Scalar, I: Index>(
+    c: Checked,
+    omega: usize,
+    a: &TileArgs<'_, T, I>,
+    range: Range<usize>,
+    y: &mut [T],
+) -> Option<(T, bool)> {
+    if c.isa() != Isa::Avx512 || omega != 64 / size_of::<T>() {
+        return None;
+    }
+    let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
+        (8, 4) => {
+            let (a, y) = (recast::<T, I, f64, u32>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
+            // SAFETY: `c` proves AVX-512 F/VL/BW/DQ; `a` is a validated view with `omega == 8`.
+            let (v, g) = unsafe { f64_u32(&a, range, y) };
+            (try_cast(v).ok()?, g)
+        }
+        (8, 8) => {
+            let (a, y) = (recast::<T, I, f64, u64>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
+            // SAFETY: as above.
+            let (v, g) = unsafe { f64_u64(&a, range, y) };
+            (try_cast(v).ok()?, g)
+        }
+        (4, 4) if a.x.len() <= 1 << 31 => {
+            let (a, y) = (recast::<T, I, f32, u32>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
+            // SAFETY: as above, `omega == 16`; every column is below `x.len() <= 2^31`.
+            let (v, g) = unsafe { f32_u32(&a, range, y) };
+            (try_cast(v).ok()?, g)
+        }
+        (4, 8) => {
+            let (a, y) = (recast::<T, I, f32, u64>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
+            // SAFETY: as above.
+            let (v, g) = unsafe { f32_u64(&a, range, y) };
+            (try_cast(v).ok()?, g)
+        }
+        _ => return None,
+    };
+    Some((carry, goes_on))
+}
