@@ -21,8 +21,8 @@ use std::time::{Duration, Instant};
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
 use spblas::{
-    CooOwned, Csr, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar,
-    SellLayout, SellOwned, SpMv,
+    CooOwned, Csr, Csr5, Csr5Layout, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, HybOwned, Index, Isa,
+    JdsOwned, Scalar, SellLayout, SellOwned, SpMv,
 };
 
 /// Formats whose padded storage would exceed this many slots per entry are skipped.
@@ -40,11 +40,18 @@ struct Args {
     f32: bool,
     f64: bool,
     isa: Isa,
+    sigma: Option<usize>,
 }
 
 fn parse_args() -> Result<Args, String> {
-    let mut args =
-        Args { files: Vec::new(), scale: SuiteScale::Full, f32: false, f64: true, isa: Isa::detect() };
+    let mut args = Args {
+        files: Vec::new(),
+        scale: SuiteScale::Full,
+        f32: false,
+        f64: true,
+        isa: Isa::detect(),
+        sigma: None,
+    };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -62,9 +69,13 @@ fn parse_args() -> Result<Args, String> {
                     return Err(format!("isa {name} is not available on this machine"));
                 }
             }
+            "--sigma" => {
+                let v = it.next().unwrap_or_default();
+                args.sigma = Some(v.parse().map_err(|_| format!("--sigma takes a number, not {v:?}"))?);
+            }
             "-h" | "--help" => {
                 println!(
-                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [FILE.mtx[.gz] ...]"
+                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [--sigma N] [FILE.mtx[.gz] ...]"
                 );
                 std::process::exit(0);
             }
@@ -132,7 +143,65 @@ fn rel_diff<T: Scalar>(y: &[T], y_ref: &[T]) -> f64 {
     y.iter().zip(y_ref).fold(0.0f64, |m, (a, b)| m.max((a.to_f64() - b.to_f64()).abs())) / scale
 }
 
-fn run_matrix<T: Scalar, I: Index>(name: &str, class: &str, a: &Csr<'_, T, I>, isa: Isa) {
+/// CSR5 (thesis ch. 6): conversion timed as a median into preallocated buffers (the
+/// thesis's steps 2–4; allocation is the caller's), then the SpMV checked and timed.
+fn csr5_row<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    isa: Isa,
+    sigma: Option<usize>,
+    x: &[T],
+    y_ref: &[T],
+) -> Result<Row, spblas::FormatError> {
+    let layout = match sigma {
+        Some(s) => Csr5Layout::with_params(a, spblas::formats::csr5::omega_for::<T>(isa), s)?,
+        None => Csr5Layout::new(a, isa)?,
+    };
+    let mut col = vec![I::ZERO; layout.nnz()];
+    let mut vals = vec![T::ZERO; layout.nnz()];
+    let mut tp = vec![I::ZERO; layout.tile_ptr_len()];
+    let mut td = vec![0u32; layout.tile_desc_len()];
+    let mut ep = vec![I::ZERO; layout.tile_ptr_len()];
+    let mut eo = vec![I::ZERO; layout.empty_offset_len()];
+    let mut convert = || {
+        let aux = spblas::formats::Csr5Aux {
+            tile_ptr: &mut tp,
+            tile_desc: &mut td,
+            empty_offset_ptr: &mut ep,
+            empty_offset: &mut eo,
+        };
+        Csr5::from_csr(a, &layout, &mut col, &mut vals, aux).map(|_| ())
+    };
+    convert()?;
+    let conv = median_time(|| convert().expect("converted once already"));
+    let aux = spblas::formats::Csr5Aux {
+        tile_ptr: &mut tp,
+        tile_desc: &mut td,
+        empty_offset_ptr: &mut ep,
+        empty_offset: &mut eo,
+    };
+    let c5 = Csr5::from_csr(a, &layout, &mut col, &mut vals, aux)?;
+    let mut y = vec![T::from_f64(f64::NAN); a.nrows()];
+    let t = measure(&c5, isa, x, &mut y);
+    let d = rel_diff(&y, y_ref);
+    let mut note = format!(
+        "omega {} sigma {}, +{:.1}% bytes",
+        layout.omega(),
+        layout.sigma(),
+        100.0 * layout.extra_bytes::<I>() as f64 / csr_bytes::<T, I>(a.nrows(), a.nnz()).max(1) as f64
+    );
+    if d > 1e3 * T::EPSILON.to_f64() {
+        note = format!("MISMATCH: rel diff {d:.2e}; {note}");
+    }
+    Ok(Row { format: "csr5", fill: 1.0, conv: Some(conv), spmv: Some(t), note })
+}
+
+fn run_matrix<T: Scalar, I: Index>(
+    name: &str,
+    class: &str,
+    a: &Csr<'_, T, I>,
+    isa: Isa,
+    sigma: Option<usize>,
+) {
     let (m, n, nnz) = (a.nrows(), a.ncols(), a.nnz());
     let x: Vec<T> = (0..n).map(|j| T::from_f64(1.0 + (j % 7) as f64 * 0.125)).collect();
     let mut y_ref = vec![T::ZERO; m];
@@ -183,6 +252,10 @@ fn run_matrix<T: Scalar, I: Index>(name: &str, class: &str, a: &Csr<'_, T, I>, i
         }};
     }
 
+    match csr5_row(a, isa, sigma, &x, &y_ref) {
+        Ok(r) => rows.push(r),
+        Err(e) => rows.push(Row { format: "csr5", fill: 1.0, conv: None, spmv: None, note: e.to_string() }),
+    }
     bench!("coo", 1.0, Ok(CooOwned::from_csr(a)));
     bench!("ell", EllLayout::new(a).map_or(f64::INFINITY, |l| l.len() as f64 / nnz_f), EllOwned::from_csr(a));
     bench!("hyb", 1.0, HybOwned::from_csr(a));
@@ -265,10 +338,10 @@ fn to_f32<I: Index>(a: &CsrOwned<f64, I>) -> CsrOwned<f32, I> {
 
 fn run_both(args: &Args, name: &str, class: &str, a: &CsrOwned<f64, u32>) {
     if args.f64 {
-        run_matrix(name, class, &a.view(), args.isa);
+        run_matrix(name, class, &a.view(), args.isa, args.sigma);
     }
     if args.f32 {
-        run_matrix(name, class, &to_f32(a).view(), args.isa);
+        run_matrix(name, class, &to_f32(a).view(), args.isa, args.sigma);
     }
 }
 

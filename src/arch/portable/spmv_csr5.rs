@@ -317,8 +317,14 @@ pub(crate) fn tiles_isa<T: Scalar, I: Index>(
     range: Range<usize>,
     y: &mut [T],
 ) -> (T, bool) {
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     if let Some(c) = super::merge::Checked::new(isa) {
+        #[cfg(target_arch = "aarch64")]
+        let done = match c.isa() {
+            crate::Isa::Neon => crate::arch::aarch64::neon::spmv_csr5::tiles(c, omega, a, range.clone(), y),
+            _ => None,
+        };
+        #[cfg(target_arch = "x86_64")]
         let done = match c.isa() {
             crate::Isa::Avx2 => crate::arch::x86_64::avx2::spmv_csr5::tiles(c, omega, a, range.clone(), y),
             crate::Isa::Avx512 => {

@@ -60,7 +60,9 @@ macro_rules! f64x8_lanes {
             #[inline(always)]
             unsafe fn heads(words: *const u32, j: u32) -> u32 {
                 // SAFETY: `words` is valid for 8 reads (trait contract); AVX-512F+VL.
-                unsafe { _mm256_test_epi32_mask(_mm256_loadu_si256(words.cast()), _mm256_set1_epi32(1 << j)) as u32 }
+                unsafe {
+                    _mm256_test_epi32_mask(_mm256_loadu_si256(words.cast()), _mm256_set1_epi32(1 << j)) as u32
+                }
             }
         }
     };
@@ -103,7 +105,9 @@ macro_rules! f32x16_lanes {
             #[inline(always)]
             unsafe fn heads(words: *const u32, j: u32) -> u32 {
                 // SAFETY: `words` is valid for 16 reads (trait contract).
-                unsafe { _mm512_test_epi32_mask(_mm512_loadu_si512(words.cast()), _mm512_set1_epi32(1 << j)) as u32 }
+                unsafe {
+                    _mm512_test_epi32_mask(_mm512_loadu_si512(words.cast()), _mm512_set1_epi32(1 << j)) as u32
+                }
             }
         }
     };
