@@ -42,6 +42,8 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     unsafe fn gather(x: *const T, idx: *const I) -> Self;
     /// `self + a * b`, lane-wise.
     unsafe fn fma(self, a: Self, b: Self) -> Self;
+    /// `self + o`, lane-wise.
+    unsafe fn add(self, o: Self) -> Self;
     /// `[v, 0, .., 0]`.
     unsafe fn lane0(v: T) -> Self;
     /// Lanes whose bit is set in `mask` become zero.
@@ -87,13 +89,22 @@ pub(crate) fn scale_rows<T: Scalar>(y: &mut [T], rows: Range<usize>, beta: T) {
     }
 }
 
+/// Most segments a tile can hold (`omega * sigma`, see `formats::csr5::build::MAX_TILE`):
+/// the size of the stack buffer of segment sums (4 KiB of `f64`).
+pub(crate) const MAX_SEGMENTS: usize = 512;
+
 /// Runs the complete tiles `tiles` (Alg. 32), seeding the first with `carry`; returns
 /// the partial sum of the last tile's last segment and whether its row goes on into tile
 /// `tiles.end` (then it was not written).
 ///
+/// Segment sums go to a stack buffer in segment order (a green segment's slot is its
+/// lane's running segment index, starting at the lane's `y_offset`) and reach `y` in one
+/// contiguous pass per tile — `alpha * s + beta * y` over consecutive rows in a tile
+/// without empty rows — so the per-head work inside the step loop is one store.
+///
 /// # Safety
-/// `V`'s features are present; `a` comes from a validated CSR5 view with `omega == V::W`
-/// and `tiles.end <= tiles`; `y.len() == nrows`.
+/// `V`'s features are present; `a` comes from a validated CSR5 view with `omega == V::W`,
+/// `omega * sigma <= MAX_SEGMENTS` and `tiles.end <= tiles`; `y.len() == nrows`.
 #[inline(always)]
 pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     a: &TileArgs<'_, T, I>,
@@ -105,111 +116,117 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     let sigma = a.sigma;
     let len = w * sigma;
     let mut goes_on = false;
+    if len > MAX_SEGMENTS || w > 32 {
+        return (carry, goes_on);
+    }
+    let full = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
+    // Scratch for every tile: lane values, red pieces, segment slots, seg_offset, sums.
+    let mut lanes = [T::ZERO; 32];
+    let mut red = [T::ZERO; 32];
+    let mut cnt = [0usize; 32];
+    let mut seg = [0usize; 32];
+    let mut sums = [T::ZERO; MAX_SEGMENTS];
+    let xp = a.x.as_ptr();
     for t in tiles {
         let (Some(&tp), Some(&tn), Some(words)) =
             (a.tile_ptr.get(t), a.tile_ptr.get(t + 1), a.tile_desc.get(t * w..(t + 1) * w))
         else {
             break;
         };
+        let (Some(cols), Some(vals)) =
+            (a.col_idx.get(t * len..(t + 1) * len), a.vals.get(t * len..(t + 1) * len))
+        else {
+            break;
+        };
         let r0 = tp.unflagged().to_usize();
         let next = tn.unflagged().to_usize();
-        let eoff: &[I] = if tp.is_flagged() {
-            let (e0, e1) = (a.empty_offset_ptr[t].to_usize(), a.empty_offset_ptr[t + 1].to_usize());
-            a.empty_offset.get(e0..e1).unwrap_or(&[])
+        let dirty = tp.is_flagged();
+        let eoff: &[I] = if dirty {
+            let e = (a.empty_offset_ptr.get(t), a.empty_offset_ptr.get(t + 1));
+            let (Some(e0), Some(e1)) = e else { break };
+            a.empty_offset.get(e0.to_usize()..e1.to_usize()).unwrap_or(&[])
         } else {
             &[]
         };
-        let dirty = tp.is_flagged();
-        let row_of = |k: usize| if dirty { r0 + eoff.get(k).map_or(0, |v| v.to_usize()) } else { r0 + k };
-
-        // Per lane: the index (in the tile) of its current segment, its red piece, and
-        // the length of the head-less run to its right.
-        let mut cnt = [0usize; 64];
-        let mut seg = [0usize; 64];
+        let mut seen = 0u32;
         for (i, &wd) in words.iter().enumerate() {
             cnt[i] = a.format.y_offset(wd);
             seg[i] = a.format.seg_offset(wd);
+            seen |= u32::from(a.format.bit_flag(wd) != 0) << i;
         }
-        let mut red = [T::ZERO; 64];
-        let mut lanes = [T::ZERO; 64];
-        let base = t * len;
-        let cp = a.col_idx[base..base + len].as_ptr();
-        let vp = a.vals[base..base + len].as_ptr();
-        let xp = a.x.as_ptr();
-        // SAFETY: the caller proved `V`'s features; `cp`/`vp` point to the tile's `len =
-        // W * sigma` entries, so step `j` reads `W` at offset `j * W < len`; every column
-        // index of a validated view is `< ncols == x.len()`; `words` holds `W` words.
+        let (cp, vp) = (cols.as_ptr(), vals.as_ptr());
+        // SAFETY: the caller proved `V`'s features; `cp`/`vp` hold the tile's `len = W *
+        // sigma` entries, so step `j` reads `W` at offset `j * W < len`; every column of a
+        // validated view is `< ncols == x.len()`; `words` holds `W` words; `lanes` and
+        // `red` hold 32 >= W values.
         unsafe {
-            let mut seen = V::heads(words.as_ptr(), 0);
+            let mut open = V::heads(words.as_ptr(), 0);
+            let mut reds = V::lane0(T::ZERO);
             let mut acc = V::lane0(carry).fma(V::load(vp), V::gather(xp, cp));
             for j in 1..sigma {
                 let m = V::heads(words.as_ptr(), j as u32);
                 if m != 0 {
-                    acc.store(lanes.as_mut_ptr());
-                    let mut bits = m;
-                    while bits != 0 {
-                        let i = bits.trailing_zeros() as usize;
-                        bits &= bits - 1;
-                        if seen >> i & 1 == 1 {
-                            put(y, row_of(cnt[i]), a.alpha, a.beta, lanes[i]);
+                    // Green: lanes already inside a segment of their own close it.
+                    let green = m & open;
+                    if green != 0 {
+                        acc.store(lanes.as_mut_ptr());
+                        let mut bits = green;
+                        while bits != 0 {
+                            let i = bits.trailing_zeros() as usize;
+                            bits &= bits - 1;
+                            if let Some(s) = sums.get_mut(cnt[i]) {
+                                *s = lanes[i];
+                            }
                             cnt[i] += 1;
-                        } else {
-                            red[i] = lanes[i];
                         }
                     }
-                    seen |= m;
+                    // Red: a lane's first head closes a piece of an earlier lane's segment.
+                    reds = reds.add(acc.clear(!(m & !open)));
+                    open |= m;
                     acc = acc.clear(m);
                 }
                 acc = acc.fma(V::load(vp.add(j * w)), V::gather(xp, cp.add(j * w)));
             }
+            // Lanes without any head are one red piece.
+            reds = reds.add(acc.clear(!(full & !open)));
             acc.store(lanes.as_mut_ptr());
+            reds.store(red.as_mut_ptr());
         }
-        // Head-less lanes are one red piece; then the backward segmented sum (step 3).
-        let seen = {
-            let mut s = 0u32;
-            for (i, &wd) in words.iter().enumerate() {
-                if a.format.bit_flag(wd) != 0 {
-                    s |= 1 << i;
-                }
-            }
-            s
-        };
+        // Step 3: each blue piece plus the red pieces of the head-less run to its right
+        // and of the lane after it (Alg. 13's extent, summed backwards).
         let mut run = T::ZERO;
-        let mut sums = [T::ZERO; 64];
         for i in (0..w).rev() {
-            if seen >> i & 1 == 0 {
-                red[i] = lanes[i];
-            }
-            // `run` is s_{i+1}; s_i = red_{i+1} + (seg_offset_i > 0 ? s_{i+1} : 0).
             let next_red = if i + 1 < w { red[i + 1] } else { T::ZERO };
-            let s = if seg[i] > 0 { next_red + run } else { next_red };
-            sums[i] = s;
-            run = s;
-        }
-        let last_lane = seen.checked_ilog2().map_or(usize::MAX, |b| b as usize);
-        carry = T::ZERO;
-        goes_on = false;
-        let mut bits = seen;
-        while bits != 0 {
-            let i = bits.trailing_zeros() as usize;
-            bits &= bits - 1;
-            let v = lanes[i] + sums[i];
-            let r = row_of(cnt[i]);
-            if i == last_lane && r == next {
-                carry = v;
-                goes_on = true;
-            } else {
-                put(y, r, a.alpha, a.beta, v);
+            run = if seg[i] > 0 { next_red + run } else { next_red };
+            if seen >> i & 1 == 1
+                && let Some(s) = sums.get_mut(cnt[i])
+            {
+                *s = lanes[i] + run;
             }
         }
+        let last_lane = seen.checked_ilog2().map_or(0, |b| b as usize);
+        let nseg = (cnt[last_lane] + 1).min(len);
+        let row_of = |k: usize| if dirty { r0 + eoff.get(k).map_or(0, |v| v.to_usize()) } else { r0 + k };
+        goes_on = row_of(nseg - 1) == next;
+        carry = if goes_on { sums[nseg - 1] } else { T::ZERO };
+        let done = if goes_on { nseg - 1 } else { nseg };
         if dirty {
-            // The empty rows between the segments, and after the last one up to `next`.
-            let nseg = eoff.len();
-            for k in 1..nseg {
-                scale_rows(y, row_of(k - 1) + 1..row_of(k), a.beta);
+            // Each segment's row from `empty_offset`, and `beta * y` on the empty rows
+            // between them and after the last, up to `next`.
+            let mut prev = r0;
+            for (k, &s) in sums[..done].iter().enumerate() {
+                let r = row_of(k);
+                scale_rows(y, prev.min(r)..r, a.beta);
+                put(y, r, a.alpha, a.beta, s);
+                prev = r + 1;
             }
-            if nseg > 0 {
-                scale_rows(y, row_of(nseg - 1) + 1..next, a.beta);
+            scale_rows(y, prev..next.max(prev), a.beta);
+        } else if let Some(ys) = y.get_mut(r0..r0 + done) {
+            let (al, be) = (a.alpha, a.beta);
+            if be == T::ZERO {
+                ys.iter_mut().zip(&sums[..done]).for_each(|(yv, &s)| *yv = al * s);
+            } else {
+                ys.iter_mut().zip(&sums[..done]).for_each(|(yv, &s)| *yv = al * s + be * *yv);
             }
         }
     }
@@ -235,6 +252,10 @@ impl<T: Scalar, I: Index, const W: usize> Lanes<T, I> for Port<T, W> {
     #[inline(always)]
     unsafe fn fma(self, a: Self, b: Self) -> Self {
         Port(core::array::from_fn(|i| self.0[i] + a.0[i] * b.0[i]))
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        Port(core::array::from_fn(|i| self.0[i] + o.0[i]))
     }
     #[inline(always)]
     unsafe fn lane0(v: T) -> Self {

@@ -6,7 +6,7 @@ use crate::Index;
 
 /// Largest tile (`omega * sigma`) the in-place transposition handles: its visited set is
 /// a stack bitset of this many bits (256 bytes).
-pub(crate) const MAX_TILE: usize = 2048;
+pub(crate) const MAX_TILE: usize = crate::arch::portable::spmv_csr5::MAX_SEGMENTS;
 
 /// One complete tile as the walk sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

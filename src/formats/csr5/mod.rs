@@ -108,7 +108,7 @@ impl Csr5Layout {
     /// [`FormatError::Parameter`] if `omega` is not one of 1, 2, 4, .., 32 or the
     /// descriptor of `(omega, sigma)` does not fit 32 bits (`sigma` is then out of range);
     /// [`FormatError::TooLarge`] if `nrows` needs the index type's top bit (the
-    /// `tile_ptr` flag) or a tile is larger than 2048 entries.
+    /// `tile_ptr` flag) or a tile is larger than 512 entries.
     pub fn with_params<T: Scalar, I: Index>(
         csr: &Csr<'_, T, I>,
         omega: usize,

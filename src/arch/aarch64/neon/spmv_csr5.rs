@@ -55,6 +55,11 @@ macro_rules! f64x2_lanes {
                 F64x2(unsafe { vfmaq_f64(self.0, a.0, b.0) })
             }
             #[inline(always)]
+            unsafe fn add(self, o: Self) -> Self {
+                // SAFETY: the width's features are present (trait contract).
+                F64x2(unsafe { vaddq_f64(self.0, o.0) })
+            }
+            #[inline(always)]
             unsafe fn lane0(v: f64) -> Self {
                 // SAFETY: NEON is present (trait contract).
                 F64x2(unsafe { vsetq_lane_f64::<0>(v, vdupq_n_f64(0.0)) })
@@ -105,6 +110,11 @@ macro_rules! f32x4_lanes {
             unsafe fn fma(self, a: Self, b: Self) -> Self {
                 // SAFETY: NEON is present (trait contract).
                 F32x4(unsafe { vfmaq_f32(self.0, a.0, b.0) })
+            }
+            #[inline(always)]
+            unsafe fn add(self, o: Self) -> Self {
+                // SAFETY: the width's features are present (trait contract).
+                F32x4(unsafe { vaddq_f32(self.0, o.0) })
             }
             #[inline(always)]
             unsafe fn lane0(v: f32) -> Self {

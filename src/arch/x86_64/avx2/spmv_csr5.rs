@@ -43,6 +43,11 @@ macro_rules! f64x4_lanes {
                 F64x4(unsafe { _mm256_fmadd_pd(a.0, b.0, self.0) })
             }
             #[inline(always)]
+            unsafe fn add(self, o: Self) -> Self {
+                // SAFETY: the width's features are present (trait contract).
+                F64x4(unsafe { _mm256_add_pd(self.0, o.0) })
+            }
+            #[inline(always)]
             unsafe fn lane0(v: f64) -> Self {
                 // SAFETY: AVX is present (trait contract).
                 F64x4(unsafe { _mm256_set_pd(0.0, 0.0, 0.0, v) })
@@ -93,6 +98,11 @@ macro_rules! f32x8_lanes {
             unsafe fn fma(self, a: Self, b: Self) -> Self {
                 // SAFETY: FMA is present (trait contract).
                 F32x8(unsafe { _mm256_fmadd_ps(a.0, b.0, self.0) })
+            }
+            #[inline(always)]
+            unsafe fn add(self, o: Self) -> Self {
+                // SAFETY: the width's features are present (trait contract).
+                F32x8(unsafe { _mm256_add_ps(self.0, o.0) })
             }
             #[inline(always)]
             unsafe fn lane0(v: f32) -> Self {

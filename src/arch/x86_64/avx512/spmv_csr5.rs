@@ -43,6 +43,11 @@ macro_rules! f64x8_lanes {
                 F64x8(unsafe { _mm512_fmadd_pd(a.0, b.0, self.0) })
             }
             #[inline(always)]
+            unsafe fn add(self, o: Self) -> Self {
+                // SAFETY: the width's features are present (trait contract).
+                F64x8(unsafe { _mm512_add_pd(self.0, o.0) })
+            }
+            #[inline(always)]
             unsafe fn lane0(v: f64) -> Self {
                 // SAFETY: AVX-512F is present (trait contract).
                 F64x8(unsafe { _mm512_maskz_mov_pd(1, _mm512_set1_pd(v)) })
@@ -86,6 +91,11 @@ macro_rules! f32x16_lanes {
             unsafe fn fma(self, a: Self, b: Self) -> Self {
                 // SAFETY: AVX-512F is present (trait contract).
                 F32x16(unsafe { _mm512_fmadd_ps(a.0, b.0, self.0) })
+            }
+            #[inline(always)]
+            unsafe fn add(self, o: Self) -> Self {
+                // SAFETY: the width's features are present (trait contract).
+                F32x16(unsafe { _mm512_add_ps(self.0, o.0) })
             }
             #[inline(always)]
             unsafe fn lane0(v: f32) -> Self {
