@@ -10,8 +10,9 @@
 //! Columns: GFlop/s = 2 nnz / t; GB/s by the thesis byte formula (section 8.4.2):
 //! `((m + 1 + nnz) * sizeof(idx) + (2 nnz + m) * sizeof(val)) / t`, the same CSR byte
 //! count for every format so the column compares formats on one scale; `%stream` is that
-//! GB/s over a streaming read of the same number of bytes measured in the same run (the
-//! machine's achievable read bandwidth for this working set); `fill` = stored slots / nnz;
+//! GB/s over the best of three streaming kernels (one-stream read, four-stream read, copy)
+//! over the same number of bytes, measured in the same run (the machine's achievable
+//! bandwidth for this working set); `fill` = stored slots / nnz;
 //! `conv` = CSR-to-format conversion time in units of one CSR SpMV. Times are medians.
 
 use std::hint::black_box;
@@ -105,11 +106,15 @@ fn csr_bytes<T: Scalar, I: Index>(m: usize, nnz: usize) -> usize {
     (m + 1 + nnz) * I::BYTES + (2 * nnz + m) * std::mem::size_of::<T>()
 }
 
-/// Streaming read bandwidth over `bytes` bytes (a sum the compiler cannot drop).
+/// The machine's achievable single-thread bandwidth for a working set of `bytes` bytes:
+/// the best of a one-stream read (a sum the compiler cannot drop), a four-stream read
+/// (SpMV reads several arrays at once, and a single stream leaves prefetchers idle on
+/// some server cores) and a copy counted as bytes read plus written.
 fn stream_gbs(bytes: usize) -> f64 {
-    let n = (bytes / 8).max(8);
+    let n = (bytes / 8).max(64) / 32 * 32;
     let buf: Vec<u64> = (0..n as u64).collect();
-    let t = median_time(|| {
+    let gbs = |t: Duration, b: usize| b as f64 / t.as_secs_f64() / 1e9;
+    let one = median_time(|| {
         // Eight independent accumulators: bound by the loads, not by an add chain.
         let mut acc = [0u64; 8];
         for c in buf.chunks_exact(8) {
@@ -119,7 +124,30 @@ fn stream_gbs(bytes: usize) -> f64 {
         }
         black_box(acc);
     });
-    bytes as f64 / t.as_secs_f64() / 1e9
+    let four = median_time(|| {
+        let q = n / 4;
+        let (p0, rest) = buf.split_at(q);
+        let (p1, rest) = rest.split_at(q);
+        let (p2, p3) = rest.split_at(q);
+        let mut acc = [[0u64; 8]; 4];
+        for (((c0, c1), c2), c3) in
+            p0.chunks_exact(8).zip(p1.chunks_exact(8)).zip(p2.chunks_exact(8)).zip(p3.chunks_exact(8))
+        {
+            for (k, c) in [c0, c1, c2, c3].into_iter().enumerate() {
+                for (a, &b) in acc[k].iter_mut().zip(c) {
+                    *a = a.wrapping_add(b);
+                }
+            }
+        }
+        black_box(acc);
+    });
+    let (src, _) = buf.split_at(n / 2);
+    let mut dst = vec![0u64; n / 2];
+    let copy = median_time(|| {
+        dst.copy_from_slice(black_box(src));
+        black_box(&mut dst);
+    });
+    gbs(one, n * 8).max(gbs(four, n * 8)).max(gbs(copy, n * 8))
 }
 
 struct Row {
