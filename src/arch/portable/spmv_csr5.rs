@@ -100,7 +100,9 @@ pub(crate) const MAX_SEGMENTS: usize = 512;
 /// Segment sums go to a stack buffer in segment order (a green segment's slot is its
 /// lane's running segment index, starting at the lane's `y_offset`) and reach `y` in one
 /// contiguous pass per tile — `alpha * s + beta * y` over consecutive rows in a tile
-/// without empty rows — so the per-head work inside the step loop is one store.
+/// without empty rows — so the per-head work inside the step loop is one store. (A
+/// variant that stored every lane to its slot at each step with heads, branch-free, was
+/// measured 2x slower on short rows: Poisson 2D on AVX-512, 9.7 ms against 4.7 ms.)
 ///
 /// # Safety
 /// `V`'s features are present; `a` comes from a validated CSR5 view with `omega == V::W`,
@@ -308,6 +310,7 @@ pub(crate) fn tiles<T: Scalar, I: Index>(
 
 /// The same arguments seen as another value/index type of the same size (`T` is `f32`
 /// or `f64`, `I` is `u32`, `u64` or `usize`): how a width picks its typed kernel.
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 pub(crate) fn recast<'a, T: Scalar, I: Index, T2: Scalar, I2: Index>(
     a: &TileArgs<'a, T, I>,
 ) -> Option<TileArgs<'a, T2, I2>> {
