@@ -89,54 +89,120 @@ pub(crate) fn lane_words(format: DescFormat, omega: usize, flags: &mut [u32]) {
     }
 }
 
-/// Copies whole tiles of `src` into `dst` transposed (lane-major → step-major), and the
-/// remainder after the last whole tile unchanged.
-pub(crate) fn transpose_tiles<X: Copy>(src: &[X], dst: &mut [X], omega: usize, sigma: usize) {
-    let len = omega * sigma;
-    let whole = src.len() / len * len;
-    for (s, d) in src[..whole].chunks_exact(len).zip(dst[..whole].chunks_exact_mut(len)) {
-        for (i, lane) in s.chunks_exact(sigma).enumerate() {
-            for (j, &v) in lane.iter().enumerate() {
-                d[j * omega + i] = v;
+/// Copies whole tiles of `(src_a, src_b)` into `(dst_a, dst_b)` transposed (lane-major
+/// → step-major: original position `i * sigma + j` to `j * omega + i`), and the remainder
+/// after the last whole tile unchanged. Both arrays go through one tile at a time while
+/// it is in L1; `omega` of 2..32 gets a loop with the lane count fixed at compile time.
+pub(crate) fn transpose_tiles<A: Copy, B: Copy>(
+    src_a: &[A],
+    src_b: &[B],
+    dst_a: &mut [A],
+    dst_b: &mut [B],
+    omega: usize,
+    sigma: usize,
+) {
+    match omega {
+        2 => tiles_w::<A, B, 2>(src_a, src_b, dst_a, dst_b, sigma),
+        4 => tiles_w::<A, B, 4>(src_a, src_b, dst_a, dst_b, sigma),
+        8 => tiles_w::<A, B, 8>(src_a, src_b, dst_a, dst_b, sigma),
+        16 => tiles_w::<A, B, 16>(src_a, src_b, dst_a, dst_b, sigma),
+        32 => tiles_w::<A, B, 32>(src_a, src_b, dst_a, dst_b, sigma),
+        _ => {
+            // omega == 1 (or any other): the transposition is the identity per lane order.
+            let whole = src_a.len() / (omega * sigma).max(1) * (omega * sigma);
+            for (k, (&a, &b)) in src_a[..whole].iter().zip(&src_b[..whole]).enumerate() {
+                let (t, r) = (k / (omega * sigma), k % (omega * sigma));
+                let d = t * omega * sigma + (r % sigma) * omega + r / sigma;
+                dst_a[d] = a;
+                dst_b[d] = b;
+            }
+            dst_a[whole..src_a.len()].copy_from_slice(&src_a[whole..]);
+            dst_b[whole..src_b.len()].copy_from_slice(&src_b[whole..]);
+        }
+    }
+}
+
+fn tiles_w<A: Copy, B: Copy, const W: usize>(
+    src_a: &[A],
+    src_b: &[B],
+    dst_a: &mut [A],
+    dst_b: &mut [B],
+    sigma: usize,
+) {
+    let len = W * sigma;
+    let whole = src_a.len() / len * len;
+    let tiles = src_a[..whole]
+        .chunks_exact(len)
+        .zip(src_b[..whole].chunks_exact(len))
+        .zip(dst_a[..whole].chunks_exact_mut(len).zip(dst_b[..whole].chunks_exact_mut(len)));
+    for ((sa, sb), (da, db)) in tiles {
+        for (j, (oa, ob)) in da.chunks_exact_mut(W).zip(db.chunks_exact_mut(W)).enumerate() {
+            for i in 0..W {
+                oa[i] = sa[i * sigma + j];
+                ob[i] = sb[i * sigma + j];
             }
         }
     }
-    dst[whole..src.len()].copy_from_slice(&src[whole..]);
+    dst_a[whole..src_a.len()].copy_from_slice(&src_a[whole..]);
+    dst_b[whole..src_b.len()].copy_from_slice(&src_b[whole..]);
 }
 
-/// Copies whole tiles of `src` into `dst` back to CSR order (step-major → lane-major),
-/// and the remainder unchanged: the inverse of [`transpose_tiles`].
-pub(crate) fn untranspose_tiles<X: Copy>(src: &[X], dst: &mut [X], omega: usize, sigma: usize) {
-    transpose_tiles(src, dst, sigma, omega);
+/// Copies whole tiles back to CSR order (step-major → lane-major), and the remainder
+/// unchanged: the inverse of [`transpose_tiles`].
+pub(crate) fn untranspose_tiles<A: Copy, B: Copy>(
+    src_a: &[A],
+    src_b: &[B],
+    dst_a: &mut [A],
+    dst_b: &mut [B],
+    omega: usize,
+    sigma: usize,
+) {
+    let len = omega * sigma;
+    let whole = src_a.len() / len.max(1) * len;
+    for (((sa, sb), da), db) in src_a[..whole]
+        .chunks_exact(len)
+        .zip(src_b[..whole].chunks_exact(len))
+        .zip(dst_a[..whole].chunks_exact_mut(len))
+        .zip(dst_b[..whole].chunks_exact_mut(len))
+    {
+        for (i, (oa, ob)) in da.chunks_exact_mut(sigma).zip(db.chunks_exact_mut(sigma)).enumerate() {
+            for j in 0..sigma {
+                oa[j] = sa[j * omega + i];
+                ob[j] = sb[j * omega + i];
+            }
+        }
+    }
+    dst_a[whole..src_a.len()].copy_from_slice(&src_a[whole..]);
+    dst_b[whole..src_b.len()].copy_from_slice(&src_b[whole..]);
 }
 
-/// Transposes every whole tile of `a` and `b` in place by following the cycles of the
-/// permutation `k -> (k % cols) * rows + k / cols` (a `rows × cols` row-major block to
-/// `cols × rows`), with a stack bitset of visited positions; `rows * cols <= MAX_TILE`.
-pub(crate) fn transpose_in_place<A: Copy, B: Copy>(a: &mut [A], b: &mut [B], rows: usize, cols: usize) {
+/// Transposes every whole tile of `a` and `b` in place (a `rows × cols` row-major block
+/// to `cols × rows`; `rows * cols <= MAX_TILE`): each tile is copied to a stack buffer
+/// (one array at a time, at most `MAX_TILE` elements of 8 bytes: 4 KiB) and written back
+/// transposed, so every cache line is read once and written once, with no second copy
+/// of the matrix and no per-element division.
+pub(crate) fn transpose_in_place<A: Copy + Default, B: Copy + Default>(
+    a: &mut [A],
+    b: &mut [B],
+    rows: usize,
+    cols: usize,
+) {
+    transpose_one(a, rows, cols);
+    transpose_one(b, rows, cols);
+}
+
+fn transpose_one<X: Copy + Default>(v: &mut [X], rows: usize, cols: usize) {
     let len = rows * cols;
-    debug_assert!(len <= MAX_TILE && a.len() == b.len());
-    if len <= 1 || rows == 1 || cols == 1 {
+    if len <= 1 || rows == 1 || cols == 1 || len > MAX_TILE {
         return;
     }
-    let whole = a.len() / len * len;
-    for (ta, tb) in a[..whole].chunks_exact_mut(len).zip(b[..whole].chunks_exact_mut(len)) {
-        let mut seen = [0u64; MAX_TILE / 64];
-        for k0 in 1..len - 1 {
-            if seen[k0 / 64] >> (k0 % 64) & 1 == 1 {
-                continue;
-            }
-            let (mut va, mut vb) = (ta[k0], tb[k0]);
-            let mut k = k0;
-            loop {
-                let next = (k % cols) * rows + k / cols;
-                seen[next / 64] |= 1 << (next % 64);
-                core::mem::swap(&mut va, &mut ta[next]);
-                core::mem::swap(&mut vb, &mut tb[next]);
-                k = next;
-                if k == k0 {
-                    break;
-                }
+    let mut buf = [X::default(); MAX_TILE];
+    let whole = v.len() / len * len;
+    for tile in v[..whole].chunks_exact_mut(len) {
+        buf[..len].copy_from_slice(tile);
+        for (c, out) in tile.chunks_exact_mut(rows).enumerate() {
+            for (r, o) in out.iter_mut().enumerate() {
+                *o = buf[r * cols + c];
             }
         }
     }

@@ -268,8 +268,14 @@ fn walk<I: Index>(
     for t in 0..ntiles {
         flags[..omega].fill(0);
         let mut heads = 0usize;
+        // Heads come in increasing position: the lane moves forward, no division needed.
+        let (mut lane, mut lane_start) = (0usize, 0usize);
         let rows = walk_tile(row_ptr, t * len, len, r, |row, pos| {
-            flags[pos / sigma] |= 1 << (pos % sigma);
+            while pos >= lane_start + sigma {
+                lane += 1;
+                lane_start += sigma;
+            }
+            flags[lane] |= 1 << (pos - lane_start);
             sink.head(heads, row - r);
             heads += 1;
         });
@@ -397,8 +403,7 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
         check_buf("vals", vals.len(), layout.nnz)?;
         let aux = fill_aux(csr.row_ptr(), layout, aux)?;
         let (col_idx, vals) = (&mut col_idx[..layout.nnz], &mut vals[..layout.nnz]);
-        build::transpose_tiles(csr.col_idx(), col_idx, layout.omega, layout.sigma);
-        build::transpose_tiles(csr.vals(), vals, layout.omega, layout.sigma);
+        build::transpose_tiles(csr.col_idx(), csr.vals(), col_idx, vals, layout.omega, layout.sigma);
         Ok(Csr5::assemble(csr.nrows(), csr.ncols(), layout, csr.row_ptr(), col_idx, vals, aux))
     }
 
@@ -436,8 +441,14 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
         let nnz = self.nnz();
         check_buf("col_idx", col_idx.len(), nnz)?;
         check_buf("vals", vals.len(), nnz)?;
-        build::untranspose_tiles(self.col_idx, &mut col_idx[..nnz], self.omega, self.sigma);
-        build::untranspose_tiles(self.vals, &mut vals[..nnz], self.omega, self.sigma);
+        build::untranspose_tiles(
+            self.col_idx,
+            self.vals,
+            &mut col_idx[..nnz],
+            &mut vals[..nnz],
+            self.omega,
+            self.sigma,
+        );
         Ok(())
     }
 
