@@ -87,3 +87,49 @@ pub fn spmv_csr<T: Scalar, I: Index>(
     });
     Ok(())
 }
+
+/// `y = alpha * A * x + beta * y` for CSR5 (thesis 8.5) on `threads` workers (0 =
+/// [`available_threads`]): the tile indices `0..=tiles` are cut into `threads` ranges of
+/// equal tile counts (equal entries: the load balance CSR5 is built for), each range runs
+/// [`crate::level2::csr5::spmv_tiles`] on its own rows of `y`, and the carries are added
+/// at the end.
+///
+/// # Errors
+/// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
+pub fn spmv_csr5<T: Scalar, I: Index>(
+    a: &crate::formats::Csr5<'_, T, I>,
+    isa: Isa,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+    threads: usize,
+) -> Result<(), DimError> {
+    use crate::level2::csr5::{apply_carries, owned_rows, spmv_tiles};
+    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+    let n = a.tiles() + 1;
+    let threads = if threads == 0 { available_threads() } else { threads }.clamp(1, n);
+    let cut = |p: usize| n * p / threads;
+    let carries = thread::scope(|s| {
+        let mut rest: &mut [T] = &mut *y;
+        let mut handles = std::vec::Vec::with_capacity(threads);
+        for p in 0..threads {
+            let tiles = cut(p)..cut(p + 1);
+            let rows = owned_rows(a, tiles.clone()).unwrap_or(0..0);
+            let len = rows.len().min(rest.len());
+            let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(len);
+            rest = tail;
+            handles.push(s.spawn(move || spmv_tiles(a, isa, tiles, alpha, x, beta, chunk)));
+        }
+        handles.into_iter().map(|h| h.join()).collect::<std::vec::Vec<_>>()
+    });
+    let mut all = std::vec::Vec::with_capacity(threads);
+    for c in carries {
+        // A worker cannot fail after the checks above; a panic would be a bug, passed on.
+        match c {
+            Ok(r) => all.extend(r?),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+    apply_carries(alpha, &all, y)
+}

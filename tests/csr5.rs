@@ -7,7 +7,7 @@ mod common;
 use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
 use proptest::prelude::*;
 use spblas::formats::csr5::{Csr5Aux, Csr5Parts, omega_for};
-use spblas::level2::csr5::{Carry, apply_carries, spmv_tiles};
+use spblas::level2::csr5::{Carry, apply_carries, owned_rows, spmv_tiles};
 use spblas::{Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, DimError, FormatError, Index, Isa, Scalar, SpMv};
 
 /// Owned CSR5 arrays built by `Csr5::from_csr` with `layout`.
@@ -181,14 +181,27 @@ fn check_spmv<T: Scalar, I: Index>(
                 cuts.push((h % (n as u64 + 1)) as usize);
             }
             cuts.sort_unstable();
-            let mut ranges: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
-            if h & 1 == 1 {
-                ranges.reverse();
-            }
+            let ranges: Vec<_> = cuts.windows(2).map(|w| w[0]..w[1]).collect();
             let mut y = start();
-            let mut carries: Vec<Carry<T>> = Vec::new();
+            // Each range's own rows, carved out of `y` in order, then run shuffled.
+            let mut parts = Vec::new();
+            let mut rest: &mut [T] = &mut y;
+            let mut next_row = 0;
             for r in ranges {
-                carries.extend(spmv_tiles(&c5, isa, r, alpha, &x, beta, &mut y).unwrap());
+                let rows = owned_rows(&c5, r.clone()).unwrap();
+                prop_assert!(rows.start == next_row || rows.is_empty());
+                let (mine, tail) = std::mem::take(&mut rest).split_at_mut(rows.len());
+                next_row += rows.len();
+                rest = tail;
+                parts.push((r, mine));
+            }
+            prop_assert_eq!(next_row, a.nrows());
+            if h & 1 == 1 {
+                parts.reverse();
+            }
+            let mut carries: Vec<Carry<T>> = Vec::new();
+            for (r, mine) in parts {
+                carries.extend(spmv_tiles(&c5, isa, r, alpha, &x, beta, mine).unwrap());
             }
             apply_carries(alpha, &carries, &mut y).unwrap();
             assert_close(&y, &want, &bound, factor)?;

@@ -4,12 +4,29 @@
 
 mod common;
 
-use common::{csr, vector};
+use common::{assert_close, csr, reference_spmv, vector};
 use proptest::prelude::*;
-use spblas::parallel::{balanced_row_partition, spmv_csr};
-use spblas::{Isa, SpMv};
+use spblas::formats::csr5::omega_for;
+use spblas::parallel::{balanced_row_partition, spmv_csr, spmv_csr5};
+use spblas::{Csr5Layout, Csr5Owned, Isa, SpMv};
 
 proptest! {
+    #[test]
+    fn threaded_csr5_spmv_matches_reference(raw in csr::<f64, u32>(80, 20, false), threads in 0usize..9, sigma in 1usize..5, seed: u64) {
+        let a = raw.owned();
+        let a = a.view();
+        let x = vector::<f64>(a.ncols(), seed);
+        let y0 = vector::<f64>(a.nrows(), seed + 1);
+        let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
+        for isa in Isa::available() {
+            let layout = Csr5Layout::with_params(&a, omega_for::<f64>(isa), sigma).unwrap();
+            let c5 = Csr5Owned::from_csr_layout(&a, &layout).unwrap();
+            let mut got = y0.clone();
+            spmv_csr5(&c5.view(), isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
+            assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
+        }
+    }
+
     #[test]
     fn threaded_csr_spmv_equals_serial_bitwise(raw in csr::<f64, u32>(60, 20, false), threads in 0usize..7, seed: u64) {
         let a = raw.owned();

@@ -2,12 +2,14 @@
 //!
 //! [`SpMv`] for [`Csr5`] runs every tile in order on one thread. For threads, split the
 //! *tile indices* `0..=tiles` (index `tiles` is the tail: the entries after the last
-//! complete tile and the rows after them) into ranges, run [`spmv_tiles`] on each — in
-//! any order, on any thread, each writing only the rows it owns — and then add the
-//! returned [`Carry`]s with [`apply_carries`]. A range owns the rows whose last entry lies
-//! in its tiles, plus the empty rows the format assigns to those tiles; a row that runs on
-//! past the range's end comes back as its carry (the thesis's calibrator, here a value
-//! returned per call, so nothing needs resetting between calls).
+//! complete tile and the rows after them) into consecutive ranges; [`owned_rows`] gives
+//! each range's rows, which are consecutive and disjoint, so `y` splits into one
+//! `&mut` slice per range (`split_at_mut`). Run [`spmv_tiles`] on each — in any order, on
+//! any thread — and then add the returned [`Carry`]s with [`apply_carries`]. A range owns
+//! the rows whose last entry lies in its tiles, plus the empty rows the format assigns to
+//! those tiles; a row that runs on past the range's end comes back as its carry (the
+//! thesis's calibrator, here a value returned per call, so nothing needs resetting
+//! between calls).
 
 use core::ops::Range;
 
@@ -33,19 +35,36 @@ impl<T: Scalar, I: Index> SpMv<T> for Csr5<'_, T, I> {
             scale_y(beta, y);
             return Ok(());
         }
-        run(self, isa, 0..self.tiles() + 1, alpha, x, beta, y);
+        run(self, isa, 0..self.tiles() + 1, alpha, x, beta, y, 0);
         Ok(())
     }
 }
 
+/// The rows tile range `tiles` (within `0..=a.tiles()`) owns: consecutive, and disjoint
+/// between the ranges of one split of `0..=a.tiles()` into consecutive ranges, whose row
+/// ranges then cover `0..nrows` in order. `None` if `tiles` is out of range.
+pub fn owned_rows<T: Scalar, I: Index>(a: &Csr5<'_, T, I>, tiles: Range<usize>) -> Option<Range<usize>> {
+    let ntiles = a.tiles();
+    if tiles.start > tiles.end || tiles.end > ntiles + 1 {
+        return None;
+    }
+    if tiles.is_empty() {
+        return Some(0..0);
+    }
+    let first = if tiles.start == 0 { 0 } else { row(a, tiles.start) };
+    let last = if tiles.end == ntiles + 1 { a.nrows() } else { row(a, tiles.end) };
+    Some(first..last.max(first))
+}
+
 /// Runs tile indices `tiles` (a sub-range of `0..=a.tiles()`, index `a.tiles()` being the
-/// tail) of `y = alpha * A * x + beta * y`, writing the rows the range owns (see the
-/// [module docs](self)), and returns the carry of its last row if that row goes on past
-/// the range. The rows other ranges own are not touched.
+/// tail) of `y = alpha * A * x + beta * y` into `y_rows`, the rows
+/// [`owned_rows`]`(a, tiles)` of `y`, and returns the carry of the range's last row if
+/// that row goes on past the range (its `row` counts from 0 in the whole `y`).
 ///
 /// # Errors
-/// [`DimError::IsaUnavailable`], [`DimError::Length`] (`x`, `y`), or
-/// [`DimError::OutOfRange`] if `tiles` is not within `0..=a.tiles()`; `y` is untouched.
+/// [`DimError::IsaUnavailable`]; [`DimError::Length`] if `x.len() != ncols` or
+/// `y_rows` is not as long as the owned rows; [`DimError::OutOfRange`] if `tiles` is not
+/// within `0..=a.tiles()`. `y_rows` is untouched on error.
 pub fn spmv_tiles<T: Scalar, I: Index>(
     a: &Csr5<'_, T, I>,
     isa: Isa,
@@ -53,28 +72,25 @@ pub fn spmv_tiles<T: Scalar, I: Index>(
     alpha: T,
     x: &[T],
     beta: T,
-    y: &mut [T],
+    y_rows: &mut [T],
 ) -> Result<Option<Carry<T>>, DimError> {
-    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
-    let ntiles = a.tiles();
-    if tiles.start > tiles.end || tiles.end > ntiles + 1 {
+    let Some(rows) = owned_rows(a, tiles.clone()) else {
         return Err(DimError::OutOfRange {
             operand: "tiles",
             position: 1,
             value: tiles.end.max(tiles.start),
-            max: ntiles + 1,
+            max: a.tiles() + 1,
         });
-    }
+    };
+    check_spmv(isa, rows.len(), a.ncols(), x, y_rows)?;
     if tiles.is_empty() {
         return Ok(None);
     }
     if alpha == T::ZERO {
-        let first = if tiles.start == 0 { 0 } else { row(a, tiles.start) };
-        let last = if tiles.end == ntiles + 1 { a.nrows() } else { row(a, tiles.end) };
-        scale_rows(y, first..last.max(first), beta);
+        scale_rows(y_rows, 0..rows.len(), beta);
         return Ok(None);
     }
-    Ok(run(a, isa, tiles, alpha, x, beta, y))
+    Ok(run(a, isa, tiles, alpha, x, beta, y_rows, rows.start))
 }
 
 /// Adds the carries of [`spmv_tiles`] ranges into `y`: `y[row] += alpha * sum`.
@@ -101,7 +117,9 @@ fn row<T: Scalar, I: Index>(a: &Csr5<'_, T, I>, t: usize) -> usize {
     a.tile_ptr()[t].unflagged().to_usize()
 }
 
-/// The checked body: leading empty rows, complete tiles on `isa`, the tail.
+/// The checked body: leading empty rows, complete tiles on `isa`, the tail; `y` holds
+/// rows from `y0` on.
+#[allow(clippy::too_many_arguments)]
 fn run<T: Scalar, I: Index>(
     a: &Csr5<'_, T, I>,
     isa: Isa,
@@ -110,6 +128,7 @@ fn run<T: Scalar, I: Index>(
     x: &[T],
     beta: T,
     y: &mut [T],
+    y0: usize,
 ) -> Option<Carry<T>> {
     let ntiles = a.tiles();
     if tiles.start == 0 {
@@ -128,6 +147,7 @@ fn run<T: Scalar, I: Index>(
         x,
         alpha,
         beta,
+        y0,
     };
     let complete = tiles.start..tiles.end.min(ntiles);
     let (carry, goes_on) =
@@ -137,13 +157,21 @@ fn run<T: Scalar, I: Index>(
     }
     // The tail: entries after the last complete tile in CSR order, then the trailing rows.
     let carry = if goes_on { carry } else { T::ZERO };
-    tail(a, carry, alpha, x, beta, y);
+    tail(a, carry, alpha, x, beta, y, y0);
     None
 }
 
 /// Rows `tile_ptr[tiles]..nrows` in CSR order from entry `tiles * omega * sigma`, the
 /// first seeded with `carry`.
-fn tail<T: Scalar, I: Index>(a: &Csr5<'_, T, I>, mut carry: T, alpha: T, x: &[T], beta: T, y: &mut [T]) {
+fn tail<T: Scalar, I: Index>(
+    a: &Csr5<'_, T, I>,
+    mut carry: T,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+    y0: usize,
+) {
     let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
     let mut e = a.tiles() * a.omega() * a.sigma();
     let first = row(a, a.tiles());
@@ -155,6 +183,8 @@ fn tail<T: Scalar, I: Index>(a: &Csr5<'_, T, I>, mut carry: T, alpha: T, x: &[T]
             sum += vals[e] * x[col_idx[e].to_usize()];
             e += 1;
         }
-        y[r] = if beta == T::ZERO { alpha * sum } else { alpha * sum + beta * y[r] };
+        if let Some(yr) = y.get_mut(r.wrapping_sub(y0)) {
+            *yr = if beta == T::ZERO { alpha * sum } else { alpha * sum + beta * *yr };
+        }
     }
 }

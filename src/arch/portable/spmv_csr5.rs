@@ -68,6 +68,8 @@ pub(crate) struct TileArgs<'a, T, I> {
     pub x: &'a [T],
     pub alpha: T,
     pub beta: T,
+    /// The row `y[0]` holds: `y` is the slice of rows a tile range owns.
+    pub y0: usize,
 }
 
 /// `y[r] = alpha * v + beta * y[r]` (`y[r]` unread when `beta == 0`).
@@ -106,7 +108,8 @@ pub(crate) const MAX_SEGMENTS: usize = 512;
 ///
 /// # Safety
 /// `V`'s features are present; `a` comes from a validated CSR5 view with `omega == V::W`,
-/// `omega * sigma <= MAX_SEGMENTS` and `tiles.end <= tiles`; `y.len() == nrows`.
+/// `omega * sigma <= MAX_SEGMENTS` and `tiles.end <= tiles`; `y` holds the rows the
+/// range owns, from row `a.y0` (rows outside it are skipped, never written).
 #[inline(always)]
 pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     a: &TileArgs<'_, T, I>,
@@ -215,15 +218,16 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         if dirty {
             // Each segment's row from `empty_offset`, and `beta * y` on the empty rows
             // between them and after the last, up to `next`.
+            let y0 = a.y0;
             let mut prev = r0;
             for (k, &s) in sums[..done].iter().enumerate() {
                 let r = row_of(k);
-                scale_rows(y, prev.min(r)..r, a.beta);
-                put(y, r, a.alpha, a.beta, s);
+                scale_rows(y, prev.min(r).wrapping_sub(y0)..r.wrapping_sub(y0), a.beta);
+                put(y, r.wrapping_sub(y0), a.alpha, a.beta, s);
                 prev = r + 1;
             }
-            scale_rows(y, prev..next.max(prev), a.beta);
-        } else if let Some(ys) = y.get_mut(r0..r0 + done) {
+            scale_rows(y, prev.wrapping_sub(y0)..next.max(prev).wrapping_sub(y0), a.beta);
+        } else if let Some(ys) = y.get_mut(r0.wrapping_sub(a.y0)..(r0 + done).wrapping_sub(a.y0)) {
             let (al, be) = (a.alpha, a.beta);
             if be == T::ZERO {
                 ys.iter_mut().zip(&sums[..done]).for_each(|(yv, &s)| *yv = al * s);
@@ -327,6 +331,7 @@ pub(crate) fn recast<'a, T: Scalar, I: Index, T2: Scalar, I2: Index>(
         x: try_cast_slice(a.x).ok()?,
         alpha: try_cast(a.alpha).ok()?,
         beta: try_cast(a.beta).ok()?,
+        y0: a.y0,
     })
 }
 
