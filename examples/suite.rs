@@ -12,8 +12,10 @@
 //! count for every format so the column compares formats on one scale; `%stream` is that
 //! GB/s over the best of three streaming kernels (one-stream read, four-stream read, copy)
 //! over the same number of bytes, measured in the same run (the machine's achievable
-//! bandwidth for this working set); `fill` = stored slots / nnz;
-//! `conv` = CSR-to-format conversion time in units of one CSR SpMV. Times are medians.
+//! bandwidth for this working set); `fill` = stored slots / nnz; `x base` = speedup over
+//! the row-scalar CSR loop (thesis Alg. 28), the two timed alternately in the same run;
+//! `conv` = CSR-to-format conversion time in units of that baseline's SpMV. Times are
+//! medians.
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -155,11 +157,41 @@ struct Row {
     fill: f64,
     conv: Option<Duration>,
     spmv: Option<Duration>,
+    /// The baseline (row-scalar CSR) measured interleaved with this row's kernel.
+    base: Option<Duration>,
     note: String,
 }
 
-fn measure<T: Scalar>(a: &dyn SpMv<T>, isa: Isa, x: &[T], y: &mut [T]) -> Duration {
-    median_time(|| {
+/// Median times of `base` and `f`, run alternately (base, f, base, f, ..) so that both
+/// see the same machine state: on a shared, noisy machine the ratio of the two medians is
+/// far steadier than either time alone.
+fn median_pair(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (Duration, Duration) {
+    base();
+    f();
+    let (mut tb, mut tf) = (Vec::new(), Vec::new());
+    let start = Instant::now();
+    while tb.len() < MIN_REPS || (start.elapsed() < 2 * MIN_TIME && tb.len() < MAX_REPS) {
+        let t = Instant::now();
+        base();
+        tb.push(t.elapsed());
+        let t = Instant::now();
+        f();
+        tf.push(t.elapsed());
+    }
+    tb.sort();
+    tf.sort();
+    (tb[tb.len() / 2], tf[tf.len() / 2])
+}
+
+/// Times `a`'s SpMV into `y` interleaved with `base`; returns `(base, a)`.
+fn measure<T: Scalar>(
+    a: &dyn SpMv<T>,
+    isa: Isa,
+    x: &[T],
+    y: &mut [T],
+    base: &mut dyn FnMut(),
+) -> (Duration, Duration) {
+    median_pair(base, &mut || {
         a.spmv_isa(isa, T::ONE, black_box(x), T::ZERO, y).expect("dimensions checked");
         black_box(&mut *y);
     })
@@ -179,6 +211,7 @@ fn csr5_row<T: Scalar, I: Index>(
     sigma: Option<usize>,
     x: &[T],
     y_ref: &[T],
+    base: &mut dyn FnMut(),
 ) -> Result<Row, spblas::FormatError> {
     let layout = match sigma {
         Some(s) => Csr5Layout::with_params(a, spblas::formats::csr5::omega_for::<T>(isa), s)?,
@@ -209,7 +242,7 @@ fn csr5_row<T: Scalar, I: Index>(
     };
     let c5 = Csr5::from_csr(a, &layout, &mut col, &mut vals, aux)?;
     let mut y = vec![T::from_f64(f64::NAN); a.nrows()];
-    let t = measure(&c5, isa, x, &mut y);
+    let (tb, t) = measure(&c5, isa, x, &mut y, base);
     let d = rel_diff(&y, y_ref);
     let mut note = format!(
         "omega {} sigma {}, +{:.1}% bytes",
@@ -220,7 +253,7 @@ fn csr5_row<T: Scalar, I: Index>(
     if d > 1e3 * T::EPSILON.to_f64() {
         note = format!("MISMATCH: rel diff {d:.2e}; {note}");
     }
-    Ok(Row { format: "csr5", fill: 1.0, conv: Some(conv), spmv: Some(t), note })
+    Ok(Row { format: "csr5", fill: 1.0, conv: Some(conv), spmv: Some(t), base: Some(tb), note })
 }
 
 fn run_matrix<T: Scalar, I: Index>(
@@ -233,7 +266,14 @@ fn run_matrix<T: Scalar, I: Index>(
     let (m, n, nnz) = (a.nrows(), a.ncols(), a.nnz());
     let x: Vec<T> = (0..n).map(|j| T::from_f64(1.0 + (j % 7) as f64 * 0.125)).collect();
     let mut y_ref = vec![T::ZERO; m];
-    let csr_t = measure(a, isa, &x, &mut y_ref);
+    // The same-run baseline: the row-scalar CSR loop (thesis Alg. 28).
+    let mut y_base = vec![T::ZERO; m];
+    let mut base = || {
+        a.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, &mut y_base).expect("dimensions checked");
+        black_box(&mut y_base);
+    };
+    a.spmv_isa(isa, T::ONE, &x, T::ZERO, &mut y_ref).expect("dimensions checked");
+    let csr_t = median_time(&mut base);
     let bytes = csr_bytes::<T, I>(m, nnz);
     let stream = stream_gbs(bytes);
     let mut rows = vec![Row {
@@ -241,6 +281,7 @@ fn run_matrix<T: Scalar, I: Index>(
         fill: 1.0,
         conv: Some(Duration::ZERO),
         spmv: Some(csr_t),
+        base: Some(csr_t),
         note: String::new(),
     }];
     let nnz_f = nnz.max(1) as f64;
@@ -256,6 +297,7 @@ fn run_matrix<T: Scalar, I: Index>(
                     fill,
                     conv: None,
                     spmv: None,
+                    base: None,
                     note: format!("skipped: fill > {MAX_FILL}"),
                 });
             } else {
@@ -265,24 +307,45 @@ fn run_matrix<T: Scalar, I: Index>(
                     Ok(owned) => {
                         let conv = t0.elapsed();
                         let mut y = vec![T::from_f64(f64::NAN); m];
-                        let t = measure(&owned.view(), isa, &x, &mut y);
+                        let (tb, t) = measure(&owned.view(), isa, &x, &mut y, &mut base);
                         let d = rel_diff(&y, &y_ref);
                         let note = if d <= 1e3 * T::EPSILON.to_f64() {
                             String::new()
                         } else {
                             format!("MISMATCH: rel diff {d:.2e}")
                         };
-                        rows.push(Row { format, fill, conv: Some(conv), spmv: Some(t), note });
+                        rows.push(Row {
+                            format,
+                            fill,
+                            conv: Some(conv),
+                            spmv: Some(t),
+                            base: Some(tb),
+                            note,
+                        });
                     }
-                    Err(e) => rows.push(Row { format, fill, conv: None, spmv: None, note: e.to_string() }),
+                    Err(e) => rows.push(Row {
+                        format,
+                        fill,
+                        conv: None,
+                        spmv: None,
+                        base: None,
+                        note: e.to_string(),
+                    }),
                 }
             }
         }};
     }
 
-    match csr5_row(a, isa, sigma, &x, &y_ref) {
+    match csr5_row(a, isa, sigma, &x, &y_ref, &mut base) {
         Ok(r) => rows.push(r),
-        Err(e) => rows.push(Row { format: "csr5", fill: 1.0, conv: None, spmv: None, note: e.to_string() }),
+        Err(e) => rows.push(Row {
+            format: "csr5",
+            fill: 1.0,
+            conv: None,
+            spmv: None,
+            base: None,
+            note: e.to_string(),
+        }),
     }
     bench!("coo", 1.0, Ok(CooOwned::from_csr(a)));
     bench!("ell", EllLayout::new(a).map_or(f64::INFINITY, |l| l.len() as f64 / nnz_f), EllOwned::from_csr(a));
@@ -313,13 +376,16 @@ fn run_matrix<T: Scalar, I: Index>(
             }
             None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
+        // Speedup over, and conversion in units of, the baseline timed alongside.
+        let base = r.base.unwrap_or(csr_t).as_secs_f64();
+        let speedup = r.spmv.map_or("-".to_string(), |t| format!("{:.2}", base / t.as_secs_f64()));
         let conv = match (r.conv, r.format) {
             (_, "csr") => "-".to_string(),
-            (Some(c), _) => format!("{:.1}", c.as_secs_f64() / csr_t.as_secs_f64()),
+            (Some(c), _) => format!("{:.1}", c.as_secs_f64() / base),
             (None, _) => "-".into(),
         };
         println!(
-            "| {name:<16} | {class:<9} | {:>4} | {m:>9} | {n:>9} | {nnz:>10} | {:<6} | {:>6.2} | {conv:>6} | {spmv:>9} | {gflops:>7} | {gbs:>6} | {stream:>6.1} | {pct:>7} | {}",
+            "| {name:<16} | {class:<9} | {:>4} | {m:>9} | {n:>9} | {nnz:>10} | {:<14} | {:>6.2} | {conv:>6} | {spmv:>9} | {speedup:>6} | {gflops:>7} | {gbs:>6} | {stream:>6.1} | {pct:>7} | {}",
             T::NAME,
             r.format,
             r.fill,
@@ -330,7 +396,7 @@ fn run_matrix<T: Scalar, I: Index>(
 
 fn header() {
     println!(
-        "| {:<16} | {:<9} | {:>4} | {:>9} | {:>9} | {:>10} | {:<6} | {:>6} | {:>6} | {:>9} | {:>7} | {:>6} | {:>6} | {:>7} | note",
+        "| {:<16} | {:<9} | {:>4} | {:>9} | {:>9} | {:>10} | {:<14} | {:>6} | {:>6} | {:>9} | {:>6} | {:>7} | {:>6} | {:>6} | {:>7} | note",
         "matrix",
         "class",
         "prec",
@@ -341,14 +407,15 @@ fn header() {
         "fill",
         "conv",
         "spmv ms",
+        "x base",
         "GFlop/s",
         "GB/s",
         "stream",
         "%stream"
     );
     println!(
-        "|{:-<18}|{:-<11}|{:-<6}|{:-<11}|{:-<11}|{:-<12}|{:-<8}|{:-<8}|{:-<8}|{:-<11}|{:-<9}|{:-<8}|{:-<8}|{:-<9}|------",
-        "", "", "", "", "", "", "", "", "", "", "", "", "", ""
+        "|{:-<18}|{:-<11}|{:-<6}|{:-<11}|{:-<11}|{:-<12}|{:-<16}|{:-<8}|{:-<8}|{:-<11}|{:-<8}|{:-<9}|{:-<8}|{:-<8}|{:-<9}|------",
+        "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""
     );
 }
 
