@@ -4,10 +4,11 @@
 //! a `memcpy` (`copy_from_slice`) of the same bytes in the same group.
 //!
 //! Group `scan/<type>/<n>`; ids `memcpy` and `<primitive>/<isa>`. Throughput is the
-//! bytes of the value array (`n * size_of::<T>()`), so GB/s compare directly with the
-//! memcpy row: the scans read `src` and write `dst` as memcpy does, `reduce` only reads,
-//! segmented sum also reads one flag byte per element, and the `seg_offset` sum reads an
-//! offset per element and makes a second pass.
+//! bytes each one moves, so every GB/s compares directly with the memcpy row's (the
+//! memory bandwidth in the same run): memcpy and the scans read `src` and write `dst`
+//! (`2 n s` bytes, `s = size_of::<T>()`), `reduce` reads `n s`, segmented sum reads one
+//! flag byte per element more (`2 n s + n`; `segmented_sum_bits`: a flag bit, `2 n s +
+//! n / 8`), and the `seg_offset` sum reads a `u32` offset per element (`2 n s + 4 n`).
 
 use std::hint::black_box;
 
@@ -50,7 +51,7 @@ fn stream(mut s: u64) -> impl FnMut() -> u64 {
     }
 }
 
-const SIZES: [(usize, &str); 3] = [(1 << 10, "1K"), (1 << 16, "64K"), (1 << 22, "4M")];
+const SIZES: [(usize, &str); 4] = [(1 << 10, "1K"), (1 << 16, "64K"), (1 << 22, "4M"), (1 << 25, "32M")];
 
 pub fn bench(c: &mut Criterion) {
     bench_type::<u32>(c);
@@ -63,28 +64,46 @@ fn bench_type<T: BenchElem>(c: &mut Criterion) {
         let mut next = stream(0x9E37_79B9_7F4A_7C15 ^ n as u64);
         let src: Vec<T> = (0..n).map(|_| T::from_seed(next())).collect();
         let flags: Vec<bool> = (0..n).map(|_| next().is_multiple_of(8)).collect();
+        let mut words = vec![0u64; n.div_ceil(64)];
+        for (i, &f) in flags.iter().enumerate() {
+            words[i / 64] |= u64::from(f) << (i % 64);
+        }
         let mut seg_offset = vec![0u32; n];
         segmented::seg_offset_from_heads(&flags, &mut seg_offset).expect("lengths agree");
         let mut dst = vec![T::default(); n];
 
         let mut g = c.benchmark_group(format!("scan/{}/{label}", T::NAME));
-        g.throughput(Throughput::Bytes((n * size_of::<T>()) as u64));
+        let s = size_of::<T>();
+        let moved = |bytes: usize| Throughput::Bytes(bytes as u64);
+        g.throughput(moved(2 * n * s));
         g.bench_function("memcpy", |b| b.iter(|| dst.copy_from_slice(black_box(&src))));
         for isa in Isa::available() {
+            g.throughput(moved(n * s));
             g.bench_function(BenchmarkId::new("reduce", isa), |b| {
                 b.iter(|| scan::reduce_isa(isa, black_box(&src)).expect("isa available"))
             });
+            g.throughput(moved(2 * n * s));
             g.bench_function(BenchmarkId::new("inclusive_scan", isa), |b| {
                 b.iter(|| {
                     scan::inclusive_scan_into_isa(isa, black_box(&src), &mut dst).expect("lengths agree")
                 })
             });
+            g.throughput(moved(2 * n * s + n));
             g.bench_function(BenchmarkId::new("segmented_sum", isa), |b| {
                 b.iter(|| {
                     segmented::segmented_sum_into_isa(isa, black_box(&src), &flags, &mut dst)
                         .expect("lengths agree")
                 })
             });
+            g.throughput(moved(2 * n * s + n / 8));
+            g.bench_function(BenchmarkId::new("segmented_sum_bits", isa), |b| {
+                let heads = segmented::HeadFlags::bits(&words, n).expect("enough words");
+                b.iter(|| {
+                    segmented::segmented_sum_into_isa(isa, black_box(&src), heads, &mut dst)
+                        .expect("lengths agree")
+                })
+            });
+            g.throughput(moved(2 * n * s + 4 * n));
             g.bench_function(BenchmarkId::new("seg_offset_sum", isa), |b| {
                 b.iter(|| {
                     segmented::segmented_sum_seg_offset_isa(isa, black_box(&src), &seg_offset, &mut dst)
