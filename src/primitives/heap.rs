@@ -46,9 +46,8 @@ use core::fmt::Debug;
 use core::marker::PhantomData;
 
 pub use super::merge::Key;
-use super::merge::checked;
+use crate::arch::Checked;
 use crate::arch::portable::heap as kernels;
-use crate::arch::portable::merge::Checked;
 use crate::{DimError, Isa};
 
 mod sealed {
@@ -213,7 +212,7 @@ impl<'a, K: Key, O: HeapOrder> DHeap<'a, K, O> {
     /// # Errors
     /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
     pub fn new_isa(isa: Isa, buf: &'a mut [K]) -> Result<Self, DimError> {
-        Ok(DHeap { buf, len: 0, isa: checked(isa)?, order: PhantomData })
+        Ok(DHeap { buf, len: 0, isa: Checked::new(isa)?, order: PhantomData })
     }
 
     /// An empty heap on `isa` in `buf[s..]`, `s = aligned_offset(isa, buf)`, so that its
@@ -222,7 +221,7 @@ impl<'a, K: Key, O: HeapOrder> DHeap<'a, K, O> {
     /// # Errors
     /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
     pub fn new_aligned_isa(isa: Isa, buf: &'a mut [K]) -> Result<Self, DimError> {
-        let checked = checked(isa)?;
+        let checked = Checked::new(isa)?;
         let s = aligned_offset(isa, buf);
         Ok(DHeap { buf: &mut buf[s..], len: 0, isa: checked, order: PhantomData })
     }
@@ -250,7 +249,7 @@ impl<'a, K: Key, O: HeapOrder> DHeap<'a, K, O> {
     /// # Errors
     /// [`DimError::BufferTooSmall`] if `len > buf.len()`; [`DimError::IsaUnavailable`].
     pub fn from_prefix_isa(isa: Isa, buf: &'a mut [K], len: usize) -> Result<Self, DimError> {
-        let isa = checked(isa)?;
+        let isa = Checked::new(isa)?;
         if len > buf.len() {
             return Err(DimError::BufferTooSmall { buffer: "buf", needed: len, got: buf.len() });
         }
@@ -430,7 +429,7 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
     /// # Errors
     /// [`DimError::Length`] if `vals.len() != keys.len()`; [`DimError::IsaUnavailable`].
     pub fn new_isa(isa: Isa, keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
-        let isa = checked(isa)?;
+        let isa = Checked::new(isa)?;
         Self::check(keys, vals)?;
         Ok(DHeapPairs { keys, vals, len: 0, isa, order: PhantomData })
     }
@@ -440,7 +439,7 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
     /// # Errors
     /// [`DimError::Length`] if `vals.len() != keys.len()`; [`DimError::IsaUnavailable`].
     pub fn from_slices_isa(isa: Isa, keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
-        let isa = checked(isa)?;
+        let isa = Checked::new(isa)?;
         Self::check(keys, vals)?;
         heapify_pairs::<K, V, O>(isa, keys, vals);
         Ok(DHeapPairs { len: keys.len(), keys, vals, isa, order: PhantomData })
@@ -608,7 +607,7 @@ pub fn k_select<K: Key>(data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>
 /// [`DimError::Parameter`] (`"k"`) if `k > data.len()`; [`DimError::BufferTooSmall`] if
 /// `out.len() < k`; [`DimError::IsaUnavailable`]. Nothing is written on error.
 pub fn k_select_isa<K: Key>(isa: Isa, data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
-    select_into::<K, Max>(checked(isa)?, data, k, out)
+    select_into::<K, Max>(Checked::new(isa)?, data, k, out)
 }
 
 /// [`k_largest_isa`] on the widest available [`Isa`].
@@ -622,7 +621,7 @@ pub fn k_largest<K: Key>(data: &[K], k: usize, out: &mut [K]) -> Result<Option<K
 /// # Errors
 /// As [`k_select_isa`].
 pub fn k_largest_isa<K: Key>(isa: Isa, data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
-    select_into::<K, Min>(checked(isa)?, data, k, out)
+    select_into::<K, Min>(Checked::new(isa)?, data, k, out)
 }
 
 fn select_into<K: Key, O: HeapOrder>(
@@ -668,7 +667,7 @@ pub fn k_select_batch_isa<K: Key>(
     k: usize,
     out: &mut [K],
 ) -> Result<(), DimError> {
-    let isa = checked(isa)?;
+    let isa = Checked::new(isa)?;
     if list_len == 0 {
         return Err(DimError::Parameter { name: "list_len", value: 0 });
     }

@@ -32,7 +32,8 @@
 use core::cmp::Ordering;
 use core::fmt::Debug;
 
-use crate::arch::portable::merge::{self as kernels, Checked};
+use crate::arch::Checked;
+use crate::arch::portable::merge as kernels;
 use crate::{DimError, Isa};
 
 pub(crate) mod sealed {
@@ -68,12 +69,6 @@ impl Key for u32 {}
 impl Key for u64 {}
 impl Key for f32 {}
 impl Key for f64 {}
-
-/// `isa` as a [`Checked`] token, or [`DimError::IsaUnavailable`].
-#[inline]
-pub(crate) fn checked(isa: Isa) -> Result<Checked, DimError> {
-    Checked::new(isa).ok_or(DimError::IsaUnavailable { isa })
-}
 
 #[inline]
 fn check_len(operand: &'static str, expected: usize, got: usize) -> Result<(), DimError> {
@@ -132,7 +127,7 @@ pub fn merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
 /// [`DimError::Length`] if `out.len() != a.len() + b.len()`;
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
 pub fn merge_isa<K: Key>(isa: Isa, a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
-    let isa = checked(isa)?;
+    let isa = Checked::new(isa)?;
     check_len("out", a.len() + b.len(), out.len())?;
     K::merge_on(isa, a, b, out);
     Ok(())
@@ -172,7 +167,7 @@ pub fn ranking_merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimE
 /// [`DimError::Length`] if `out.len() != a.len() + b.len()`; [`DimError::Unsorted`] naming
 /// `"a"` or `"b"` and the first position out of order; [`DimError::IsaUnavailable`].
 pub fn ranking_merge_isa<K: Key>(isa: Isa, a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     check_len("out", a.len() + b.len(), out.len())?;
     check_sorted("a", a)?;
     check_sorted("b", b)?;
@@ -212,7 +207,7 @@ pub fn ranking_merge_pairs<K: Key, V: Copy>(
     out_keys: &mut [K],
     out_vals: &mut [V],
 ) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     check_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals)?;
     check_sorted("a_keys", a_keys)?;
     check_sorted("b_keys", b_keys)?;
@@ -287,7 +282,7 @@ pub fn merge_pairs_isa<K: Key, V: Copy>(
     out_keys: &mut [K],
     out_vals: &mut [V],
 ) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     check_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals)?;
     kernels::merge_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals);
     Ok(())
@@ -374,7 +369,7 @@ pub fn merge_path_partition_isa<K: Key>(
     parts: usize,
     splits: &mut [(usize, usize)],
 ) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     if parts == 0 {
         return Err(DimError::Parameter { name: "parts", value: 0 });
     }
@@ -454,7 +449,7 @@ pub fn merge_piece_isa<K: Key>(
     end: (usize, usize),
     out: &mut [K],
 ) -> Result<(), DimError> {
-    let isa = checked(isa)?;
+    let isa = Checked::new(isa)?;
     let (ra, rb) = piece_ranges(a.len(), b.len(), start, end, out.len())?;
     K::merge_on(isa, &a[ra], &b[rb], out);
     Ok(())
@@ -478,7 +473,7 @@ pub fn merge_piece_pairs<K: Key, V: Copy>(
     out_keys: &mut [K],
     out_vals: &mut [V],
 ) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     check_len("a_vals", a_keys.len(), a_vals.len())?;
     check_len("b_vals", b_keys.len(), b_vals.len())?;
     check_len("out_vals", out_keys.len(), out_vals.len())?;
@@ -520,7 +515,7 @@ pub fn merge_path_isa<K: Key>(
     splits: &mut [(usize, usize)],
     out: &mut [K],
 ) -> Result<(), DimError> {
-    let checked_isa = checked(isa)?;
+    let checked_isa = Checked::new(isa)?;
     check_len("out", a.len() + b.len(), out.len())?;
     merge_path_partition_isa(isa, a, b, parts, splits)?;
     let mut rest = out;

@@ -14,10 +14,13 @@ pub mod scan;
 pub mod segmented;
 pub mod sort;
 
+use crate::arch::Checked;
 use crate::{DimError, Isa};
 
-/// Fails with [`DimError::IsaUnavailable`] unless this machine can run `isa`.
+/// Fails with [`DimError::IsaUnavailable`] unless this machine can run `isa`: the check of
+/// [`Checked::new`] for a caller that has no kernel to hand the token to (today the
+/// reference SpMV kernels of `level2`; a SIMD kernel takes the [`Checked`] instead).
 #[inline]
 pub(crate) fn check_isa(isa: Isa) -> Result<(), DimError> {
-    if isa.is_available() { Ok(()) } else { Err(DimError::IsaUnavailable { isa }) }
+    Checked::new(isa).map(|_| ())
 }

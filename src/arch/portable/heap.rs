@@ -13,8 +13,9 @@
 
 use core::marker::PhantomData;
 
-use super::merge::{Checked, OrdBits};
+use super::merge::OrdBits;
 use crate::Isa;
+use crate::arch::Checked;
 
 /// `true` iff `x` belongs above `y`: larger in a max-heap, smaller in a min-heap (`MIN`).
 #[inline(always)]

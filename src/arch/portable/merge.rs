@@ -7,14 +7,13 @@
 //! - [`MergeVec`] and [`simd_merge`]: the vectorised merge of Inoue et al. / Chhugani et
 //!   al. (a bitonic merge network over two registers of sorted keys, the larger half fed
 //!   back), written once here and instantiated by each width with its register type.
-//! - [`Checked`] and the dispatchers ([`ArchKey`]): the only way from the safe layers above
-//!   into a width's `unsafe` kernels. A `Checked` can only be made for an `Isa` whose
-//!   `is_available()` is true, so each dispatch arm's `unsafe` call is sound.
+//! - the dispatcher [`ArchKey`]: the way from the safe layers above into a width's
+//!   `unsafe` merge kernel, behind a [`Checked`] `Isa` (see [`crate::arch`]).
 
 // The vectorised drivers serve the SIMD widths only; targets without one keep them unused.
 #![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code, unused_macros))]
 
-use crate::Isa;
+use crate::arch::Checked;
 
 /// A key type with a total order given by a signed integer image (see the module docs).
 ///
@@ -67,34 +66,6 @@ impl OrdBits for f64 {
     fn ord(self) -> i64 {
         let b = self.to_bits() as i64;
         b ^ (((b >> 63) as u64) >> 1) as i64
-    }
-}
-
-/// Proof that an [`Isa`] can run on this machine: made only by [`Checked::new`], which
-/// asks [`Isa::is_available`]. Every dispatcher below takes one, which is what makes its
-/// `unsafe` calls into `#[target_feature]` kernels sound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Checked {
-    isa: Isa,
-}
-
-impl Checked {
-    /// `Some` iff this machine can run `isa`.
-    #[inline]
-    pub(crate) fn new(isa: Isa) -> Option<Checked> {
-        if isa.is_available() { Some(Checked { isa }) } else { None }
-    }
-
-    /// [`Isa::detect`], checked (falls back to `Portable`, which is always available).
-    #[inline]
-    pub(crate) fn detect() -> Checked {
-        Checked::new(Isa::detect()).unwrap_or(Checked { isa: Isa::Portable })
-    }
-
-    /// The checked `Isa`.
-    #[inline]
-    pub(crate) fn isa(self) -> Isa {
-        self.isa
     }
 }
 
@@ -444,13 +415,13 @@ macro_rules! arch_key {
                 match isa.isa() {
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-                    Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::merge::$f(a, b, out) },
+                    crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::merge::$f(a, b, out) },
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-                    Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::merge::$f(a, b, out) },
+                    crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::merge::$f(a, b, out) },
                     #[cfg(target_arch = "aarch64")]
                     // SAFETY: `Checked` proves NEON is available.
-                    Isa::Neon => unsafe { crate::arch::aarch64::neon::merge::$f(a, b, out) },
+                    crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::merge::$f(a, b, out) },
                     _ => merge(a, b, out),
                 }
             }
