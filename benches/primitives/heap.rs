@@ -17,8 +17,8 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use spblas::Isa;
+use spblas::primitives::Key;
 use spblas::primitives::heap::{DHeap, Max, aligned_offset, k_select_isa};
-use spblas::primitives::merge::Key;
 
 fn random_u64(n: usize, seed: u64) -> Vec<u64> {
     let mut x = seed | 1;

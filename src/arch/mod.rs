@@ -21,10 +21,17 @@
 //!
 //! Every `unsafe` block carries a `// SAFETY:` comment on why the features are present
 //! (the token) and why each access is in bounds.
+//!
+//! # Keys
+//!
+//! [`OrdBits`] (`key.rs`) is all the sorting, merging and heap kernels know of a key type:
+//! its total order as a signed integer image (merge, heap) or an unsigned word (sort).
+//! The public sealed `primitives::Key` builds on it and on the dispatchers.
 #![allow(unsafe_code)]
 
 use crate::{DimError, Isa};
 
+mod key;
 pub(crate) mod portable;
 
 #[cfg(target_arch = "x86_64")]
@@ -32,6 +39,8 @@ pub(crate) mod x86_64;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+
+pub use key::OrdBits;
 
 /// Proof that this machine can run an [`Isa`]: the token every dispatcher into the SIMD
 /// kernels takes.

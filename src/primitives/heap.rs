@@ -15,8 +15,9 @@
 //! A heap keeps the `Isa` (hence `d`) it was made with.
 //!
 //! **Order.** [`Max`] (default) keeps the largest key at the root, [`Min`] the smallest.
-//! Keys are `u32`, `u64`, `f32`, `f64` ([`Key`]) in their total order — floats as
-//! [`f32::total_cmp`], so NaNs are ordered (`+NaN` above `+inf`, `-NaN` below `-inf`).
+//! Keys are any [`Key`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`) in their
+//! total order — floats as [`f32::total_cmp`], so NaNs are ordered (`+NaN` above `+inf`,
+//! `-NaN` below `-inf`).
 //!
 //! **Operations.** [`DHeap::push`] (insert: sift-up, scalar — one parent per level, no
 //! data parallelism), [`DHeap::pop`] (delete-max: sift-down with the SIMD child search),
@@ -45,7 +46,7 @@
 use core::fmt::Debug;
 use core::marker::PhantomData;
 
-pub use super::merge::Key;
+use super::Key;
 use crate::arch::Checked;
 use crate::arch::portable::heap as kernels;
 use crate::{DimError, Isa};

@@ -8,8 +8,8 @@
 //! | [`merge_path_partition`] / [`merge_piece`] / [`merge_path`] | Alg. 18, merge path | O(p log n + n) | the pieces are |
 //! | [`merge_pairs`], [`ranking_merge_pairs`], [`merge_piece_pairs`] | key–value forms | | no, see below |
 //!
-//! **Keys** are `u32`, `u64`, `f32` and `f64` (the sealed [`Key`] trait), compared by
-//! their *total order*: floats as by [`f32::total_cmp`], so
+//! **Keys** are any [`Key`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`),
+//! compared by their *total order*: floats as by [`f32::total_cmp`], so
 //! `-NaN < -inf < … < -0.0 < +0.0 < … < +inf < +NaN` and every NaN has a place; no
 //! comparison panics or is inconsistent.
 //!
@@ -29,46 +29,10 @@
 //! `Parameter`; an `Isa` this machine cannot run is `IsaUnavailable`. On error nothing is
 //! written.
 
-use core::cmp::Ordering;
-use core::fmt::Debug;
-
+use super::Key;
 use crate::arch::Checked;
 use crate::arch::portable::merge as kernels;
 use crate::{DimError, Isa};
-
-pub(crate) mod sealed {
-    use crate::arch::portable::heap::ArchHeapKey;
-    use crate::arch::portable::merge::ArchKey;
-
-    /// Seals [`super::Key`]; carries the kernels of every width.
-    pub trait Sealed: ArchKey + ArchHeapKey {}
-    impl Sealed for u32 {}
-    impl Sealed for u64 {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
-/// A key the merges and heaps accept: `u32`, `u64`, `f32`, `f64`, ordered by their total
-/// order (floats as [`f32::total_cmp`] / [`f64::total_cmp`]). Sealed.
-pub trait Key: sealed::Sealed + Copy + PartialEq + Debug + Send + Sync + 'static {
-    /// Compares two keys in the total order the kernels use.
-    ///
-    /// ```
-    /// use spblas::primitives::merge::Key;
-    /// use core::cmp::Ordering;
-    /// assert_eq!((-0.0f32).key_cmp(&0.0), Ordering::Less);
-    /// assert_eq!(f64::NAN.key_cmp(&f64::INFINITY), Ordering::Greater);
-    /// ```
-    #[inline]
-    fn key_cmp(&self, other: &Self) -> Ordering {
-        self.ord().cmp(&other.ord())
-    }
-}
-
-impl Key for u32 {}
-impl Key for u64 {}
-impl Key for f32 {}
-impl Key for f64 {}
 
 #[inline]
 fn check_len(operand: &'static str, expected: usize, got: usize) -> Result<(), DimError> {

@@ -43,6 +43,13 @@ use crate::{DimError, Isa};
 
 /// An element type the scan primitives run on: `u32`, `u64`, `usize`, `i32`, `i64`
 /// (wrapping addition) and `f32`, `f64` (IEEE addition). Sealed.
+///
+/// Not the same trait as [`Key`](super::Key), though it names the same types: a scan
+/// needs an *addition* (wrapping, or IEEE with its rounding and signed zeros), a sort,
+/// merge or heap a *total order* (floats by `total_cmp`). The two are unrelated — `-0.0`
+/// and `+0.0` are distinct keys but add the same, wrapping `i32` addition is the same
+/// bits as `u32` addition (so scans of `i32` run the `u32` kernels) while their orders
+/// differ — and a type could have one without the other.
 pub trait ScanElem: sealed::Sealed + Copy + Default + PartialEq + Debug + Send + Sync + 'static {}
 
 pub(crate) mod sealed {

@@ -19,10 +19,14 @@
 //! ```
 //!
 //! # Order
-//! Keys are sorted ascending. Integers by value. Floats by the IEEE 754 *total order*,
-//! the order of [`f64::total_cmp`]: `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf <
-//! +NaN`, NaNs further ordered by payload. Every bit pattern has its place, so the sorted
-//! keys are unique: every [`Isa`] gives the same bits as `sort_by(f64::total_cmp)`.
+//! Keys are any [`Key`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`), sorted
+//! ascending. Integers by value. Floats by the IEEE 754 *total order*, the order of
+//! [`f64::total_cmp`]: `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`, NaNs
+//! further ordered by payload. Every bit pattern has its place, so the sorted keys are
+//! unique: every [`Isa`] gives the same bits as `sort_by(f64::total_cmp)`. Inside, each
+//! key is mapped in place to an unsigned word (`u32` or `u64`) whose unsigned order is
+//! the key's order, sorted as such, and mapped back; the map is a bijection, so NaN
+//! payloads and signed zeros come back bit for bit.
 //!
 //! # Pairs
 //! `*_pairs` reorders `vals` along with `keys`. With distinct keys the result is the
@@ -52,122 +56,13 @@
 
 use bytemuck::Pod;
 
+use super::Key;
 use crate::arch::Checked;
 use crate::arch::portable::sort::{Alg, SortWord, sort_any};
 use crate::{DimError, Isa};
 
-/// A key type the sorts accept: `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`.
-///
-/// Sealed. Each key maps to an unsigned word (`u32` or `u64`) whose unsigned order is the
-/// key's order (sign bit flipped for integers; for floats, all bits flipped when negative,
-/// else the sign bit), and back after sorting; the mapping is a bijection, so NaN payloads
-/// and signed zeros come back bit for bit.
-pub trait SortKey: private::Key {}
-
-impl SortKey for u32 {}
-impl SortKey for i32 {}
-impl SortKey for f32 {}
-impl SortKey for u64 {}
-impl SortKey for i64 {}
-impl SortKey for f64 {}
-impl SortKey for usize {}
-
-mod private {
-    use crate::arch::portable::sort::SortWord;
-
-    /// A key type, as its order-preserving word.
-    pub trait Key: Copy + 'static {
-        /// The word type (`u32` or `u64`).
-        type Word: SortWord;
-        /// Maps the keys in place to words and views them as such.
-        fn encode(keys: &mut [Self]) -> &mut [Self::Word];
-        /// Maps words in place back to keys.
-        fn decode(words: &mut [Self::Word]);
-    }
-}
-
-use private::Key;
-
-/// Unsigned keys: the word is the key.
-macro_rules! unsigned_key {
-    ($t:ty, $w:ty) => {
-        impl Key for $t {
-            type Word = $w;
-
-            fn encode(keys: &mut [Self]) -> &mut [$w] {
-                bytemuck::cast_slice_mut(keys)
-            }
-
-            fn decode(_: &mut [$w]) {}
-        }
-    };
-}
-
-unsigned_key!(u32, u32);
-unsigned_key!(u64, u64);
-#[cfg(target_pointer_width = "64")]
-unsigned_key!(usize, u64);
-#[cfg(target_pointer_width = "32")]
-unsigned_key!(usize, u32);
-
-/// Signed integers: flip the sign bit.
-macro_rules! signed_key {
-    ($t:ty, $w:ty) => {
-        impl Key for $t {
-            type Word = $w;
-
-            fn encode(keys: &mut [Self]) -> &mut [$w] {
-                let words: &mut [$w] = bytemuck::cast_slice_mut(keys);
-                for w in words.iter_mut() {
-                    *w ^= 1 << (<$w>::BITS - 1);
-                }
-                words
-            }
-
-            fn decode(words: &mut [$w]) {
-                for w in words.iter_mut() {
-                    *w ^= 1 << (<$w>::BITS - 1);
-                }
-            }
-        }
-    };
-}
-
-signed_key!(i32, u32);
-signed_key!(i64, u64);
-
-/// Floats: negative (sign set) flips every bit, non-negative flips the sign bit, which
-/// orders the words as `total_cmp` orders the floats.
-macro_rules! float_key {
-    ($t:ty, $w:ty, $s:ty) => {
-        impl Key for $t {
-            type Word = $w;
-
-            fn encode(keys: &mut [Self]) -> &mut [$w] {
-                let words: &mut [$w] = bytemuck::cast_slice_mut(keys);
-                for w in words.iter_mut() {
-                    let sign = ((*w as $s) >> (<$w>::BITS - 1)) as $w;
-                    *w ^= sign | (1 << (<$w>::BITS - 1));
-                }
-                words
-            }
-
-            fn decode(words: &mut [$w]) {
-                for w in words.iter_mut() {
-                    // Top bit set: was non-negative, flip the sign back; else flip all.
-                    let sign = !(((*w as $s) >> (<$w>::BITS - 1)) as $w);
-                    *w ^= sign | (1 << (<$w>::BITS - 1));
-                }
-            }
-        }
-    };
-}
-
-float_key!(f32, u32, i32);
-float_key!(f64, u64, i64);
-
 #[inline]
-fn sort_keys<K: SortKey>(alg: Alg, isa: Checked, keys: &mut [K]) {
+fn sort_keys<K: Key>(alg: Alg, isa: Checked, keys: &mut [K]) {
     if keys.len() < 2 {
         return;
     }
@@ -177,7 +72,7 @@ fn sort_keys<K: SortKey>(alg: Alg, isa: Checked, keys: &mut [K]) {
 }
 
 #[inline]
-fn sort_pairs<K: SortKey, V: Pod>(
+fn sort_pairs<K: Key, V: Pod>(
     alg: Alg,
     isa: Checked,
     keys: &mut [K],
@@ -208,7 +103,7 @@ fn sort_pairs<K: SortKey, V: Pod>(
 
 /// Sorts `keys` ascending with the bitonic network (Alg. 14), on [`Isa::detect`]'s width.
 /// Not stable; floats in `total_cmp` order (see the [module docs](self)).
-pub fn bitonic_sort<K: SortKey>(keys: &mut [K]) {
+pub fn bitonic_sort<K: Key>(keys: &mut [K]) {
     sort_keys(Alg::Bitonic, Checked::detect(), keys)
 }
 
@@ -216,7 +111,7 @@ pub fn bitonic_sort<K: SortKey>(keys: &mut [K]) {
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-pub fn bitonic_sort_isa<K: SortKey>(isa: Isa, keys: &mut [K]) -> Result<(), DimError> {
+pub fn bitonic_sort_isa<K: Key>(isa: Isa, keys: &mut [K]) -> Result<(), DimError> {
     sort_keys(Alg::Bitonic, Checked::new(isa)?, keys);
     Ok(())
 }
@@ -226,7 +121,7 @@ pub fn bitonic_sort_isa<K: SortKey>(isa: Isa, keys: &mut [K]) -> Result<(), DimE
 ///
 /// # Errors
 /// [`DimError::Length`] if `vals.len() != keys.len()`.
-pub fn bitonic_sort_pairs<K: SortKey, V: Pod>(keys: &mut [K], vals: &mut [V]) -> Result<(), DimError> {
+pub fn bitonic_sort_pairs<K: Key, V: Pod>(keys: &mut [K], vals: &mut [V]) -> Result<(), DimError> {
     sort_pairs(Alg::Bitonic, Checked::detect(), keys, vals)
 }
 
@@ -235,7 +130,7 @@ pub fn bitonic_sort_pairs<K: SortKey, V: Pod>(keys: &mut [K], vals: &mut [V]) ->
 /// # Errors
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`; [`DimError::Length`] if
 /// `vals.len() != keys.len()`.
-pub fn bitonic_sort_pairs_isa<K: SortKey, V: Pod>(
+pub fn bitonic_sort_pairs_isa<K: Key, V: Pod>(
     isa: Isa,
     keys: &mut [K],
     vals: &mut [V],
@@ -245,7 +140,7 @@ pub fn bitonic_sort_pairs_isa<K: SortKey, V: Pod>(
 
 /// Sorts `keys` ascending with Batcher's odd-even merge network (Alg. 15), on
 /// [`Isa::detect`]'s width. Not stable; floats in `total_cmp` order.
-pub fn odd_even_sort<K: SortKey>(keys: &mut [K]) {
+pub fn odd_even_sort<K: Key>(keys: &mut [K]) {
     sort_keys(Alg::OddEven, Checked::detect(), keys)
 }
 
@@ -253,7 +148,7 @@ pub fn odd_even_sort<K: SortKey>(keys: &mut [K]) {
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-pub fn odd_even_sort_isa<K: SortKey>(isa: Isa, keys: &mut [K]) -> Result<(), DimError> {
+pub fn odd_even_sort_isa<K: Key>(isa: Isa, keys: &mut [K]) -> Result<(), DimError> {
     sort_keys(Alg::OddEven, Checked::new(isa)?, keys);
     Ok(())
 }
@@ -263,7 +158,7 @@ pub fn odd_even_sort_isa<K: SortKey>(isa: Isa, keys: &mut [K]) -> Result<(), Dim
 ///
 /// # Errors
 /// [`DimError::Length`] if `vals.len() != keys.len()`.
-pub fn odd_even_sort_pairs<K: SortKey, V: Pod>(keys: &mut [K], vals: &mut [V]) -> Result<(), DimError> {
+pub fn odd_even_sort_pairs<K: Key, V: Pod>(keys: &mut [K], vals: &mut [V]) -> Result<(), DimError> {
     sort_pairs(Alg::OddEven, Checked::detect(), keys, vals)
 }
 
@@ -272,7 +167,7 @@ pub fn odd_even_sort_pairs<K: SortKey, V: Pod>(keys: &mut [K], vals: &mut [V]) -
 /// # Errors
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`; [`DimError::Length`] if
 /// `vals.len() != keys.len()`.
-pub fn odd_even_sort_pairs_isa<K: SortKey, V: Pod>(
+pub fn odd_even_sort_pairs_isa<K: Key, V: Pod>(
     isa: Isa,
     keys: &mut [K],
     vals: &mut [V],

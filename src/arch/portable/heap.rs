@@ -13,9 +13,8 @@
 
 use core::marker::PhantomData;
 
-use super::merge::OrdBits;
 use crate::Isa;
-use crate::arch::Checked;
+use crate::arch::{Checked, OrdBits};
 
 /// `true` iff `x` belongs above `y`: larger in a max-heap, smaller in a min-heap (`MIN`).
 #[inline(always)]
@@ -444,6 +443,16 @@ arch_heap_key!(
     select_u32
 );
 arch_heap_key!(
+    i32,
+    8,
+    [8, 16, 8],
+    sift_down_i32,
+    sift_down_pairs_i32,
+    heapify_i32,
+    heapify_pairs_i32,
+    select_i32
+);
+arch_heap_key!(
     f32,
     8,
     [8, 16, 8],
@@ -464,6 +473,16 @@ arch_heap_key!(
     select_u64
 );
 arch_heap_key!(
+    i64,
+    4,
+    [4, 8, 4],
+    sift_down_i64,
+    sift_down_pairs_i64,
+    heapify_i64,
+    heapify_pairs_i64,
+    select_i64
+);
+arch_heap_key!(
     f64,
     4,
     [4, 8, 4],
@@ -473,6 +492,56 @@ arch_heap_key!(
     heapify_pairs_f64,
     select_f64
 );
+
+/// `usize` heaps run as heaps of the unsigned integer of their width (the same order,
+/// the same arity).
+macro_rules! arch_heap_key_usize {
+    ($w:ty) => {
+        impl ArchHeapKey for usize {
+            #[inline]
+            fn arity(isa: Isa) -> usize {
+                <$w>::arity(isa)
+            }
+
+            #[inline]
+            fn sift_down_on<const MIN: bool>(isa: Checked, heap: &mut [usize], pos: usize, v: usize) {
+                <$w>::sift_down_on::<MIN>(isa, bytemuck::cast_slice_mut(heap), pos, v as $w)
+            }
+
+            #[inline]
+            fn sift_down_pairs_on<V: Copy, const MIN: bool>(
+                isa: Checked,
+                keys: &mut [usize],
+                vals: &mut [V],
+                pos: usize,
+                k: usize,
+                v: V,
+            ) {
+                <$w>::sift_down_pairs_on::<V, MIN>(isa, bytemuck::cast_slice_mut(keys), vals, pos, k as $w, v)
+            }
+
+            #[inline]
+            fn heapify_on<const MIN: bool>(isa: Checked, heap: &mut [usize]) {
+                <$w>::heapify_on::<MIN>(isa, bytemuck::cast_slice_mut(heap))
+            }
+
+            #[inline]
+            fn heapify_pairs_on<V: Copy, const MIN: bool>(isa: Checked, keys: &mut [usize], vals: &mut [V]) {
+                <$w>::heapify_pairs_on::<V, MIN>(isa, bytemuck::cast_slice_mut(keys), vals)
+            }
+
+            #[inline]
+            fn select_on<const MIN: bool>(isa: Checked, heap: &mut [usize], data: &[usize]) {
+                <$w>::select_on::<MIN>(isa, bytemuck::cast_slice_mut(heap), bytemuck::cast_slice(data))
+            }
+        }
+    };
+}
+
+#[cfg(target_pointer_width = "64")]
+arch_heap_key_usize!(u64);
+#[cfg(target_pointer_width = "32")]
+arch_heap_key_usize!(u32);
 
 /// Stamps out a width's `#[target_feature]` heap kernels for one key type from its
 /// [`HeapVec`] register type: `sift_down_*`, `sift_down_pairs_*`, `heapify_*`,

@@ -6,9 +6,9 @@
 
 use core::arch::x86_64::*;
 
-use super::merge::{ord_f32, ord_f64, ord_u32, ord_u64};
+use super::merge::{ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
+use crate::arch::OrdBits;
 use crate::arch::portable::heap::{HeapVec, heap_kernels};
-use crate::arch::portable::merge::OrdBits;
 
 /// Index of the first largest (`MIN`: smallest) of 16 signed-ordered i32: a butterfly of
 /// lane swaps leaves the max in every lane (no round trip through a general register),
@@ -78,8 +78,10 @@ macro_rules! heap_vec {
 }
 
 heap_vec!(U32x16, u32, 16, ord_u32, best_i32, displace_i32);
+heap_vec!(I32x16, i32, 16, ord_i32, best_i32, displace_i32);
 heap_vec!(F32x16, f32, 16, ord_f32, best_i32, displace_i32);
 heap_vec!(U64x8, u64, 8, ord_u64, best_i64, displace_i64);
+heap_vec!(I64x8, i64, 8, ord_i64, best_i64, displace_i64);
 heap_vec!(F64x8, f64, 8, ord_f64, best_i64, displace_i64);
 
 heap_kernels!(
@@ -121,4 +123,24 @@ heap_kernels!(
     heapify_f64,
     heapify_pairs_f64,
     select_f64
+);
+heap_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    I32x16,
+    i32,
+    sift_down_i32,
+    sift_down_pairs_i32,
+    heapify_i32,
+    heapify_pairs_i32,
+    select_i32
+);
+heap_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    I64x8,
+    i64,
+    sift_down_i64,
+    sift_down_pairs_i64,
+    heapify_i64,
+    heapify_pairs_i64,
+    select_i64
 );
