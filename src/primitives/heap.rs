@@ -5,8 +5,9 @@
 //! `i`'s children are `buf[d*i + 1 ..= d*i + d]`, so the `d` children of a node are
 //! contiguous. The arity `d` is the SIMD width of the [`Isa`] the heap was made with — 8
 //! (32-bit keys) or 4 (64-bit keys) on AVX2, NEON (a register pair) and the portable path;
-//! 16 or 8 on AVX-512 — so *find-max-child*, the step the ad-heap moves to the GPU (4.6.2),
-//! is one SIMD load, a horizontal max/min, a compare and a bit scan. This is the ad-heap's
+//! 16 (32-bit keys) or 8 (`f64`) on AVX-512, where 64-bit integer keys keep d = 4 (see
+//! [`arity`]) — so *find-max-child*, the step the ad-heap moves to the GPU (4.6.2), is one
+//! SIMD load, a horizontal max/min, a compare and a bit scan. This is the ad-heap's
 //! idea on one chip; its CPU–GPU bridge has no use here. The thesis pads `d - 1` empty
 //! slots in front of the root so that child groups are cache-aligned; here the caller
 //! decides: a group is aligned when `&buf[1]` is — [`aligned_offset`] says where to
@@ -34,8 +35,9 @@
 //! index — and a horizontal max + compare + bit scan is about as long a chain as `d - 1`
 //! scalar compare-and-selects at d = 8, so 32-bit pops gain 10–20% over the portable path
 //! and end up level with `BinaryHeap`. For 64-bit keys AVX2 has no 64-bit max, so its
-//! child search is scalar (same d = 4 as portable); on AVX-512 (d = 8) 64-bit pops
-//! measured slower than the portable d = 4 path on a small heap.
+//! child search is scalar (same d = 4 as portable). On AVX-512 the d = 8 butterfly pays
+//! for `f64` (2–3× faster than the scalar search, which is unusually slow on `f64`) but
+//! not for 64-bit integers, whose heaps therefore stay at d = 4 (see [`arity`]).
 //!
 //! **k-selection** (4.6.3). [`k_select_isa`] keeps a max-heap of the first `k` keys in
 //! the caller's `out` and lets every later key smaller than the root replace it; the
@@ -150,12 +152,30 @@ fn heapify_pairs<K: Key, V: Copy, O: HeapOrder>(isa: Checked, keys: &mut [K], va
     }
 }
 
-/// The arity `d` of a heap of `K` keys made with `isa` (its SIMD lanes for `K`).
+/// The arity `d` of a heap of `K` keys made with `isa` (its SIMD lanes for `K`, 32 bytes
+/// of children per node but on AVX-512):
+///
+/// | keys | portable, AVX2, NEON | AVX-512 |
+/// |---|---|---|
+/// | `u32`, `i32`, `f32` | 8 | 16 |
+/// | `f64` | 4 | 8 |
+/// | `u64`, `i64` | 4 | 4 |
+///
+/// (`usize` is `u64` or `u32`, by pointer width.)
+///
+/// 64-bit integer heaps on AVX-512 use AVX2's d = 4 and scalar child search (every
+/// AVX-512 CPU has AVX2); only their k-selection scan compares 8 keys, one `zmm`, against
+/// the root. Measured on one AVX-512 machine, `DHeap<u64>` push + pop and heapify + pop
+/// of heaps that fit in cache (64K keys) ran 15–30% slower with the d = 8 butterfly (three
+/// dependent shuffle + 64-bit max steps per level) than with d = 4 (three scalar
+/// compare-and-selects); only far out of cache (1M keys) did the shallower tree win back
+/// 2–13%. For `f64` the butterfly is 2–3× faster than the scalar search, so it stays.
 ///
 /// ```
 /// use spblas::{Isa, primitives::heap::arity};
 /// assert_eq!(arity::<u32>(Isa::Portable), 8);
 /// assert_eq!(arity::<f64>(Isa::Avx512), 8);
+/// assert_eq!(arity::<u64>(Isa::Avx512), 4);
 /// ```
 pub fn arity<K: Key>(isa: Isa) -> usize {
     K::arity(isa)

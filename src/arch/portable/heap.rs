@@ -54,15 +54,19 @@ pub(crate) trait HeapVec {
     type Elem: OrdBits;
     /// The heap's arity `d` (= keys per register group); at most 32.
     const D: usize;
+    /// Keys the k-selection scan ([`select`]) compares against the root at once; at most
+    /// 32. `D` (one child group's register), unless a width's child groups are narrower
+    /// than its registers (AVX-512's 64-bit integer heaps: d = 4, scan 8).
+    const SCAN: usize = Self::D;
     /// Index (`< D`) of the first largest (`MIN`: smallest) of the `D` keys at `p`.
     ///
     /// # Safety
     /// `p` is valid for reading `D` keys; the width's target features are enabled.
     unsafe fn best<const MIN: bool>(p: *const Self::Elem) -> usize;
-    /// Bit `i` is set iff `p[i]` [`displaces`] the root `root`.
+    /// Bit `i` (`i < SCAN`) is set iff `p[i]` [`displaces`] the root `root`.
     ///
     /// # Safety
-    /// `p` is valid for reading `D` keys; the width's target features are enabled.
+    /// `p` is valid for reading `SCAN` keys; the width's target features are enabled.
     unsafe fn displace_mask<const MIN: bool>(p: *const Self::Elem, root: Self::Elem) -> u32;
 }
 
@@ -182,8 +186,8 @@ pub(crate) unsafe fn heapify_pairs<H: HeapVec, V: Copy, const MIN: bool>(
 
 /// The k-selection scan of thesis 4.6.3: `heap` (a valid heap of size k >= 1) keeps the k
 /// best keys seen; every key of `data` that [`displaces`] the root replaces it (an
-/// update-key of the root). `D` keys at a time are first compared against the root with
-/// one SIMD compare, so the common case — nothing displaces — costs one compare per
+/// update-key of the root). `SCAN` keys at a time are first compared against the root
+/// with one SIMD compare, so the common case — nothing displaces — costs one compare per
 /// register, not per key.
 ///
 /// # Safety
@@ -193,9 +197,9 @@ pub(crate) unsafe fn select<H: HeapVec, const MIN: bool>(heap: &mut [H::Elem], d
     if heap.is_empty() {
         return;
     }
-    let mut chunks = data.chunks_exact(H::D);
+    let mut chunks = data.chunks_exact(H::SCAN);
     for c in &mut chunks {
-        // SAFETY: `c` holds exactly `D` keys; features: the caller's.
+        // SAFETY: `c` holds exactly `SCAN` keys; features: the caller's.
         let mut m = unsafe { H::displace_mask::<MIN>(c.as_ptr(), heap[0]) };
         while m != 0 {
             let x = c[m.trailing_zeros() as usize];
@@ -278,7 +282,7 @@ impl<T: OrdBits, const D: usize> HeapVec for Scalar<T, D> {
 
     #[inline(always)]
     unsafe fn displace_mask<const MIN: bool>(p: *const T, root: T) -> u32 {
-        // SAFETY: the caller promises `p` is valid for reading `D` keys.
+        // SAFETY: the caller promises `p` is valid for reading `SCAN = D` keys.
         let s = unsafe { core::slice::from_raw_parts(p, D) };
         s.iter().enumerate().fold(0, |m, (i, &x)| m | ((displaces::<T, MIN>(x, root) as u32) << i))
     }
@@ -462,10 +466,14 @@ arch_heap_key!(
     heapify_pairs_f32,
     select_f32
 );
+// 64-bit keys: d = 4 (32 bytes of children) on every width but AVX-512's f64 (d = 8, one
+// zmm). AVX-512's 64-bit integer heaps keep d = 4 with the AVX2 child search and scan 8
+// keys per root compare in k-selection: their d = 8 child search measured 15-30% slower
+// on heaps that fit in cache (see `avx512/heap.rs`).
 arch_heap_key!(
     u64,
     4,
-    [4, 8, 4],
+    [4, 4, 4],
     sift_down_u64,
     sift_down_pairs_u64,
     heapify_u64,
@@ -475,7 +483,7 @@ arch_heap_key!(
 arch_heap_key!(
     i64,
     4,
-    [4, 8, 4],
+    [4, 4, 4],
     sift_down_i64,
     sift_down_pairs_i64,
     heapify_i64,
