@@ -5,12 +5,13 @@
 //! infinities.
 
 use proptest::prelude::*;
+use spblas::primitives::Key;
 use spblas::primitives::heap::{
     DHeap, DHeapPairs, HeapOrder, Max, Min, aligned_offset, arity, k_largest_isa, k_select,
     k_select_batch_isa, k_select_isa,
 };
 use spblas::primitives::merge::{
-    Key, is_sorted, merge, merge_isa, merge_pairs_isa, merge_path_isa, merge_path_partition,
+    is_sorted, merge, merge_isa, merge_pairs_isa, merge_path_isa, merge_path_partition,
     merge_path_partition_isa, merge_path_split, merge_piece_isa, merge_piece_pairs, ranking_merge_isa,
     ranking_merge_pairs, serial_merge,
 };
@@ -54,6 +55,57 @@ impl TestKey for u64 {
             3 => 0u64..8,
             3 => any::<u64>(),
             1 => prop::sample::select(vec![0, 1, u64::MAX - 1, u64::MAX, 1 << 63, (1 << 63) - 1]),
+        ]
+        .boxed()
+    }
+}
+
+impl TestKey for i32 {
+    fn bits(self) -> u64 {
+        self as u32 as u64
+    }
+    fn filler() -> Self {
+        0xDEAD_BEEFu32 as i32
+    }
+    fn strategy() -> BoxedStrategy<Self> {
+        prop_oneof![
+            3 => -4i32..4,
+            3 => any::<i32>(),
+            1 => prop::sample::select(vec![i32::MIN, i32::MIN + 1, -1, 0, 1, i32::MAX - 1, i32::MAX]),
+        ]
+        .boxed()
+    }
+}
+
+impl TestKey for i64 {
+    fn bits(self) -> u64 {
+        self as u64
+    }
+    fn filler() -> Self {
+        0xDEAD_BEEF_DEAD_BEEFu64 as i64
+    }
+    fn strategy() -> BoxedStrategy<Self> {
+        prop_oneof![
+            3 => -4i64..4,
+            3 => any::<i64>(),
+            1 => prop::sample::select(vec![i64::MIN, i64::MIN + 1, -1, 0, 1, i64::MAX - 1, i64::MAX]),
+        ]
+        .boxed()
+    }
+}
+
+impl TestKey for usize {
+    fn bits(self) -> u64 {
+        self as u64
+    }
+    fn filler() -> Self {
+        0xDEAD_BEEF
+    }
+    fn strategy() -> BoxedStrategy<Self> {
+        prop_oneof![
+            3 => 0usize..8,
+            3 => any::<usize>(),
+            1 => prop::sample::select(vec![0, 1, usize::MAX - 1, usize::MAX, usize::MAX / 2, usize::MAX / 2 + 1]),
         ]
         .boxed()
     }
@@ -339,6 +391,9 @@ merge_tests!(merge_u32, u32);
 merge_tests!(merge_u64, u64);
 merge_tests!(merge_f32, f32);
 merge_tests!(merge_f64, f64);
+merge_tests!(merge_i32, i32);
+merge_tests!(merge_i64, i64);
+merge_tests!(merge_usize, usize);
 
 #[test]
 fn merge_of_reverse_sorted_and_equal_runs() {
@@ -760,6 +815,9 @@ heap_tests!(heap_u32, u32);
 heap_tests!(heap_u64, u64);
 heap_tests!(heap_f32, f32);
 heap_tests!(heap_f64, f64);
+heap_tests!(heap_i32, i32);
+heap_tests!(heap_i64, i64);
+heap_tests!(heap_usize, usize);
 
 #[test]
 fn k_select_on_a_large_input_matches_select_nth_unstable() {

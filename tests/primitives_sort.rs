@@ -3,8 +3,9 @@
 
 use proptest::prelude::*;
 use proptest::sample::select;
+use spblas::primitives::Key;
 use spblas::primitives::sort::{
-    SortKey, bitonic_sort, bitonic_sort_isa, bitonic_sort_pairs, bitonic_sort_pairs_isa, odd_even_sort,
+    bitonic_sort, bitonic_sort_isa, bitonic_sort_pairs, bitonic_sort_pairs_isa, odd_even_sort,
     odd_even_sort_isa, odd_even_sort_pairs, odd_even_sort_pairs_isa,
 };
 use spblas::{DimError, Isa};
@@ -22,7 +23,7 @@ enum Alg {
 
 const ALGS: [Alg; 2] = [Alg::Bitonic, Alg::OddEven];
 
-fn sort_keys<K: SortKey>(alg: Alg, isa: Isa, keys: &mut [K]) {
+fn sort_keys<K: Key>(alg: Alg, isa: Isa, keys: &mut [K]) {
     match alg {
         Alg::Bitonic => bitonic_sort_isa(isa, keys),
         Alg::OddEven => odd_even_sort_isa(isa, keys),
@@ -30,7 +31,7 @@ fn sort_keys<K: SortKey>(alg: Alg, isa: Isa, keys: &mut [K]) {
     .expect("available isa");
 }
 
-fn sort_pairs<K: SortKey, V: bytemuck::Pod>(alg: Alg, isa: Isa, keys: &mut [K], vals: &mut [V]) {
+fn sort_pairs<K: Key, V: bytemuck::Pod>(alg: Alg, isa: Isa, keys: &mut [K], vals: &mut [V]) {
     match alg {
         Alg::Bitonic => bitonic_sort_pairs_isa(isa, keys, vals),
         Alg::OddEven => odd_even_sort_pairs_isa(isa, keys, vals),
@@ -39,7 +40,7 @@ fn sort_pairs<K: SortKey, V: bytemuck::Pod>(alg: Alg, isa: Isa, keys: &mut [K], 
 }
 
 /// A key type with its reference order and a bit image for exact comparison.
-trait TestKey: SortKey + Copy + std::fmt::Debug + PartialEq + 'static {
+trait TestKey: Key + Copy + std::fmt::Debug + PartialEq + 'static {
     fn bits(self) -> u64;
     fn reference(v: &mut [Self]);
     fn specials() -> Vec<Self>;

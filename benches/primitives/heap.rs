@@ -1,14 +1,14 @@
 //! d-heaps and k-selection (thesis 4.6) on every available `Isa`, each against std in the
 //! same group:
-//! - `heap/k_select/u32`: the k smallest of 1M random u32 (k = 16, 256, 4096) by the
-//!   heap scan, against `select_nth_unstable` (on a fresh copy each iteration; the copy
-//!   is setup, not timed);
+//! - `heap/k_select/{u32,u64}`: the k smallest of 1M random keys (k = 16, 256, 4096) by
+//!   the heap scan, against `select_nth_unstable` (on a fresh copy each iteration; the
+//!   copy is setup, not timed);
 //! - `heap/push_pop/{u32,u64}`: n pushes then n pops (n = 64K, 1M) against
 //!   `std::collections::BinaryHeap` (capacity reserved outside the timing); the d-heaps
 //!   start at `aligned_offset` (child groups cache-aligned), as in every heap bench;
-//! - `heap/heapify_pop/u32`: heapify n keys, then n pops (heap sort), where the SIMD
-//!   find-max-child does all the work, against `BinaryHeap::from` + `pop` (the input
-//!   copy is setup, not timed).
+//! - `heap/heapify_pop/{u32,u64,f64}`: heapify n keys, then n pops (heap sort), where the
+//!   SIMD find-max-child does all the work, against `BinaryHeap::from` + `pop` (the input
+//!   copy is setup, not timed; no `BinaryHeap` for f64, which is not `Ord`).
 //!
 //! `cargo bench --bench primitives -- heap/`
 
@@ -17,6 +17,7 @@ use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
 use spblas::Isa;
+use spblas::primitives::Key;
 use spblas::primitives::heap::{DHeap, Max, aligned_offset, k_select_isa};
 
 fn random_u64(n: usize, seed: u64) -> Vec<u64> {
@@ -31,10 +32,10 @@ fn random_u64(n: usize, seed: u64) -> Vec<u64> {
         .collect()
 }
 
-fn k_select(c: &mut Criterion) {
+fn k_select<K: Key + Ord + Default>(c: &mut Criterion, name: &str, f: fn(u64) -> K) {
     let n = 1 << 20;
-    let data: Vec<u32> = random_u64(n, 7).into_iter().map(|x| (x >> 32) as u32).collect();
-    let mut g = c.benchmark_group("heap/k_select/u32");
+    let data: Vec<K> = random_u64(n, 7).into_iter().map(f).collect();
+    let mut g = c.benchmark_group(format!("heap/k_select/{name}"));
     g.throughput(Throughput::Elements(n as u64));
     for k in [16usize, 256, 4096] {
         g.bench_function(BenchmarkId::new("select_nth_unstable", k), |b| {
@@ -46,7 +47,7 @@ fn k_select(c: &mut Criterion) {
                 BatchSize::LargeInput,
             )
         });
-        let mut out = vec![0u32; k];
+        let mut out = vec![K::default(); k];
         for isa in Isa::available() {
             g.bench_function(BenchmarkId::new(isa.name(), k), |b| {
                 b.iter(|| k_select_isa(isa, black_box(&data), k, black_box(&mut out)))
@@ -56,11 +57,7 @@ fn k_select(c: &mut Criterion) {
     g.finish();
 }
 
-fn push_pop<K: spblas::primitives::merge::Key + Ord + Default>(
-    c: &mut Criterion,
-    name: &str,
-    f: fn(u64) -> K,
-) {
+fn push_pop<K: Key + Ord + Default>(c: &mut Criterion, name: &str, f: fn(u64) -> K) {
     let mut g = c.benchmark_group(format!("heap/push_pop/{name}"));
     for n in [1usize << 16, 1 << 20] {
         let keys: Vec<K> = random_u64(n, 11).into_iter().map(f).collect();
@@ -98,41 +95,38 @@ fn push_pop<K: spblas::primitives::merge::Key + Ord + Default>(
     g.finish();
 }
 
-fn heapify_pop(c: &mut Criterion) {
-    let mut g = c.benchmark_group("heap/heapify_pop/u32");
+/// `heap/heapify_pop/{name}`; `std_heap` runs the `BinaryHeap` baseline (for `Ord` keys).
+fn heapify_pop<K: Key + Default>(
+    c: &mut Criterion,
+    name: &str,
+    f: fn(u64) -> K,
+    std_heap: Option<fn(Vec<K>) -> K>,
+) {
+    let mut g = c.benchmark_group(format!("heap/heapify_pop/{name}"));
     for n in [1usize << 16, 1 << 20] {
-        let keys: Vec<u32> = random_u64(n, 13).into_iter().map(|x| (x >> 32) as u32).collect();
+        let keys: Vec<K> = random_u64(n, 13).into_iter().map(f).collect();
         g.throughput(Throughput::Elements(n as u64));
-        g.bench_function(BenchmarkId::new("BinaryHeap", n), |b| {
-            b.iter_batched(
-                || keys.clone(),
-                |v| {
-                    let mut h = BinaryHeap::from(v);
-                    let mut s = 0;
-                    while let Some(k) = h.pop() {
-                        s ^= k;
-                    }
-                    s
-                },
-                BatchSize::LargeInput,
-            )
-        });
+        if let Some(std_heap) = std_heap {
+            g.bench_function(BenchmarkId::new("BinaryHeap", n), |b| {
+                b.iter_batched(|| keys.clone(), std_heap, BatchSize::LargeInput)
+            });
+        }
         for isa in Isa::available() {
             g.bench_function(BenchmarkId::new(isa.name(), n), |b| {
                 b.iter_batched_ref(
                     || {
-                        let mut buf = vec![0u32; n + 16];
+                        let mut buf = vec![K::default(); n + 16];
                         let s = aligned_offset(isa, &buf);
                         buf[s..s + n].copy_from_slice(&keys);
                         (buf, s)
                     },
                     |(buf, s)| {
-                        let mut h = DHeap::<u32, Max>::from_slice_isa(isa, &mut buf[*s..*s + n]).unwrap();
-                        let mut s = 0;
+                        let mut h = DHeap::<K, Max>::from_slice_isa(isa, &mut buf[*s..*s + n]).unwrap();
+                        let mut last = K::default();
                         while let Some(k) = h.pop() {
-                            s ^= k;
+                            last = k;
                         }
-                        s
+                        last
                     },
                     BatchSize::LargeInput,
                 )
@@ -142,9 +136,23 @@ fn heapify_pop(c: &mut Criterion) {
     g.finish();
 }
 
+/// `BinaryHeap::from` + n pops: the baseline of [`heapify_pop`].
+fn std_heapify_pop<K: Ord + Default>(v: Vec<K>) -> K {
+    let mut h = BinaryHeap::from(v);
+    let mut last = K::default();
+    while let Some(k) = h.pop() {
+        last = k;
+    }
+    last
+}
+
 pub fn bench(c: &mut Criterion) {
-    k_select(c);
+    k_select::<u32>(c, "u32", |x| (x >> 32) as u32);
+    k_select::<u64>(c, "u64", |x| x);
     push_pop::<u32>(c, "u32", |x| (x >> 32) as u32);
     push_pop::<u64>(c, "u64", |x| x);
-    heapify_pop(c);
+    heapify_pop::<u32>(c, "u32", |x| (x >> 32) as u32, Some(std_heapify_pop));
+    heapify_pop::<u64>(c, "u64", |x| x, Some(std_heapify_pop));
+    // Uniform in [0, 1): the bits' top 53 as the mantissa.
+    heapify_pop::<f64>(c, "f64", |x| (x >> 11) as f64 / (1u64 << 53) as f64, None);
 }

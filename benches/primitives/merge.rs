@@ -11,7 +11,8 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
 use spblas::Isa;
-use spblas::primitives::merge::{Key, merge_isa, merge_path_isa, ranking_merge_isa};
+use spblas::primitives::Key;
+use spblas::primitives::merge::{merge_isa, merge_path_isa, ranking_merge_isa};
 
 /// A merge under test: `(a, b, out)`.
 type MergeFn<'f, K> = dyn FnMut(&[K], &[K], &mut [K]) + 'f;

@@ -2,16 +2,36 @@
 //!
 //! One module per width — [`portable`], `x86_64::avx2`, `x86_64::avx512`,
 //! `aarch64::neon` — and inside each, one file per primitive family (`scan`, `sort`,
-//! `merge`, `heap`) with the same function names in every width, so the dispatchers in
-//! `crate::primitives` read as one `match isa`. (DESIGN.md drew one file per width; with
-//! four primitive families each width would pass 2,000 lines, so each width is a folder.)
+//! `merge`, `heap`) with the same function names in every width, so the dispatchers read
+//! as one `match isa`. (DESIGN.md drew one file per width; with four primitive families
+//! each width would pass 2,000 lines, so each width is a folder.)
 //!
-//! Every intrinsic function is a `#[target_feature(enable = "..")] unsafe fn` whose
-//! `# Safety` says what the caller must have checked (the feature is present: callers
-//! reach it only through an [`crate::Isa`] whose `is_available()` was true); every
-//! `unsafe` block inside carries a `// SAFETY:` comment on why each access is in bounds.
+//! # One way in: a [`Checked`] `Isa`
+//!
+//! Every SIMD kernel is a `#[target_feature(enable = "..")] unsafe fn` (or an `unsafe fn`
+//! that only calls such functions) whose `# Safety` says the CPU has the width's features.
+//! The safe layers above `arch` never call one directly. They turn the caller's [`Isa`]
+//! into a [`Checked`] once, at the border (`Checked::new(isa)?`, which is
+//! [`DimError::IsaUnavailable`] when this machine cannot run it), and pass the token to a
+//! dispatcher here: a per-type trait method (`ArchScanElem::*_on`, `SortWord::sort_on`,
+//! `ArchKey::merge_on`, `ArchHeapKey::*_on`) whose body is one `match checked.isa()` with
+//! an `unsafe` call per width. The token is the proof that makes each of those calls sound,
+//! so no kernel checks the CPU again and nothing below the border falls back silently to
+//! another width: the `Isa` the caller named is the `Isa` that runs.
+//!
+//! Every `unsafe` block carries a `// SAFETY:` comment on why the features are present
+//! (the token) and why each access is in bounds.
+//!
+//! # Keys
+//!
+//! [`OrdBits`] (`key.rs`) is all the sorting, merging and heap kernels know of a key type:
+//! its total order as a signed integer image (merge, heap) or an unsigned word (sort).
+//! The public sealed `primitives::Key` builds on it and on the dispatchers.
 #![allow(unsafe_code)]
 
+use crate::{DimError, Isa};
+
+mod key;
 pub(crate) mod portable;
 
 #[cfg(target_arch = "x86_64")]
@@ -19,3 +39,47 @@ pub(crate) mod x86_64;
 
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
+
+pub use key::OrdBits;
+
+/// Proof that this machine can run an [`Isa`]: the token every dispatcher into the SIMD
+/// kernels takes.
+///
+/// A `Checked` is made only by [`Checked::new`], which asks [`Isa::is_available`], or by
+/// [`Checked::detect`]; so holding one means the CPU has the width's target features, and
+/// a dispatcher's `unsafe` call into that width's `#[target_feature]` kernel is sound. Make
+/// it once where a caller's `Isa` enters the crate (the `_isa` functions, a heap's
+/// constructor, a plan for a future SpMV kernel) and pass it down — it is `Copy` and one
+/// byte — instead of checking availability again inside a kernel, and never fall back to
+/// another width below the check.
+///
+/// `pub` only so that the dispatch traits, which are supertraits of public sealed traits,
+/// can name it; `arch` is private, so nothing outside the crate can name or make one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Checked {
+    isa: Isa,
+}
+
+impl Checked {
+    /// `isa` as a token if this machine can run it.
+    ///
+    /// # Errors
+    /// [`DimError::IsaUnavailable`] otherwise.
+    #[inline]
+    pub(crate) fn new(isa: Isa) -> Result<Checked, DimError> {
+        if isa.is_available() { Ok(Checked { isa }) } else { Err(DimError::IsaUnavailable { isa }) }
+    }
+
+    /// [`Isa::detect`], checked: the widest `Isa` this machine can run (`Portable`, which
+    /// every machine runs, should detection ever name one it cannot).
+    #[inline]
+    pub(crate) fn detect() -> Checked {
+        Checked::new(Isa::detect()).unwrap_or(Checked { isa: Isa::Portable })
+    }
+
+    /// The checked `Isa`.
+    #[inline]
+    pub(crate) fn isa(self) -> Isa {
+        self.isa
+    }
+}

@@ -5,8 +5,9 @@
 //! `i`'s children are `buf[d*i + 1 ..= d*i + d]`, so the `d` children of a node are
 //! contiguous. The arity `d` is the SIMD width of the [`Isa`] the heap was made with — 8
 //! (32-bit keys) or 4 (64-bit keys) on AVX2, NEON (a register pair) and the portable path;
-//! 16 or 8 on AVX-512 — so *find-max-child*, the step the ad-heap moves to the GPU (4.6.2),
-//! is one SIMD load, a horizontal max/min, a compare and a bit scan. This is the ad-heap's
+//! 16 (32-bit keys) or 8 (`f64`) on AVX-512, where 64-bit integer keys keep d = 4 (see
+//! [`arity`]) — so *find-max-child*, the step the ad-heap moves to the GPU (4.6.2), is one
+//! SIMD load, a horizontal max/min, a compare and a bit scan. This is the ad-heap's
 //! idea on one chip; its CPU–GPU bridge has no use here. The thesis pads `d - 1` empty
 //! slots in front of the root so that child groups are cache-aligned; here the caller
 //! decides: a group is aligned when `&buf[1]` is — [`aligned_offset`] says where to
@@ -15,8 +16,9 @@
 //! A heap keeps the `Isa` (hence `d`) it was made with.
 //!
 //! **Order.** [`Max`] (default) keeps the largest key at the root, [`Min`] the smallest.
-//! Keys are `u32`, `u64`, `f32`, `f64` ([`Key`]) in their total order — floats as
-//! [`f32::total_cmp`], so NaNs are ordered (`+NaN` above `+inf`, `-NaN` below `-inf`).
+//! Keys are any [`Key`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`) in their
+//! total order — floats as [`f32::total_cmp`], so NaNs are ordered (`+NaN` above `+inf`,
+//! `-NaN` below `-inf`).
 //!
 //! **Operations.** [`DHeap::push`] (insert: sift-up, scalar — one parent per level, no
 //! data parallelism), [`DHeap::pop`] (delete-max: sift-down with the SIMD child search),
@@ -33,8 +35,9 @@
 //! index — and a horizontal max + compare + bit scan is about as long a chain as `d - 1`
 //! scalar compare-and-selects at d = 8, so 32-bit pops gain 10–20% over the portable path
 //! and end up level with `BinaryHeap`. For 64-bit keys AVX2 has no 64-bit max, so its
-//! child search is scalar (same d = 4 as portable); on AVX-512 (d = 8) 64-bit pops
-//! measured slower than the portable d = 4 path on a small heap.
+//! child search is scalar (same d = 4 as portable). On AVX-512 the d = 8 butterfly pays
+//! for `f64` (2–3× faster than the scalar search, which is unusually slow on `f64`) but
+//! not for 64-bit integers, whose heaps therefore stay at d = 4 (see [`arity`]).
 //!
 //! **k-selection** (4.6.3). [`k_select_isa`] keeps a max-heap of the first `k` keys in
 //! the caller's `out` and lets every later key smaller than the root replace it; the
@@ -45,10 +48,9 @@
 use core::fmt::Debug;
 use core::marker::PhantomData;
 
-pub use super::merge::Key;
-use super::merge::checked;
+use super::Key;
+use crate::arch::Checked;
 use crate::arch::portable::heap as kernels;
-use crate::arch::portable::merge::Checked;
 use crate::{DimError, Isa};
 
 mod sealed {
@@ -150,12 +152,30 @@ fn heapify_pairs<K: Key, V: Copy, O: HeapOrder>(isa: Checked, keys: &mut [K], va
     }
 }
 
-/// The arity `d` of a heap of `K` keys made with `isa` (its SIMD lanes for `K`).
+/// The arity `d` of a heap of `K` keys made with `isa` (its SIMD lanes for `K`, 32 bytes
+/// of children per node but on AVX-512):
+///
+/// | keys | portable, AVX2, NEON | AVX-512 |
+/// |---|---|---|
+/// | `u32`, `i32`, `f32` | 8 | 16 |
+/// | `f64` | 4 | 8 |
+/// | `u64`, `i64` | 4 | 4 |
+///
+/// (`usize` is `u64` or `u32`, by pointer width.)
+///
+/// 64-bit integer heaps on AVX-512 use AVX2's d = 4 and scalar child search (every
+/// AVX-512 CPU has AVX2); only their k-selection scan compares 8 keys, one `zmm`, against
+/// the root. Measured on one AVX-512 machine, `DHeap<u64>` push + pop and heapify + pop
+/// of heaps that fit in cache (64K keys) ran 15–30% slower with the d = 8 butterfly (three
+/// dependent shuffle + 64-bit max steps per level) than with d = 4 (three scalar
+/// compare-and-selects); only far out of cache (1M keys) did the shallower tree win back
+/// 2–13%. For `f64` the butterfly is 2–3× faster than the scalar search, so it stays.
 ///
 /// ```
 /// use spblas::{Isa, primitives::heap::arity};
 /// assert_eq!(arity::<u32>(Isa::Portable), 8);
 /// assert_eq!(arity::<f64>(Isa::Avx512), 8);
+/// assert_eq!(arity::<u64>(Isa::Avx512), 4);
 /// ```
 pub fn arity<K: Key>(isa: Isa) -> usize {
     K::arity(isa)
@@ -213,7 +233,7 @@ impl<'a, K: Key, O: HeapOrder> DHeap<'a, K, O> {
     /// # Errors
     /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
     pub fn new_isa(isa: Isa, buf: &'a mut [K]) -> Result<Self, DimError> {
-        Ok(DHeap { buf, len: 0, isa: checked(isa)?, order: PhantomData })
+        Ok(DHeap { buf, len: 0, isa: Checked::new(isa)?, order: PhantomData })
     }
 
     /// An empty heap on `isa` in `buf[s..]`, `s = aligned_offset(isa, buf)`, so that its
@@ -222,7 +242,7 @@ impl<'a, K: Key, O: HeapOrder> DHeap<'a, K, O> {
     /// # Errors
     /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
     pub fn new_aligned_isa(isa: Isa, buf: &'a mut [K]) -> Result<Self, DimError> {
-        let checked = checked(isa)?;
+        let checked = Checked::new(isa)?;
         let s = aligned_offset(isa, buf);
         Ok(DHeap { buf: &mut buf[s..], len: 0, isa: checked, order: PhantomData })
     }
@@ -250,7 +270,7 @@ impl<'a, K: Key, O: HeapOrder> DHeap<'a, K, O> {
     /// # Errors
     /// [`DimError::BufferTooSmall`] if `len > buf.len()`; [`DimError::IsaUnavailable`].
     pub fn from_prefix_isa(isa: Isa, buf: &'a mut [K], len: usize) -> Result<Self, DimError> {
-        let isa = checked(isa)?;
+        let isa = Checked::new(isa)?;
         if len > buf.len() {
             return Err(DimError::BufferTooSmall { buffer: "buf", needed: len, got: buf.len() });
         }
@@ -430,7 +450,7 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
     /// # Errors
     /// [`DimError::Length`] if `vals.len() != keys.len()`; [`DimError::IsaUnavailable`].
     pub fn new_isa(isa: Isa, keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
-        let isa = checked(isa)?;
+        let isa = Checked::new(isa)?;
         Self::check(keys, vals)?;
         Ok(DHeapPairs { keys, vals, len: 0, isa, order: PhantomData })
     }
@@ -440,7 +460,7 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
     /// # Errors
     /// [`DimError::Length`] if `vals.len() != keys.len()`; [`DimError::IsaUnavailable`].
     pub fn from_slices_isa(isa: Isa, keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
-        let isa = checked(isa)?;
+        let isa = Checked::new(isa)?;
         Self::check(keys, vals)?;
         heapify_pairs::<K, V, O>(isa, keys, vals);
         Ok(DHeapPairs { len: keys.len(), keys, vals, isa, order: PhantomData })
@@ -608,7 +628,7 @@ pub fn k_select<K: Key>(data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>
 /// [`DimError::Parameter`] (`"k"`) if `k > data.len()`; [`DimError::BufferTooSmall`] if
 /// `out.len() < k`; [`DimError::IsaUnavailable`]. Nothing is written on error.
 pub fn k_select_isa<K: Key>(isa: Isa, data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
-    select_into::<K, Max>(checked(isa)?, data, k, out)
+    select_into::<K, Max>(Checked::new(isa)?, data, k, out)
 }
 
 /// [`k_largest_isa`] on the widest available [`Isa`].
@@ -622,7 +642,7 @@ pub fn k_largest<K: Key>(data: &[K], k: usize, out: &mut [K]) -> Result<Option<K
 /// # Errors
 /// As [`k_select_isa`].
 pub fn k_largest_isa<K: Key>(isa: Isa, data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
-    select_into::<K, Min>(checked(isa)?, data, k, out)
+    select_into::<K, Min>(Checked::new(isa)?, data, k, out)
 }
 
 fn select_into<K: Key, O: HeapOrder>(
@@ -668,7 +688,7 @@ pub fn k_select_batch_isa<K: Key>(
     k: usize,
     out: &mut [K],
 ) -> Result<(), DimError> {
-    let isa = checked(isa)?;
+    let isa = Checked::new(isa)?;
     if list_len == 0 {
         return Err(DimError::Parameter { name: "list_len", value: 0 });
     }

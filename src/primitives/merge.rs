@@ -8,8 +8,8 @@
 //! | [`merge_path_partition`] / [`merge_piece`] / [`merge_path`] | Alg. 18, merge path | O(p log n + n) | the pieces are |
 //! | [`merge_pairs`], [`ranking_merge_pairs`], [`merge_piece_pairs`] | key–value forms | | no, see below |
 //!
-//! **Keys** are `u32`, `u64`, `f32` and `f64` (the sealed [`Key`] trait), compared by
-//! their *total order*: floats as by [`f32::total_cmp`], so
+//! **Keys** are any [`Key`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`),
+//! compared by their *total order*: floats as by [`f32::total_cmp`], so
 //! `-NaN < -inf < … < -0.0 < +0.0 < … < +inf < +NaN` and every NaN has a place; no
 //! comparison panics or is inconsistent.
 //!
@@ -29,51 +29,10 @@
 //! `Parameter`; an `Isa` this machine cannot run is `IsaUnavailable`. On error nothing is
 //! written.
 
-use core::cmp::Ordering;
-use core::fmt::Debug;
-
-use crate::arch::portable::merge::{self as kernels, Checked};
+use super::Key;
+use crate::arch::Checked;
+use crate::arch::portable::merge as kernels;
 use crate::{DimError, Isa};
-
-pub(crate) mod sealed {
-    use crate::arch::portable::heap::ArchHeapKey;
-    use crate::arch::portable::merge::ArchKey;
-
-    /// Seals [`super::Key`]; carries the kernels of every width.
-    pub trait Sealed: ArchKey + ArchHeapKey {}
-    impl Sealed for u32 {}
-    impl Sealed for u64 {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
-}
-
-/// A key the merges and heaps accept: `u32`, `u64`, `f32`, `f64`, ordered by their total
-/// order (floats as [`f32::total_cmp`] / [`f64::total_cmp`]). Sealed.
-pub trait Key: sealed::Sealed + Copy + PartialEq + Debug + Send + Sync + 'static {
-    /// Compares two keys in the total order the kernels use.
-    ///
-    /// ```
-    /// use spblas::primitives::merge::Key;
-    /// use core::cmp::Ordering;
-    /// assert_eq!((-0.0f32).key_cmp(&0.0), Ordering::Less);
-    /// assert_eq!(f64::NAN.key_cmp(&f64::INFINITY), Ordering::Greater);
-    /// ```
-    #[inline]
-    fn key_cmp(&self, other: &Self) -> Ordering {
-        self.ord().cmp(&other.ord())
-    }
-}
-
-impl Key for u32 {}
-impl Key for u64 {}
-impl Key for f32 {}
-impl Key for f64 {}
-
-/// `isa` as a [`Checked`] token, or [`DimError::IsaUnavailable`].
-#[inline]
-pub(crate) fn checked(isa: Isa) -> Result<Checked, DimError> {
-    Checked::new(isa).ok_or(DimError::IsaUnavailable { isa })
-}
 
 #[inline]
 fn check_len(operand: &'static str, expected: usize, got: usize) -> Result<(), DimError> {
@@ -132,7 +91,7 @@ pub fn merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
 /// [`DimError::Length`] if `out.len() != a.len() + b.len()`;
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
 pub fn merge_isa<K: Key>(isa: Isa, a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
-    let isa = checked(isa)?;
+    let isa = Checked::new(isa)?;
     check_len("out", a.len() + b.len(), out.len())?;
     K::merge_on(isa, a, b, out);
     Ok(())
@@ -172,7 +131,7 @@ pub fn ranking_merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimE
 /// [`DimError::Length`] if `out.len() != a.len() + b.len()`; [`DimError::Unsorted`] naming
 /// `"a"` or `"b"` and the first position out of order; [`DimError::IsaUnavailable`].
 pub fn ranking_merge_isa<K: Key>(isa: Isa, a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     check_len("out", a.len() + b.len(), out.len())?;
     check_sorted("a", a)?;
     check_sorted("b", b)?;
@@ -212,7 +171,7 @@ pub fn ranking_merge_pairs<K: Key, V: Copy>(
     out_keys: &mut [K],
     out_vals: &mut [V],
 ) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     check_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals)?;
     check_sorted("a_keys", a_keys)?;
     check_sorted("b_keys", b_keys)?;
@@ -287,7 +246,7 @@ pub fn merge_pairs_isa<K: Key, V: Copy>(
     out_keys: &mut [K],
     out_vals: &mut [V],
 ) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     check_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals)?;
     kernels::merge_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals);
     Ok(())
@@ -374,7 +333,7 @@ pub fn merge_path_partition_isa<K: Key>(
     parts: usize,
     splits: &mut [(usize, usize)],
 ) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     if parts == 0 {
         return Err(DimError::Parameter { name: "parts", value: 0 });
     }
@@ -454,7 +413,7 @@ pub fn merge_piece_isa<K: Key>(
     end: (usize, usize),
     out: &mut [K],
 ) -> Result<(), DimError> {
-    let isa = checked(isa)?;
+    let isa = Checked::new(isa)?;
     let (ra, rb) = piece_ranges(a.len(), b.len(), start, end, out.len())?;
     K::merge_on(isa, &a[ra], &b[rb], out);
     Ok(())
@@ -478,7 +437,7 @@ pub fn merge_piece_pairs<K: Key, V: Copy>(
     out_keys: &mut [K],
     out_vals: &mut [V],
 ) -> Result<(), DimError> {
-    checked(isa)?;
+    Checked::new(isa)?;
     check_len("a_vals", a_keys.len(), a_vals.len())?;
     check_len("b_vals", b_keys.len(), b_vals.len())?;
     check_len("out_vals", out_keys.len(), out_vals.len())?;
@@ -520,7 +479,7 @@ pub fn merge_path_isa<K: Key>(
     splits: &mut [(usize, usize)],
     out: &mut [K],
 ) -> Result<(), DimError> {
-    let checked_isa = checked(isa)?;
+    let checked_isa = Checked::new(isa)?;
     check_len("out", a.len() + b.len(), out.len())?;
     merge_path_partition_isa(isa, a, b, parts, splits)?;
     let mut rest = out;

@@ -38,16 +38,23 @@
 
 use core::fmt::Debug;
 
-use super::check_isa;
+use crate::arch::Checked;
 use crate::{DimError, Isa};
 
 /// An element type the scan primitives run on: `u32`, `u64`, `usize`, `i32`, `i64`
 /// (wrapping addition) and `f32`, `f64` (IEEE addition). Sealed.
+///
+/// Not the same trait as [`Key`](super::Key), though it names the same types: a scan
+/// needs an *addition* (wrapping, or IEEE with its rounding and signed zeros), a sort,
+/// merge or heap a *total order* (floats by `total_cmp`). The two are unrelated — `-0.0`
+/// and `+0.0` are distinct keys but add the same, wrapping `i32` addition is the same
+/// bits as `u32` addition (so scans of `i32` run the `u32` kernels) while their orders
+/// differ — and a type could have one without the other.
 pub trait ScanElem: sealed::Sealed + Copy + Default + PartialEq + Debug + Send + Sync + 'static {}
 
 pub(crate) mod sealed {
-    use crate::Isa;
-    use crate::arch::portable::scan::{self as portable, FlagMask, InOut};
+    use crate::arch::Checked;
+    use crate::arch::portable::scan::{ArchScanElem, FlagMask, InOut};
 
     /// In place, or from a source into a destination of the same length.
     pub enum Io<'a, T> {
@@ -74,79 +81,50 @@ pub(crate) mod sealed {
         }
     }
 
-    /// The per-type dispatch to the `arch` kernels. Private: the methods are not
-    /// nameable outside the crate.
+    /// The per-type dispatch to the `arch` kernels, behind a [`Checked`] `Isa`. Private:
+    /// the methods are not nameable outside the crate.
     pub trait Sealed: Sized {
-        fn reduce_isa(isa: Isa, v: &[Self]) -> Self;
-        fn inclusive_isa(isa: Isa, io: Io<'_, Self>);
-        fn exclusive_isa(isa: Isa, io: Io<'_, Self>) -> Self;
-        fn seg_scan_isa<F: FlagMask>(isa: Isa, io: Io<'_, Self>, flags: F, exclusive: bool);
-        fn seg_sum_isa<F: FlagMask>(isa: Isa, io: Io<'_, Self>, flags: F);
-        fn seg_offset_isa(isa: Isa, src: &[Self], seg_offset: &[u32], dst: &mut [Self]);
+        fn reduce_isa(isa: Checked, v: &[Self]) -> Self;
+        fn inclusive_isa(isa: Checked, io: Io<'_, Self>);
+        fn exclusive_isa(isa: Checked, io: Io<'_, Self>) -> Self;
+        fn seg_scan_isa<F: FlagMask>(isa: Checked, io: Io<'_, Self>, flags: F, exclusive: bool);
+        fn seg_sum_isa<F: FlagMask>(isa: Checked, io: Io<'_, Self>, flags: F);
+        fn seg_offset_isa(isa: Checked, src: &[Self], seg_offset: &[u32], dst: &mut [Self]);
     }
 
-    /// `match isa` over the widths compiled for this target; the public layer has already
-    /// rejected every `Isa` this machine cannot run, so the fallback arm is `Portable`.
-    macro_rules! dispatch {
-        ($isa:expr, $f:ident($($arg:expr),*)) => {
-            match $isa {
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx2 => crate::arch::x86_64::avx2::scan::$f($($arg),*),
-                #[cfg(target_arch = "x86_64")]
-                Isa::Avx512 => crate::arch::x86_64::avx512::scan::$f($($arg),*),
-                #[cfg(target_arch = "aarch64")]
-                Isa::Neon => crate::arch::aarch64::neon::scan::$f($($arg),*),
-                _ => portable::$f($($arg),*),
-            }
-        };
-    }
-
+    /// The element types the arch kernels have.
     macro_rules! native {
-        ($($t:ty => $reduce:ident, $incl:ident, $excl:ident, $seg_scan:ident, $seg_excl:ident,
-            $seg_sum:ident, $seg_off:ident;)*) => {$(
+        ($($t:ty),*) => {$(
             impl Sealed for $t {
                 #[inline]
-                fn reduce_isa(isa: Isa, v: &[$t]) -> $t {
-                    dispatch!(isa, $reduce(v))
+                fn reduce_isa(isa: Checked, v: &[$t]) -> $t {
+                    <$t>::reduce_on(isa, v)
                 }
                 #[inline]
-                fn inclusive_isa(isa: Isa, io: Io<'_, $t>) {
-                    dispatch!(isa, $incl(io.arch()))
+                fn inclusive_isa(isa: Checked, io: Io<'_, $t>) {
+                    <$t>::inclusive_on(isa, io.arch())
                 }
                 #[inline]
-                fn exclusive_isa(isa: Isa, io: Io<'_, $t>) -> $t {
-                    dispatch!(isa, $excl(io.arch()))
+                fn exclusive_isa(isa: Checked, io: Io<'_, $t>) -> $t {
+                    <$t>::exclusive_on(isa, io.arch())
                 }
                 #[inline]
-                fn seg_scan_isa<F: FlagMask>(isa: Isa, io: Io<'_, $t>, flags: F, exclusive: bool) {
-                    if exclusive {
-                        dispatch!(isa, $seg_excl(io.arch(), flags))
-                    } else {
-                        dispatch!(isa, $seg_scan(io.arch(), flags))
-                    }
+                fn seg_scan_isa<F: FlagMask>(isa: Checked, io: Io<'_, $t>, flags: F, exclusive: bool) {
+                    <$t>::seg_scan_on(isa, io.arch(), flags, exclusive)
                 }
                 #[inline]
-                fn seg_sum_isa<F: FlagMask>(isa: Isa, io: Io<'_, $t>, flags: F) {
-                    dispatch!(isa, $seg_sum(io.arch(), flags))
+                fn seg_sum_isa<F: FlagMask>(isa: Checked, io: Io<'_, $t>, flags: F) {
+                    <$t>::seg_sum_on(isa, io.arch(), flags)
                 }
                 #[inline]
-                fn seg_offset_isa(isa: Isa, src: &[$t], seg_offset: &[u32], dst: &mut [$t]) {
-                    dispatch!(isa, $seg_off(src, seg_offset, dst))
+                fn seg_offset_isa(isa: Checked, src: &[$t], seg_offset: &[u32], dst: &mut [$t]) {
+                    <$t>::seg_offset_on(isa, src, seg_offset, dst)
                 }
             }
         )*};
     }
 
-    native! {
-        u32 => reduce_u32, inclusive_scan_u32, exclusive_scan_u32, segmented_scan_u32,
-            segmented_exclusive_scan_u32, segmented_sum_u32, segmented_sum_seg_offset_u32;
-        u64 => reduce_u64, inclusive_scan_u64, exclusive_scan_u64, segmented_scan_u64,
-            segmented_exclusive_scan_u64, segmented_sum_u64, segmented_sum_seg_offset_u64;
-        f32 => reduce_f32, inclusive_scan_f32, exclusive_scan_f32, segmented_scan_f32,
-            segmented_exclusive_scan_f32, segmented_sum_f32, segmented_sum_seg_offset_f32;
-        f64 => reduce_f64, inclusive_scan_f64, exclusive_scan_f64, segmented_scan_f64,
-            segmented_exclusive_scan_f64, segmented_sum_f64, segmented_sum_seg_offset_f64;
-    }
+    native!(u32, u64, f32, f64);
 
     /// Integer types scanned as the unsigned type of the same width: wrapping addition is
     /// the same bit operation for both.
@@ -154,27 +132,27 @@ pub(crate) mod sealed {
         ($($t:ty => $u:ty),*) => {$(
             impl Sealed for $t {
                 #[inline]
-                fn reduce_isa(isa: Isa, v: &[$t]) -> $t {
+                fn reduce_isa(isa: Checked, v: &[$t]) -> $t {
                     <$u>::reduce_isa(isa, bytemuck::cast_slice(v)) as $t
                 }
                 #[inline]
-                fn inclusive_isa(isa: Isa, io: Io<'_, $t>) {
+                fn inclusive_isa(isa: Checked, io: Io<'_, $t>) {
                     <$u>::inclusive_isa(isa, io.cast())
                 }
                 #[inline]
-                fn exclusive_isa(isa: Isa, io: Io<'_, $t>) -> $t {
+                fn exclusive_isa(isa: Checked, io: Io<'_, $t>) -> $t {
                     <$u>::exclusive_isa(isa, io.cast()) as $t
                 }
                 #[inline]
-                fn seg_scan_isa<F: FlagMask>(isa: Isa, io: Io<'_, $t>, flags: F, exclusive: bool) {
+                fn seg_scan_isa<F: FlagMask>(isa: Checked, io: Io<'_, $t>, flags: F, exclusive: bool) {
                     <$u>::seg_scan_isa(isa, io.cast(), flags, exclusive)
                 }
                 #[inline]
-                fn seg_sum_isa<F: FlagMask>(isa: Isa, io: Io<'_, $t>, flags: F) {
+                fn seg_sum_isa<F: FlagMask>(isa: Checked, io: Io<'_, $t>, flags: F) {
                     <$u>::seg_sum_isa(isa, io.cast(), flags)
                 }
                 #[inline]
-                fn seg_offset_isa(isa: Isa, src: &[$t], seg_offset: &[u32], dst: &mut [$t]) {
+                fn seg_offset_isa(isa: Checked, src: &[$t], seg_offset: &[u32], dst: &mut [$t]) {
                     <$u>::seg_offset_isa(
                         isa,
                         bytemuck::cast_slice(src),
@@ -216,7 +194,7 @@ pub(crate) fn check_dst(src_len: usize, dst_len: usize) -> Result<(), DimError> 
 
 /// Sum of `v` (thesis Alg. 3/4) on [`Isa::detect`]; `0` when `v` is empty. Integers wrap.
 pub fn reduce<T: ScanElem>(v: &[T]) -> T {
-    T::reduce_isa(Isa::detect(), v)
+    T::reduce_isa(Checked::detect(), v)
 }
 
 /// [`reduce`] on `isa`.
@@ -224,14 +202,13 @@ pub fn reduce<T: ScanElem>(v: &[T]) -> T {
 /// # Errors
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
 pub fn reduce_isa<T: ScanElem>(isa: Isa, v: &[T]) -> Result<T, DimError> {
-    check_isa(isa)?;
-    Ok(T::reduce_isa(isa, v))
+    Ok(T::reduce_isa(Checked::new(isa)?, v))
 }
 
 /// In-place inclusive scan (thesis Alg. 7) on [`Isa::detect`]:
 /// `v[i] <- v[0] + .. + v[i]`.
 pub fn inclusive_scan<T: ScanElem>(v: &mut [T]) {
-    T::inclusive_isa(Isa::detect(), Io::InPlace(v));
+    T::inclusive_isa(Checked::detect(), Io::InPlace(v));
 }
 
 /// [`inclusive_scan`] on `isa`.
@@ -239,8 +216,7 @@ pub fn inclusive_scan<T: ScanElem>(v: &mut [T]) {
 /// # Errors
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa` (`v` is untouched).
 pub fn inclusive_scan_isa<T: ScanElem>(isa: Isa, v: &mut [T]) -> Result<(), DimError> {
-    check_isa(isa)?;
-    T::inclusive_isa(isa, Io::InPlace(v));
+    T::inclusive_isa(Checked::new(isa)?, Io::InPlace(v));
     Ok(())
 }
 
@@ -248,7 +224,7 @@ pub fn inclusive_scan_isa<T: ScanElem>(isa: Isa, v: &mut [T]) -> Result<(), DimE
 /// `v[i] <- v[0] + .. + v[i-1]`, `v[0] <- 0`. Returns the total `v[0] + .. + v[n-1]`
 /// (`0` when empty), which is what turns row counts into a `row_ptr`.
 pub fn exclusive_scan<T: ScanElem>(v: &mut [T]) -> T {
-    T::exclusive_isa(Isa::detect(), Io::InPlace(v))
+    T::exclusive_isa(Checked::detect(), Io::InPlace(v))
 }
 
 /// [`exclusive_scan`] on `isa`.
@@ -256,8 +232,7 @@ pub fn exclusive_scan<T: ScanElem>(v: &mut [T]) -> T {
 /// # Errors
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa` (`v` is untouched).
 pub fn exclusive_scan_isa<T: ScanElem>(isa: Isa, v: &mut [T]) -> Result<T, DimError> {
-    check_isa(isa)?;
-    Ok(T::exclusive_isa(isa, Io::InPlace(v)))
+    Ok(T::exclusive_isa(Checked::new(isa)?, Io::InPlace(v)))
 }
 
 /// Out-of-place inclusive scan (thesis Alg. 6) on [`Isa::detect`]:
@@ -275,7 +250,7 @@ pub fn inclusive_scan_into<T: ScanElem>(src: &[T], dst: &mut [T]) -> Result<(), 
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`; [`DimError::Length`]
 /// unless `dst.len() == src.len()`. `dst` is untouched on error.
 pub fn inclusive_scan_into_isa<T: ScanElem>(isa: Isa, src: &[T], dst: &mut [T]) -> Result<(), DimError> {
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     check_dst(src.len(), dst.len())?;
     T::inclusive_isa(isa, Io::Copy(src, dst));
     Ok(())
@@ -296,7 +271,7 @@ pub fn exclusive_scan_into<T: ScanElem>(src: &[T], dst: &mut [T]) -> Result<T, D
 /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`; [`DimError::Length`]
 /// unless `dst.len() == src.len()`. `dst` is untouched on error.
 pub fn exclusive_scan_into_isa<T: ScanElem>(isa: Isa, src: &[T], dst: &mut [T]) -> Result<T, DimError> {
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     check_dst(src.len(), dst.len())?;
     Ok(T::exclusive_isa(isa, Io::Copy(src, dst)))
 }

@@ -43,9 +43,9 @@
 //! # Ok::<(), spblas::DimError>(())
 //! ```
 
-use super::check_isa;
 use super::scan::sealed::Io;
 use super::scan::{ScanElem, check_dst};
+use crate::arch::Checked;
 use crate::arch::portable::scan::{BitMask, BoolMask};
 use crate::{DimError, Isa};
 
@@ -135,14 +135,14 @@ impl<'a> From<&'a alloc::vec::Vec<bool>> for HeadFlags<'a> {
     }
 }
 
-fn seg_scan<T: ScanElem>(isa: Isa, io: Io<'_, T>, flags: HeadFlags<'_>, exclusive: bool) {
+fn seg_scan<T: ScanElem>(isa: Checked, io: Io<'_, T>, flags: HeadFlags<'_>, exclusive: bool) {
     match flags.repr {
         Repr::Bools(b) => T::seg_scan_isa(isa, io, BoolMask::new(b), exclusive),
         Repr::Bits { words, len } => T::seg_scan_isa(isa, io, BitMask::new(words, len), exclusive),
     }
 }
 
-fn seg_sum<T: ScanElem>(isa: Isa, io: Io<'_, T>, flags: HeadFlags<'_>) {
+fn seg_sum<T: ScanElem>(isa: Checked, io: Io<'_, T>, flags: HeadFlags<'_>) {
     match flags.repr {
         Repr::Bools(b) => T::seg_sum_isa(isa, io, BoolMask::new(b)),
         Repr::Bits { words, len } => T::seg_sum_isa(isa, io, BitMask::new(words, len)),
@@ -171,7 +171,7 @@ pub fn segmented_scan_isa<'f, T: ScanElem>(
     head_flags: impl Into<HeadFlags<'f>>,
 ) -> Result<(), DimError> {
     let flags = head_flags.into();
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     flags.check(v.len())?;
     seg_scan(isa, Io::InPlace(v), flags, false);
     Ok(())
@@ -200,7 +200,7 @@ pub fn segmented_scan_into_isa<'f, T: ScanElem>(
     dst: &mut [T],
 ) -> Result<(), DimError> {
     let flags = head_flags.into();
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     flags.check(src.len())?;
     check_dst(src.len(), dst.len())?;
     seg_scan(isa, Io::Copy(src, dst), flags, false);
@@ -229,7 +229,7 @@ pub fn segmented_exclusive_scan_isa<'f, T: ScanElem>(
     head_flags: impl Into<HeadFlags<'f>>,
 ) -> Result<(), DimError> {
     let flags = head_flags.into();
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     flags.check(v.len())?;
     seg_scan(isa, Io::InPlace(v), flags, true);
     Ok(())
@@ -258,7 +258,7 @@ pub fn segmented_exclusive_scan_into_isa<'f, T: ScanElem>(
     dst: &mut [T],
 ) -> Result<(), DimError> {
     let flags = head_flags.into();
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     flags.check(src.len())?;
     check_dst(src.len(), dst.len())?;
     seg_scan(isa, Io::Copy(src, dst), flags, true);
@@ -291,7 +291,7 @@ pub fn segmented_sum_isa<'f, T: ScanElem>(
     head_flags: impl Into<HeadFlags<'f>>,
 ) -> Result<(), DimError> {
     let flags = head_flags.into();
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     flags.check(v.len())?;
     seg_sum(isa, Io::InPlace(v), flags);
     Ok(())
@@ -321,7 +321,7 @@ pub fn segmented_sum_into_isa<'f, T: ScanElem>(
     dst: &mut [T],
 ) -> Result<(), DimError> {
     let flags = head_flags.into();
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     flags.check(src.len())?;
     check_dst(src.len(), dst.len())?;
     seg_sum(isa, Io::Copy(src, dst), flags);
@@ -371,7 +371,7 @@ pub fn segmented_sum_seg_offset_isa<T: ScanElem>(
     seg_offset: &[u32],
     dst: &mut [T],
 ) -> Result<(), DimError> {
-    check_isa(isa)?;
+    let isa = Checked::new(isa)?;
     let n = src.len();
     if seg_offset.len() != n {
         return Err(DimError::Length { operand: "seg_offset", expected: n, got: seg_offset.len() });

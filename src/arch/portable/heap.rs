@@ -13,8 +13,8 @@
 
 use core::marker::PhantomData;
 
-use super::merge::{Checked, OrdBits};
 use crate::Isa;
+use crate::arch::{Checked, OrdBits};
 
 /// `true` iff `x` belongs above `y`: larger in a max-heap, smaller in a min-heap (`MIN`).
 #[inline(always)]
@@ -54,15 +54,19 @@ pub(crate) trait HeapVec {
     type Elem: OrdBits;
     /// The heap's arity `d` (= keys per register group); at most 32.
     const D: usize;
+    /// Keys the k-selection scan ([`select`]) compares against the root at once; at most
+    /// 32. `D` (one child group's register), unless a width's child groups are narrower
+    /// than its registers (AVX-512's 64-bit integer heaps: d = 4, scan 8).
+    const SCAN: usize = Self::D;
     /// Index (`< D`) of the first largest (`MIN`: smallest) of the `D` keys at `p`.
     ///
     /// # Safety
     /// `p` is valid for reading `D` keys; the width's target features are enabled.
     unsafe fn best<const MIN: bool>(p: *const Self::Elem) -> usize;
-    /// Bit `i` is set iff `p[i]` [`displaces`] the root `root`.
+    /// Bit `i` (`i < SCAN`) is set iff `p[i]` [`displaces`] the root `root`.
     ///
     /// # Safety
-    /// `p` is valid for reading `D` keys; the width's target features are enabled.
+    /// `p` is valid for reading `SCAN` keys; the width's target features are enabled.
     unsafe fn displace_mask<const MIN: bool>(p: *const Self::Elem, root: Self::Elem) -> u32;
 }
 
@@ -182,8 +186,8 @@ pub(crate) unsafe fn heapify_pairs<H: HeapVec, V: Copy, const MIN: bool>(
 
 /// The k-selection scan of thesis 4.6.3: `heap` (a valid heap of size k >= 1) keeps the k
 /// best keys seen; every key of `data` that [`displaces`] the root replaces it (an
-/// update-key of the root). `D` keys at a time are first compared against the root with
-/// one SIMD compare, so the common case — nothing displaces — costs one compare per
+/// update-key of the root). `SCAN` keys at a time are first compared against the root
+/// with one SIMD compare, so the common case — nothing displaces — costs one compare per
 /// register, not per key.
 ///
 /// # Safety
@@ -193,9 +197,9 @@ pub(crate) unsafe fn select<H: HeapVec, const MIN: bool>(heap: &mut [H::Elem], d
     if heap.is_empty() {
         return;
     }
-    let mut chunks = data.chunks_exact(H::D);
+    let mut chunks = data.chunks_exact(H::SCAN);
     for c in &mut chunks {
-        // SAFETY: `c` holds exactly `D` keys; features: the caller's.
+        // SAFETY: `c` holds exactly `SCAN` keys; features: the caller's.
         let mut m = unsafe { H::displace_mask::<MIN>(c.as_ptr(), heap[0]) };
         while m != 0 {
             let x = c[m.trailing_zeros() as usize];
@@ -278,7 +282,7 @@ impl<T: OrdBits, const D: usize> HeapVec for Scalar<T, D> {
 
     #[inline(always)]
     unsafe fn displace_mask<const MIN: bool>(p: *const T, root: T) -> u32 {
-        // SAFETY: the caller promises `p` is valid for reading `D` keys.
+        // SAFETY: the caller promises `p` is valid for reading `SCAN = D` keys.
         let s = unsafe { core::slice::from_raw_parts(p, D) };
         s.iter().enumerate().fold(0, |m, (i, &x)| m | ((displaces::<T, MIN>(x, root) as u32) << i))
     }
@@ -443,6 +447,16 @@ arch_heap_key!(
     select_u32
 );
 arch_heap_key!(
+    i32,
+    8,
+    [8, 16, 8],
+    sift_down_i32,
+    sift_down_pairs_i32,
+    heapify_i32,
+    heapify_pairs_i32,
+    select_i32
+);
+arch_heap_key!(
     f32,
     8,
     [8, 16, 8],
@@ -452,15 +466,29 @@ arch_heap_key!(
     heapify_pairs_f32,
     select_f32
 );
+// 64-bit keys: d = 4 (32 bytes of children) on every width but AVX-512's f64 (d = 8, one
+// zmm). AVX-512's 64-bit integer heaps keep d = 4 with the AVX2 child search and scan 8
+// keys per root compare in k-selection: their d = 8 child search measured 15-30% slower
+// on heaps that fit in cache (see `avx512/heap.rs`).
 arch_heap_key!(
     u64,
     4,
-    [4, 8, 4],
+    [4, 4, 4],
     sift_down_u64,
     sift_down_pairs_u64,
     heapify_u64,
     heapify_pairs_u64,
     select_u64
+);
+arch_heap_key!(
+    i64,
+    4,
+    [4, 4, 4],
+    sift_down_i64,
+    sift_down_pairs_i64,
+    heapify_i64,
+    heapify_pairs_i64,
+    select_i64
 );
 arch_heap_key!(
     f64,
@@ -472,6 +500,56 @@ arch_heap_key!(
     heapify_pairs_f64,
     select_f64
 );
+
+/// `usize` heaps run as heaps of the unsigned integer of their width (the same order,
+/// the same arity).
+macro_rules! arch_heap_key_usize {
+    ($w:ty) => {
+        impl ArchHeapKey for usize {
+            #[inline]
+            fn arity(isa: Isa) -> usize {
+                <$w>::arity(isa)
+            }
+
+            #[inline]
+            fn sift_down_on<const MIN: bool>(isa: Checked, heap: &mut [usize], pos: usize, v: usize) {
+                <$w>::sift_down_on::<MIN>(isa, bytemuck::cast_slice_mut(heap), pos, v as $w)
+            }
+
+            #[inline]
+            fn sift_down_pairs_on<V: Copy, const MIN: bool>(
+                isa: Checked,
+                keys: &mut [usize],
+                vals: &mut [V],
+                pos: usize,
+                k: usize,
+                v: V,
+            ) {
+                <$w>::sift_down_pairs_on::<V, MIN>(isa, bytemuck::cast_slice_mut(keys), vals, pos, k as $w, v)
+            }
+
+            #[inline]
+            fn heapify_on<const MIN: bool>(isa: Checked, heap: &mut [usize]) {
+                <$w>::heapify_on::<MIN>(isa, bytemuck::cast_slice_mut(heap))
+            }
+
+            #[inline]
+            fn heapify_pairs_on<V: Copy, const MIN: bool>(isa: Checked, keys: &mut [usize], vals: &mut [V]) {
+                <$w>::heapify_pairs_on::<V, MIN>(isa, bytemuck::cast_slice_mut(keys), vals)
+            }
+
+            #[inline]
+            fn select_on<const MIN: bool>(isa: Checked, heap: &mut [usize], data: &[usize]) {
+                <$w>::select_on::<MIN>(isa, bytemuck::cast_slice_mut(heap), bytemuck::cast_slice(data))
+            }
+        }
+    };
+}
+
+#[cfg(target_pointer_width = "64")]
+arch_heap_key_usize!(u64);
+#[cfg(target_pointer_width = "32")]
+arch_heap_key_usize!(u32);
 
 /// Stamps out a width's `#[target_feature]` heap kernels for one key type from its
 /// [`HeapVec`] register type: `sift_down_*`, `sift_down_pairs_*`, `heapify_*`,

@@ -1,102 +1,19 @@
 //! `portable` merge kernels, plus what every width's merge shares:
 //!
-//! - [`OrdBits`]: the key types (u32, f32, u64, f64) mapped to a signed integer whose order
-//!   is the key's total order (`f32::total_cmp` for floats). The SIMD widths load keys,
-//!   map them into this domain, compare with plain signed integer min/max, and map back
-//!   on store — the map is an involution.
+//! - keys are compared by their [`OrdBits`] signed image (the key's total order,
+//!   `f32::total_cmp` for floats): the SIMD widths load keys, map them into this domain,
+//!   compare with plain signed integer min/max, and map back on store (the map is an
+//!   involution);
 //! - [`MergeVec`] and [`simd_merge`]: the vectorised merge of Inoue et al. / Chhugani et
 //!   al. (a bitonic merge network over two registers of sorted keys, the larger half fed
-//!   back), written once here and instantiated by each width with its register type.
-//! - [`Checked`] and the dispatchers ([`ArchKey`]): the only way from the safe layers above
-//!   into a width's `unsafe` kernels. A `Checked` can only be made for an `Isa` whose
-//!   `is_available()` is true, so each dispatch arm's `unsafe` call is sound.
+//!   back), written once here and instantiated by each width with its register type;
+//! - the dispatcher [`ArchKey`]: the way from the safe layers above into a width's
+//!   `unsafe` merge kernel, behind a [`Checked`] `Isa` (see [`crate::arch`]).
 
 // The vectorised drivers serve the SIMD widths only; targets without one keep them unused.
 #![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code, unused_macros))]
 
-use crate::Isa;
-
-/// A key type with a total order given by a signed integer image (see the module docs).
-///
-/// `pub` only so that the sealed public `Key` trait of `crate::primitives::merge` may name
-/// it as a supertrait; it lives in a private module, so no one outside the crate can name,
-/// implement or call it.
-pub trait OrdBits: Copy + Send + Sync + core::fmt::Debug + 'static {
-    /// The signed integer image of the total order (`i32` or `i64`).
-    type Ord: Ord + Copy;
-    /// The largest key in the total order (u32::MAX, u64::MAX, the positive NaN with every
-    /// payload bit set): the padding of a partial SIMD block.
-    const PAD: Self;
-    /// The key's image in the signed domain: `a.ord() < b.ord()` iff `a` precedes `b`.
-    fn ord(self) -> Self::Ord;
-}
-
-impl OrdBits for u32 {
-    type Ord = i32;
-    const PAD: u32 = u32::MAX;
-    #[inline(always)]
-    fn ord(self) -> i32 {
-        (self ^ 0x8000_0000) as i32
-    }
-}
-
-impl OrdBits for u64 {
-    type Ord = i64;
-    const PAD: u64 = u64::MAX;
-    #[inline(always)]
-    fn ord(self) -> i64 {
-        (self ^ 0x8000_0000_0000_0000) as i64
-    }
-}
-
-impl OrdBits for f32 {
-    type Ord = i32;
-    const PAD: f32 = f32::from_bits(0x7FFF_FFFF);
-    #[inline(always)]
-    fn ord(self) -> i32 {
-        // The map of `f32::total_cmp`: negative values have their magnitude bits flipped.
-        let b = self.to_bits() as i32;
-        b ^ (((b >> 31) as u32) >> 1) as i32
-    }
-}
-
-impl OrdBits for f64 {
-    type Ord = i64;
-    const PAD: f64 = f64::from_bits(0x7FFF_FFFF_FFFF_FFFF);
-    #[inline(always)]
-    fn ord(self) -> i64 {
-        let b = self.to_bits() as i64;
-        b ^ (((b >> 63) as u64) >> 1) as i64
-    }
-}
-
-/// Proof that an [`Isa`] can run on this machine: made only by [`Checked::new`], which
-/// asks [`Isa::is_available`]. Every dispatcher below takes one, which is what makes its
-/// `unsafe` calls into `#[target_feature]` kernels sound.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Checked {
-    isa: Isa,
-}
-
-impl Checked {
-    /// `Some` iff this machine can run `isa`.
-    #[inline]
-    pub(crate) fn new(isa: Isa) -> Option<Checked> {
-        if isa.is_available() { Some(Checked { isa }) } else { None }
-    }
-
-    /// [`Isa::detect`], checked (falls back to `Portable`, which is always available).
-    #[inline]
-    pub(crate) fn detect() -> Checked {
-        Checked::new(Isa::detect()).unwrap_or(Checked { isa: Isa::Portable })
-    }
-
-    /// The checked `Isa`.
-    #[inline]
-    pub(crate) fn isa(self) -> Isa {
-        self.isa
-    }
-}
+use crate::arch::{Checked, OrdBits};
 
 /// Branch-free serial merge (thesis Alg. 16): ties take `a` first, so it is stable.
 ///
@@ -427,7 +344,9 @@ pub(crate) unsafe fn simd_merge<V: MergeVec, const TWO: bool>(
     }
 }
 
-/// The merge kernels a key type has on every width, behind a [`Checked`] `Isa`.
+/// The merge kernels a key type has on every width, behind a [`Checked`] `Isa`: one
+/// vectorised merge per key type and width (`usize` runs as the unsigned integer of its
+/// width).
 ///
 /// `pub` only to be a supertrait of the sealed public `Key`; unnameable outside the crate.
 pub trait ArchKey: OrdBits {
@@ -444,13 +363,13 @@ macro_rules! arch_key {
                 match isa.isa() {
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-                    Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::merge::$f(a, b, out) },
+                    crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::merge::$f(a, b, out) },
                     #[cfg(target_arch = "x86_64")]
                     // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-                    Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::merge::$f(a, b, out) },
+                    crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::merge::$f(a, b, out) },
                     #[cfg(target_arch = "aarch64")]
                     // SAFETY: `Checked` proves NEON is available.
-                    Isa::Neon => unsafe { crate::arch::aarch64::neon::merge::$f(a, b, out) },
+                    crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::merge::$f(a, b, out) },
                     _ => merge(a, b, out),
                 }
             }
@@ -459,9 +378,33 @@ macro_rules! arch_key {
 }
 
 arch_key!(u32, merge_u32);
+arch_key!(i32, merge_i32);
 arch_key!(f32, merge_f32);
 arch_key!(u64, merge_u64);
+arch_key!(i64, merge_i64);
 arch_key!(f64, merge_f64);
+
+/// `usize` keys merge as the unsigned integer of their width (the same order).
+macro_rules! arch_key_usize {
+    ($w:ty) => {
+        impl ArchKey for usize {
+            #[inline]
+            fn merge_on(isa: Checked, a: &[usize], b: &[usize], out: &mut [usize]) {
+                <$w>::merge_on(
+                    isa,
+                    bytemuck::cast_slice(a),
+                    bytemuck::cast_slice(b),
+                    bytemuck::cast_slice_mut(out),
+                )
+            }
+        }
+    };
+}
+
+#[cfg(target_pointer_width = "64")]
+arch_key_usize!(u64);
+#[cfg(target_pointer_width = "32")]
+arch_key_usize!(u32);
 
 /// Stamps out a width's `#[target_feature]` merge kernel for one key type from its
 /// [`MergeVec`] register type.
@@ -482,33 +425,3 @@ macro_rules! merge_kernel {
 
 #[allow(unused_imports)]
 pub(crate) use merge_kernel;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ord_matches_total_cmp() {
-        let xs = [
-            f32::NEG_INFINITY,
-            -1.0,
-            -0.0,
-            0.0,
-            f32::MIN_POSITIVE,
-            1.0,
-            f32::INFINITY,
-            f32::NAN,
-            -f32::NAN,
-            f32::from_bits(0x7FFF_FFFF),
-        ];
-        for &x in &xs {
-            for &y in &xs {
-                assert_eq!(x.ord().cmp(&y.ord()), x.total_cmp(&y), "{x} {y}");
-            }
-        }
-        assert!(xs.iter().all(|x| x.ord() <= f32::PAD.ord()));
-        assert_eq!(u32::MAX.ord(), i32::MAX);
-        assert_eq!(0u32.ord(), i32::MIN);
-        assert_eq!(f64::PAD.ord(), i64::MAX);
-    }
-}

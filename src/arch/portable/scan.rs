@@ -15,9 +15,13 @@
 //! - the scalar loops the SIMD widths run on the elements left after their last whole
 //!   vector (`*_tail`);
 //! - [`simd_scan_kernels`]: the width-independent loops (carry propagation, flags, tails)
-//!   written once around a width's in-register operations.
+//!   written once around a width's in-register operations;
+//! - the dispatcher [`ArchScanElem`]: the way from the safe layers above into a width's
+//!   `unsafe` entry points, behind a [`Checked`] `Isa` (see [`crate::arch`]).
 
 use core::marker::PhantomData;
+
+use crate::arch::Checked;
 
 /// An element type the scan kernels run on: the additive monoid they scan over.
 ///
@@ -467,11 +471,100 @@ portable_fns! {
 }
 
 // ---------------------------------------------------------------------------------------
+// The dispatchers: from a `Checked` `Isa` to its width's entry points.
+// ---------------------------------------------------------------------------------------
+
+/// Calls the entry point `$f` of the checked `$isa`'s width (the portable one for
+/// `Portable`, and for any width not compiled for this target, which a `Checked` never
+/// names).
+macro_rules! dispatch {
+    ($isa:expr, $f:ident($($arg:expr),*)) => {
+        match $isa.isa() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Checked` proves AVX2 (+FMA) is available.
+            crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::scan::$f($($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
+            crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::scan::$f($($arg),*) },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: `Checked` proves NEON is available.
+            crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::scan::$f($($arg),*) },
+            _ => $f($($arg),*),
+        }
+    };
+}
+
+/// The scan kernels an element type has on every width, behind a [`Checked`] `Isa`.
+///
+/// `pub` only to be named by the sealed public `ScanElem`; unnameable outside the crate.
+pub trait ArchScanElem: Elem {
+    /// Sum of `v`; `0` when empty.
+    fn reduce_on(isa: Checked, v: &[Self]) -> Self;
+    /// Inclusive scan.
+    fn inclusive_on(isa: Checked, io: InOut<'_, Self>);
+    /// Exclusive scan; returns the total.
+    fn exclusive_on(isa: Checked, io: InOut<'_, Self>) -> Self;
+    /// Segmented scan, inclusive or `exclusive`; position 0 always starts a segment.
+    fn seg_scan_on<F: FlagMask>(isa: Checked, io: InOut<'_, Self>, flags: F, exclusive: bool);
+    /// Segmented sum; position 0 always starts a segment.
+    fn seg_sum_on<F: FlagMask>(isa: Checked, io: InOut<'_, Self>, flags: F);
+    /// Fast segmented sum with `seg_offset` (Alg. 13), out of place.
+    fn seg_offset_on(isa: Checked, src: &[Self], seg_offset: &[u32], dst: &mut [Self]);
+}
+
+macro_rules! arch_scan_elem {
+    ($($t:ty => $reduce:ident, $incl:ident, $excl:ident, $seg_scan:ident, $seg_excl:ident,
+        $seg_sum:ident, $seg_off:ident;)*) => {$(
+        impl ArchScanElem for $t {
+            #[inline]
+            fn reduce_on(isa: Checked, v: &[$t]) -> $t {
+                dispatch!(isa, $reduce(v))
+            }
+            #[inline]
+            fn inclusive_on(isa: Checked, io: InOut<'_, $t>) {
+                dispatch!(isa, $incl(io))
+            }
+            #[inline]
+            fn exclusive_on(isa: Checked, io: InOut<'_, $t>) -> $t {
+                dispatch!(isa, $excl(io))
+            }
+            #[inline]
+            fn seg_scan_on<F: FlagMask>(isa: Checked, io: InOut<'_, $t>, flags: F, exclusive: bool) {
+                if exclusive {
+                    dispatch!(isa, $seg_excl(io, flags))
+                } else {
+                    dispatch!(isa, $seg_scan(io, flags))
+                }
+            }
+            #[inline]
+            fn seg_sum_on<F: FlagMask>(isa: Checked, io: InOut<'_, $t>, flags: F) {
+                dispatch!(isa, $seg_sum(io, flags))
+            }
+            #[inline]
+            fn seg_offset_on(isa: Checked, src: &[$t], seg_offset: &[u32], dst: &mut [$t]) {
+                dispatch!(isa, $seg_off(src, seg_offset, dst))
+            }
+        }
+    )*};
+}
+
+arch_scan_elem! {
+    u32 => reduce_u32, inclusive_scan_u32, exclusive_scan_u32, segmented_scan_u32,
+        segmented_exclusive_scan_u32, segmented_sum_u32, segmented_sum_seg_offset_u32;
+    u64 => reduce_u64, inclusive_scan_u64, exclusive_scan_u64, segmented_scan_u64,
+        segmented_exclusive_scan_u64, segmented_sum_u64, segmented_sum_seg_offset_u64;
+    f32 => reduce_f32, inclusive_scan_f32, exclusive_scan_f32, segmented_scan_f32,
+        segmented_exclusive_scan_f32, segmented_sum_f32, segmented_sum_seg_offset_f32;
+    f64 => reduce_f64, inclusive_scan_f64, exclusive_scan_f64, segmented_scan_f64,
+        segmented_exclusive_scan_f64, segmented_sum_f64, segmented_sum_seg_offset_f64;
+}
+
+// ---------------------------------------------------------------------------------------
 // The SIMD kernels, written once for every width.
 // ---------------------------------------------------------------------------------------
 
 /// Writes, inside a width's `scan.rs`, the trait `Simd` (the in-register operations a
-/// width implements per element type), the kernels built on it, and the safe entry points
+/// width implements per element type), the kernels built on it, and the entry points
 /// named like the portable ones (`reduce_f64`, `inclusive_scan_f64`, ...).
 ///
 /// The kernels are the same on every width (DESIGN principle 3: one algorithm, several
@@ -489,13 +582,12 @@ portable_fns! {
 ///   `scan[i + seg_offset[i]]` for the fix-up.
 ///
 /// The elements after the last whole vector run through the scalar `*_tail` loops.
-/// Each entry point re-checks that the CPU has the width's features and otherwise runs
-/// the portable kernel, so the entry points are safe for any caller.
+/// The entry points are `unsafe fn`s: the caller promises the CPU has the width's
+/// features, which [`ArchScanElem`]'s dispatchers know from their [`Checked`] `Isa`.
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! simd_scan_kernels {
     (
         features = $feat:literal,
-        isa = $isa:expr,
         $($t:ty => $reduce:ident, $incl:ident, $excl:ident, $seg_scan:ident, $seg_excl:ident,
             $seg_sum:ident, $seg_off:ident;)*
     ) => {
@@ -953,65 +1045,65 @@ macro_rules! simd_scan_kernels {
 
         $(
             /// Sum of `v`; `0` when empty.
-            pub fn $reduce(v: &[$t]) -> $t {
-                if !$isa.is_available() {
-                    return portable::$reduce(v);
-                }
-                // SAFETY: the features are present (checked above); a slice is valid
-                // for reads of its length.
+            ///
+            /// # Safety
+            /// The CPU supports this width's target features.
+            pub(crate) unsafe fn $reduce(v: &[$t]) -> $t {
+                // SAFETY: the features are present (the caller's promise); a slice is
+                // valid for reads of its length.
                 unsafe { reduce_k(v.as_ptr(), v.len()) }
             }
             /// Inclusive scan.
-            pub fn $incl(io: InOut<'_, $t>) {
-                if !$isa.is_available() {
-                    return portable::$incl(io);
-                }
-                // SAFETY: the features are present; `InOut`'s pointers are valid for
-                // `len()` elements, equal or disjoint.
+            ///
+            /// # Safety
+            /// The CPU supports this width's target features.
+            pub(crate) unsafe fn $incl(io: InOut<'_, $t>) {
+                // SAFETY: the features are present (the caller's promise); `InOut`'s
+                // pointers are valid for `len()` elements, equal or disjoint.
                 unsafe { inclusive_k(io.src(), io.dst(), io.len()) };
             }
             /// Exclusive scan; returns the total.
-            pub fn $excl(io: InOut<'_, $t>) -> $t {
-                if !$isa.is_available() {
-                    return portable::$excl(io);
-                }
+            ///
+            /// # Safety
+            /// The CPU supports this width's target features.
+            pub(crate) unsafe fn $excl(io: InOut<'_, $t>) -> $t {
                 // SAFETY: as in the inclusive scan.
                 unsafe { exclusive_k(io.src(), io.dst(), io.len()) }
             }
             /// Inclusive segmented scan; position 0 always starts a segment.
-            pub fn $seg_scan<F: FlagMask>(io: InOut<'_, $t>, flags: F) {
-                if !$isa.is_available() {
-                    return portable::$seg_scan(io, flags);
-                }
+            ///
+            /// # Safety
+            /// The CPU supports this width's target features.
+            pub(crate) unsafe fn $seg_scan<F: FlagMask>(io: InOut<'_, $t>, flags: F) {
                 // SAFETY: as in the inclusive scan; flags are read through safe,
                 // bounds-checked readers.
                 unsafe { seg_scan_k::<$t, F, false>(io.src(), io.dst(), io.len(), flags) };
             }
             /// Exclusive segmented scan; position 0 always starts a segment.
-            pub fn $seg_excl<F: FlagMask>(io: InOut<'_, $t>, flags: F) {
-                if !$isa.is_available() {
-                    return portable::$seg_excl(io, flags);
-                }
+            ///
+            /// # Safety
+            /// The CPU supports this width's target features.
+            pub(crate) unsafe fn $seg_excl<F: FlagMask>(io: InOut<'_, $t>, flags: F) {
                 // SAFETY: as in the inclusive segmented scan.
                 unsafe { seg_scan_k::<$t, F, true>(io.src(), io.dst(), io.len(), flags) };
             }
             /// Segmented sum; position 0 always starts a segment.
-            pub fn $seg_sum<F: FlagMask>(io: InOut<'_, $t>, flags: F) {
-                if !$isa.is_available() {
-                    return portable::$seg_sum(io, flags);
-                }
+            ///
+            /// # Safety
+            /// The CPU supports this width's target features.
+            pub(crate) unsafe fn $seg_sum<F: FlagMask>(io: InOut<'_, $t>, flags: F) {
                 // SAFETY: as in the inclusive segmented scan.
                 unsafe { seg_sum_k(io.src(), io.dst(), io.len(), flags) };
             }
             /// Fast segmented sum with `seg_offset` (Alg. 13), out of place.
-            pub fn $seg_off(src: &[$t], seg_offset: &[u32], dst: &mut [$t]) {
-                if !$isa.is_available() {
-                    return portable::$seg_off(src, seg_offset, dst);
-                }
+            ///
+            /// # Safety
+            /// The CPU supports this width's target features.
+            pub(crate) unsafe fn $seg_off(src: &[$t], seg_offset: &[u32], dst: &mut [$t]) {
                 let n = src.len().min(seg_offset.len()).min(dst.len());
                 let (src, seg_offset, dst) = (&src[..n], &seg_offset[..n], &mut dst[..n]);
-                // SAFETY: the features are present; three slices of length `n`, `dst` a
-                // `&mut` and so disjoint from `src`.
+                // SAFETY: the features are present (the caller's promise); three slices of
+                // length `n`, `dst` a `&mut` and so disjoint from `src`.
                 unsafe {
                     inclusive_k(src.as_ptr(), dst.as_mut_ptr(), n);
                     seg_offset_k(src.as_ptr(), seg_offset.as_ptr(), dst.as_mut_ptr(), n);

@@ -42,9 +42,13 @@ use core::ptr::{self, NonNull};
 
 use bytemuck::Zeroable;
 
+use crate::arch::Checked;
+
 /// Key words the networks compare: the order-preserving unsigned images of the public
 /// key types (`primitives::sort` maps `f32`, `i64`, ... onto them and back).
-pub(crate) trait Bits: Copy + Ord + Zeroable + 'static {
+///
+/// `pub` only because [`SortWord`] builds on it; unnameable outside the crate.
+pub trait Bits: Copy + Ord + Zeroable + 'static {
     /// The largest key, the virtual `+inf` of the padding.
     const MAX: Self;
 }
@@ -1112,14 +1116,14 @@ const R_KEYS: usize = 16;
 const R_PAIRS: usize = 8;
 
 /// Bitonic sort of any key words with any values, on the portable width.
-pub(crate) fn bitonic_any<K: Bits, V: Copy + Zeroable>(keys: &mut [K], vals: &mut [V]) {
+fn bitonic_any<K: Bits, V: Copy + Zeroable>(keys: &mut [K], vals: &mut [V]) {
     let n = keys.len().min(vals.len());
     // SAFETY: both slices hold at least `n` entries; no CPU feature is needed.
     unsafe { bitonic::<Scalar<K, V>, R_PAIRS>(keys.as_mut_ptr(), vals.as_mut_ptr(), n) }
 }
 
 /// Odd-even merge sort of any key words with any values, on the portable width.
-pub(crate) fn odd_even_any<K: Bits, V: Copy + Zeroable>(keys: &mut [K], vals: &mut [V]) {
+fn odd_even_any<K: Bits, V: Copy + Zeroable>(keys: &mut [K], vals: &mut [V]) {
     let n = keys.len().min(vals.len());
     // SAFETY: as in `bitonic_any`.
     unsafe { odd_even::<Scalar<K, V>, R_PAIRS>(keys.as_mut_ptr(), vals.as_mut_ptr(), n) }
@@ -1160,4 +1164,108 @@ portable_pair_entries! {
     odd_even_u32_u64, odd_even_any: u32, u64;
     odd_even_u64_u32, odd_even_any: u64, u32;
     odd_even_u64_u64, odd_even_any: u64, u64;
+}
+
+// ---------------------------------------------------------------------------------------
+// The dispatchers: from a `Checked` `Isa` to its width's entry points.
+// ---------------------------------------------------------------------------------------
+
+/// Which network.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum Alg {
+    /// Bitonic sort (Alg. 14).
+    Bitonic,
+    /// Odd-even merge sort (Alg. 15).
+    OddEven,
+}
+
+/// Calls the entry point `$f` of the checked `$isa`'s width (the portable one for
+/// `Portable`, and for any width not compiled for this target, which a `Checked` never
+/// names).
+macro_rules! dispatch {
+    ($isa:expr, $f:ident($($arg:expr),*)) => {
+        match $isa.isa() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Checked` proves AVX2 (+FMA) is available.
+            crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::sort::$f($($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
+            crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::sort::$f($($arg),*) },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: `Checked` proves NEON is available.
+            crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::sort::$f($($arg),*) },
+            _ => $f($($arg),*),
+        }
+    };
+}
+
+/// A key word (`u32`, `u64`) with the sorting networks of every width, behind a
+/// [`Checked`] `Isa`: keys alone, and with 4-byte or 8-byte values.
+///
+/// `pub` only to be named by the sealed public key trait; unnameable outside the crate.
+pub trait SortWord: Bits {
+    /// Sorts `keys` with `alg` on the checked `Isa`.
+    fn sort_on(isa: Checked, alg: Alg, keys: &mut [Self]);
+    /// Sorts `keys` with `alg` on the checked `Isa`, moving `vals` along (equal lengths).
+    fn sort_v32_on(isa: Checked, alg: Alg, keys: &mut [Self], vals: &mut [u32]);
+    /// As [`SortWord::sort_v32_on`] for 8-byte values.
+    fn sort_v64_on(isa: Checked, alg: Alg, keys: &mut [Self], vals: &mut [u64]);
+}
+
+macro_rules! sort_word {
+    ($w:ty, $bit:ident, $oe:ident, $bit32:ident, $oe32:ident, $bit64:ident, $oe64:ident) => {
+        impl SortWord for $w {
+            #[inline]
+            fn sort_on(isa: Checked, alg: Alg, keys: &mut [$w]) {
+                match alg {
+                    Alg::Bitonic => dispatch!(isa, $bit(keys)),
+                    Alg::OddEven => dispatch!(isa, $oe(keys)),
+                }
+            }
+
+            #[inline]
+            fn sort_v32_on(isa: Checked, alg: Alg, keys: &mut [$w], vals: &mut [u32]) {
+                match alg {
+                    Alg::Bitonic => dispatch!(isa, $bit32(keys, vals)),
+                    Alg::OddEven => dispatch!(isa, $oe32(keys, vals)),
+                }
+            }
+
+            #[inline]
+            fn sort_v64_on(isa: Checked, alg: Alg, keys: &mut [$w], vals: &mut [u64]) {
+                match alg {
+                    Alg::Bitonic => dispatch!(isa, $bit64(keys, vals)),
+                    Alg::OddEven => dispatch!(isa, $oe64(keys, vals)),
+                }
+            }
+        }
+    };
+}
+
+sort_word!(
+    u32,
+    bitonic_u32,
+    odd_even_u32,
+    bitonic_u32_u32,
+    odd_even_u32_u32,
+    bitonic_u32_u64,
+    odd_even_u32_u64
+);
+sort_word!(
+    u64,
+    bitonic_u64,
+    odd_even_u64,
+    bitonic_u64_u32,
+    odd_even_u64_u32,
+    bitonic_u64_u64,
+    odd_even_u64_u64
+);
+
+/// Sorts key words with values of any type (any size, any alignment) with `alg`: the
+/// portable network on every `Isa` (the result is the same as on any width).
+pub(crate) fn sort_any<K: Bits, V: Copy + Zeroable>(alg: Alg, keys: &mut [K], vals: &mut [V]) {
+    match alg {
+        Alg::Bitonic => bitonic_any(keys, vals),
+        Alg::OddEven => odd_even_any(keys, vals),
+    }
 }

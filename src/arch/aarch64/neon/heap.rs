@@ -5,9 +5,9 @@
 
 use core::arch::aarch64::*;
 
-use super::merge::{minmax_i64, ord_f32, ord_f64, ord_u32, ord_u64};
+use super::merge::{minmax_i64, ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
+use crate::arch::OrdBits;
 use crate::arch::portable::heap::{HeapVec, heap_kernels};
-use crate::arch::portable::merge::OrdBits;
 
 /// The lanes of a pair of 4 × 32-bit compare masks as bits 0..8.
 #[target_feature(enable = "neon")]
@@ -98,8 +98,10 @@ macro_rules! heap_vec {
 }
 
 heap_vec!(U32x8, u32, 8, 4, vld1q_s32, i32, ord_u32, best_i32, displace_i32);
+heap_vec!(I32x8, i32, 8, 4, vld1q_s32, i32, ord_i32, best_i32, displace_i32);
 heap_vec!(F32x8, f32, 8, 4, vld1q_s32, i32, ord_f32, best_i32, displace_i32);
 heap_vec!(U64x4, u64, 4, 2, vld1q_s64, i64, ord_u64, best_i64, displace_i64);
+heap_vec!(I64x4, i64, 4, 2, vld1q_s64, i64, ord_i64, best_i64, displace_i64);
 heap_vec!(F64x4, f64, 4, 2, vld1q_s64, i64, ord_f64, best_i64, displace_i64);
 
 heap_kernels!(
@@ -141,4 +143,24 @@ heap_kernels!(
     heapify_f64,
     heapify_pairs_f64,
     select_f64
+);
+heap_kernels!(
+    "neon",
+    I32x8,
+    i32,
+    sift_down_i32,
+    sift_down_pairs_i32,
+    heapify_i32,
+    heapify_pairs_i32,
+    select_i32
+);
+heap_kernels!(
+    "neon",
+    I64x4,
+    i64,
+    sift_down_i64,
+    sift_down_pairs_i64,
+    heapify_i64,
+    heapify_pairs_i64,
+    select_i64
 );

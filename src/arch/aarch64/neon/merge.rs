@@ -42,6 +42,20 @@ pub(crate) fn ord_f64(x: int64x2_t) -> int64x2_t {
     veorq_s64(x, m)
 }
 
+/// i32 is its own signed-ordered image (the identity, for the shared register types).
+#[target_feature(enable = "neon")]
+#[inline]
+pub(crate) fn ord_i32(x: int32x4_t) -> int32x4_t {
+    x
+}
+
+/// i64 is its own signed-ordered image.
+#[target_feature(enable = "neon")]
+#[inline]
+pub(crate) fn ord_i64(x: int64x2_t) -> int64x2_t {
+    x
+}
+
 /// Signed 64-bit (min, max) lane-wise.
 #[target_feature(enable = "neon")]
 #[inline]
@@ -144,11 +158,15 @@ macro_rules! merge_vec {
 }
 
 merge_vec!(U32x8, u32, 8, int32x4_t, 4, vld1q_s32, vst1q_s32, i32, ord_u32, network_i32);
+merge_vec!(I32x8, i32, 8, int32x4_t, 4, vld1q_s32, vst1q_s32, i32, ord_i32, network_i32);
 merge_vec!(F32x8, f32, 8, int32x4_t, 4, vld1q_s32, vst1q_s32, i32, ord_f32, network_i32);
 merge_vec!(U64x4, u64, 4, int64x2_t, 2, vld1q_s64, vst1q_s64, i64, ord_u64, network_i64);
+merge_vec!(I64x4, i64, 4, int64x2_t, 2, vld1q_s64, vst1q_s64, i64, ord_i64, network_i64);
 merge_vec!(F64x4, f64, 4, int64x2_t, 2, vld1q_s64, vst1q_s64, i64, ord_f64, network_i64);
 
 merge_kernel!("neon", U32x8, true, u32, merge_u32);
+merge_kernel!("neon", I32x8, true, i32, merge_i32);
 merge_kernel!("neon", F32x8, true, f32, merge_f32);
 merge_kernel!("neon", U64x4, true, u64, merge_u64);
+merge_kernel!("neon", I64x4, true, i64, merge_i64);
 merge_kernel!("neon", F64x4, true, f64, merge_f64);

@@ -8,8 +8,6 @@
 
 use core::arch::aarch64::*;
 
-use crate::Isa;
-
 /// `[1, 2, 4, 8]`: lane `j`'s bit of a mask.
 #[inline]
 #[target_feature(enable = "neon")]
@@ -148,7 +146,6 @@ macro_rules! impl_simd {
 
 crate::arch::portable::scan::simd_scan_kernels! {
     features = "neon",
-    isa = Isa::Neon,
     u32 => reduce_u32, inclusive_scan_u32, exclusive_scan_u32, segmented_scan_u32,
         segmented_exclusive_scan_u32, segmented_sum_u32, segmented_sum_seg_offset_u32;
     u64 => reduce_u64, inclusive_scan_u64, exclusive_scan_u64, segmented_scan_u64,

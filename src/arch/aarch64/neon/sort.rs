@@ -13,7 +13,6 @@
 
 use core::arch::aarch64::*;
 
-use crate::Isa;
 use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
 
 /// 4 lanes of 32 bits (`q`).
@@ -296,63 +295,49 @@ mem!(Q32, u32, vld1q_u32, vst1q_u32);
 mem!(Q64, u64, vld1q_u64, vst1q_u64);
 mem!(D32, u32, vld1_u32, vst1_u32);
 
-/// Whether this CPU runs this width ([`Isa::is_available`], detected once).
-#[inline]
-pub(crate) fn available() -> bool {
-    Isa::Neon.is_available()
-}
-
 /// Registers per block: keys alone, and pairs (key and value registers each).
 const R_KEYS: usize = 16;
 const R_PAIRS: usize = 8;
 
 macro_rules! entries {
-    ($($name:ident, $inner:ident, $net:ident, $r:ident: $unit:ty, ($($k:ident: $kt:ty),*), $v:expr;)*) => {$(
+    ($($name:ident, $net:ident, $r:ident: $unit:ty, ($($k:ident: $kt:ty),*), $v:expr;)*) => {$(
+        /// The sorting network on this width's registers.
+        ///
         /// # Safety
         /// The CPU supports NEON.
         #[target_feature(enable = "neon")]
-        unsafe fn $inner($($k: &mut [$kt]),*) {
+        pub(crate) unsafe fn $name($($k: &mut [$kt]),*) {
             let (kp, vp, n) = $v;
-            // SAFETY: the caller checked the CPU; `kp` and `vp` point to `n` entries each.
+            // SAFETY: the CPU supports the features (the caller's promise: it holds a
+            // `Checked` for this width); `kp` and `vp` point to `n` entries each.
             unsafe { net::$net::<$unit, $r>(kp, vp, n) }
-        }
-
-        /// On NEON where this CPU has it, else on the portable width (the result is the
-        /// same).
-        pub(crate) fn $name($($k: &mut [$kt]),*) {
-            if available() {
-                // SAFETY: NEON is available (checked just above).
-                unsafe { $inner($($k),*) }
-            } else {
-                crate::arch::portable::sort::$name($($k),*)
-            }
         }
     )*};
 }
 
 entries! {
-    bitonic_u32, bitonic_u32_tf, bitonic, R_KEYS: Keys<Q32, u32>, (keys: u32),
+    bitonic_u32, bitonic, R_KEYS: Keys<Q32, u32>, (keys: u32),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    bitonic_u64, bitonic_u64_tf, bitonic, R_KEYS: Keys<Q64, u64>, (keys: u64),
+    bitonic_u64, bitonic, R_KEYS: Keys<Q64, u64>, (keys: u64),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    odd_even_u32, odd_even_u32_tf, odd_even, R_KEYS: Keys<Q32, u32>, (keys: u32),
+    odd_even_u32, odd_even, R_KEYS: Keys<Q32, u32>, (keys: u32),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    odd_even_u64, odd_even_u64_tf, odd_even, R_KEYS: Keys<Q64, u64>, (keys: u64),
+    odd_even_u64, odd_even, R_KEYS: Keys<Q64, u64>, (keys: u64),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    bitonic_u32_u32, bitonic_u32_u32_tf, bitonic, R_PAIRS: Pairs<Q32, Q32, u32, u32>, (keys: u32, vals: u32),
+    bitonic_u32_u32, bitonic, R_PAIRS: Pairs<Q32, Q32, u32, u32>, (keys: u32, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u32_u64, bitonic_u32_u64_tf, bitonic, R_PAIRS: Pairs<D32, Q64, u32, u64>, (keys: u32, vals: u64),
+    bitonic_u32_u64, bitonic, R_PAIRS: Pairs<D32, Q64, u32, u64>, (keys: u32, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u64_u32, bitonic_u64_u32_tf, bitonic, R_PAIRS: Pairs<Q64, D32, u64, u32>, (keys: u64, vals: u32),
+    bitonic_u64_u32, bitonic, R_PAIRS: Pairs<Q64, D32, u64, u32>, (keys: u64, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u64_u64, bitonic_u64_u64_tf, bitonic, R_PAIRS: Pairs<Q64, Q64, u64, u64>, (keys: u64, vals: u64),
+    bitonic_u64_u64, bitonic, R_PAIRS: Pairs<Q64, Q64, u64, u64>, (keys: u64, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u32_u32, odd_even_u32_u32_tf, odd_even, R_PAIRS: Pairs<Q32, Q32, u32, u32>, (keys: u32, vals: u32),
+    odd_even_u32_u32, odd_even, R_PAIRS: Pairs<Q32, Q32, u32, u32>, (keys: u32, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u32_u64, odd_even_u32_u64_tf, odd_even, R_PAIRS: Pairs<D32, Q64, u32, u64>, (keys: u32, vals: u64),
+    odd_even_u32_u64, odd_even, R_PAIRS: Pairs<D32, Q64, u32, u64>, (keys: u32, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u64_u32, odd_even_u64_u32_tf, odd_even, R_PAIRS: Pairs<Q64, D32, u64, u32>, (keys: u64, vals: u32),
+    odd_even_u64_u32, odd_even, R_PAIRS: Pairs<Q64, D32, u64, u32>, (keys: u64, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u64_u64, odd_even_u64_u64_tf, odd_even, R_PAIRS: Pairs<Q64, Q64, u64, u64>, (keys: u64, vals: u64),
+    odd_even_u64_u64, odd_even, R_PAIRS: Pairs<Q64, Q64, u64, u64>, (keys: u64, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
 }

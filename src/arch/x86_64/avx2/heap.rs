@@ -6,9 +6,9 @@
 
 use core::arch::x86_64::*;
 
-use super::merge::{ord_f32, ord_f64, ord_u32, ord_u64};
+use super::merge::{ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
+use crate::arch::OrdBits;
 use crate::arch::portable::heap::{HeapVec, Scalar, heap_kernels};
-use crate::arch::portable::merge::OrdBits;
 
 /// Index of the first largest (`MIN`: smallest) of 8 signed-ordered i32.
 #[target_feature(enable = "avx2,fma")]
@@ -66,6 +66,7 @@ macro_rules! heap_vec {
 }
 
 heap_vec!(U32x8, u32, 8, ord_u32, best_i32, displace_i32);
+heap_vec!(I32x8, i32, 8, ord_i32, best_i32, displace_i32);
 heap_vec!(F32x8, f32, 8, ord_f32, best_i32, displace_i32);
 
 /// 64-bit keys: AVX2 has no 64-bit max, and a horizontal max of 4 lanes by
@@ -99,6 +100,7 @@ macro_rules! heap_vec_scalar_best {
 }
 
 heap_vec_scalar_best!(U64x4, u64, 4, ord_u64, displace_i64);
+heap_vec_scalar_best!(I64x4, i64, 4, ord_i64, displace_i64);
 heap_vec_scalar_best!(F64x4, f64, 4, ord_f64, displace_i64);
 
 heap_kernels!(
@@ -140,4 +142,24 @@ heap_kernels!(
     heapify_f64,
     heapify_pairs_f64,
     select_f64
+);
+heap_kernels!(
+    "avx2,fma",
+    I32x8,
+    i32,
+    sift_down_i32,
+    sift_down_pairs_i32,
+    heapify_i32,
+    heapify_pairs_i32,
+    select_i32
+);
+heap_kernels!(
+    "avx2,fma",
+    I64x4,
+    i64,
+    sift_down_i64,
+    sift_down_pairs_i64,
+    heapify_i64,
+    heapify_pairs_i64,
+    select_i64
 );

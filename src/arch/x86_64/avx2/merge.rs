@@ -3,7 +3,7 @@
 //! ([`simd_merge`](crate::arch::portable::merge::simd_merge)).
 //!
 //! Keys are mapped into the signed-ordered domain on load (u32/u64: flip the sign bit;
-//! f32/f64: `total_cmp`'s flip of negative magnitudes) and back on store, so one signed
+//! i32/i64: as they are; f32/f64: `total_cmp`'s flip of negative magnitudes) and back on store, so one signed
 //! min/max serves all four key types. AVX2 has no 64-bit min/max: `cmpgt_epi64` + blend.
 
 use core::arch::x86_64::*;
@@ -38,6 +38,20 @@ pub(crate) fn ord_u64(x: __m256i) -> __m256i {
 pub(crate) fn ord_f64(x: __m256i) -> __m256i {
     let neg = _mm256_cmpgt_epi64(_mm256_setzero_si256(), x);
     _mm256_xor_si256(x, _mm256_srli_epi64::<1>(neg))
+}
+
+/// i32 is its own signed-ordered image (the identity, for the shared register types).
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+pub(crate) fn ord_i32(x: __m256i) -> __m256i {
+    x
+}
+
+/// i64 is its own signed-ordered image.
+#[target_feature(enable = "avx2,fma")]
+#[inline]
+pub(crate) fn ord_i64(x: __m256i) -> __m256i {
+    x
 }
 
 /// Signed 64-bit (min, max) lane-wise.
@@ -121,11 +135,15 @@ macro_rules! merge_vec {
 }
 
 merge_vec!(U32x8, u32, 8, ord_u32, network_i32);
+merge_vec!(I32x8, i32, 8, ord_i32, network_i32);
 merge_vec!(F32x8, f32, 8, ord_f32, network_i32);
 merge_vec!(U64x4, u64, 4, ord_u64, network_i64);
+merge_vec!(I64x4, i64, 4, ord_i64, network_i64);
 merge_vec!(F64x4, f64, 4, ord_f64, network_i64);
 
 merge_kernel!("avx2,fma", U32x8, true, u32, merge_u32);
+merge_kernel!("avx2,fma", I32x8, true, i32, merge_i32);
 merge_kernel!("avx2,fma", F32x8, true, f32, merge_f32);
 merge_kernel!("avx2,fma", U64x4, true, u64, merge_u64);
+merge_kernel!("avx2,fma", I64x4, true, i64, merge_i64);
 merge_kernel!("avx2,fma", F64x4, true, f64, merge_f64);

@@ -20,8 +20,6 @@
 
 use core::arch::x86_64::*;
 
-use crate::Isa;
-
 /// Lane `j` gets `v[j - d]`, lanes `j < d` get `f` (32-bit lanes, `d` in {1, 2, 4}).
 #[inline]
 #[target_feature(enable = "avx2,fma")]
@@ -604,7 +602,6 @@ macro_rules! impl_simd {
 
 crate::arch::portable::scan::simd_scan_kernels! {
     features = "avx2,fma",
-    isa = Isa::Avx2,
     u32 => reduce_u32, inclusive_scan_u32, exclusive_scan_u32, segmented_scan_u32,
         segmented_exclusive_scan_u32, segmented_sum_u32, segmented_sum_seg_offset_u32;
     u64 => reduce_u64, inclusive_scan_u64, exclusive_scan_u64, segmented_scan_u64,

@@ -15,7 +15,6 @@
 
 use core::arch::x86_64::*;
 
-use crate::Isa;
 use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
 
 /// 8 lanes of 32 bits (`ymm`).
@@ -504,63 +503,49 @@ impl Mem<X32> for u32 {
     }
 }
 
-/// Whether this CPU runs this width ([`Isa::is_available`], detected once).
-#[inline]
-pub(crate) fn available() -> bool {
-    Isa::Avx2.is_available()
-}
-
 /// Registers per block: keys alone, and pairs (key and value registers each).
 const R_KEYS: usize = 8;
 const R_PAIRS: usize = 4;
 
 macro_rules! entries {
-    ($($name:ident, $inner:ident, $net:ident, $r:ident: $unit:ty, ($($k:ident: $kt:ty),*), $v:expr;)*) => {$(
+    ($($name:ident, $net:ident, $r:ident: $unit:ty, ($($k:ident: $kt:ty),*), $v:expr;)*) => {$(
+        /// The sorting network on this width's registers.
+        ///
         /// # Safety
         /// The CPU supports AVX2 and FMA.
         #[target_feature(enable = "avx2,fma")]
-        unsafe fn $inner($($k: &mut [$kt]),*) {
+        pub(crate) unsafe fn $name($($k: &mut [$kt]),*) {
             let (kp, vp, n) = $v;
-            // SAFETY: the caller checked the CPU; `kp` and `vp` point to `n` entries each.
+            // SAFETY: the CPU supports the features (the caller's promise: it holds a
+            // `Checked` for this width); `kp` and `vp` point to `n` entries each.
             unsafe { net::$net::<$unit, $r>(kp, vp, n) }
-        }
-
-        /// On AVX2 where this CPU has it, else on the portable width (the result is the
-        /// same).
-        pub(crate) fn $name($($k: &mut [$kt]),*) {
-            if available() {
-                // SAFETY: AVX2 and FMA are available (checked just above).
-                unsafe { $inner($($k),*) }
-            } else {
-                crate::arch::portable::sort::$name($($k),*)
-            }
         }
     )*};
 }
 
 entries! {
-    bitonic_u32, bitonic_u32_tf, bitonic, R_KEYS: Keys<Y32, u32>, (keys: u32),
+    bitonic_u32, bitonic, R_KEYS: Keys<Y32, u32>, (keys: u32),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    bitonic_u64, bitonic_u64_tf, bitonic, R_KEYS: Keys<Y64, u64>, (keys: u64),
+    bitonic_u64, bitonic, R_KEYS: Keys<Y64, u64>, (keys: u64),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    odd_even_u32, odd_even_u32_tf, odd_even, R_KEYS: Keys<Y32, u32>, (keys: u32),
+    odd_even_u32, odd_even, R_KEYS: Keys<Y32, u32>, (keys: u32),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    odd_even_u64, odd_even_u64_tf, odd_even, R_KEYS: Keys<Y64, u64>, (keys: u64),
+    odd_even_u64, odd_even, R_KEYS: Keys<Y64, u64>, (keys: u64),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    bitonic_u32_u32, bitonic_u32_u32_tf, bitonic, R_PAIRS: Pairs<Y32, Y32, u32, u32>, (keys: u32, vals: u32),
+    bitonic_u32_u32, bitonic, R_PAIRS: Pairs<Y32, Y32, u32, u32>, (keys: u32, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u32_u64, bitonic_u32_u64_tf, bitonic, R_PAIRS: Pairs<X32, Y64, u32, u64>, (keys: u32, vals: u64),
+    bitonic_u32_u64, bitonic, R_PAIRS: Pairs<X32, Y64, u32, u64>, (keys: u32, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u64_u32, bitonic_u64_u32_tf, bitonic, R_PAIRS: Pairs<Y64, X32, u64, u32>, (keys: u64, vals: u32),
+    bitonic_u64_u32, bitonic, R_PAIRS: Pairs<Y64, X32, u64, u32>, (keys: u64, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u64_u64, bitonic_u64_u64_tf, bitonic, R_PAIRS: Pairs<Y64, Y64, u64, u64>, (keys: u64, vals: u64),
+    bitonic_u64_u64, bitonic, R_PAIRS: Pairs<Y64, Y64, u64, u64>, (keys: u64, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u32_u32, odd_even_u32_u32_tf, odd_even, R_PAIRS: Pairs<Y32, Y32, u32, u32>, (keys: u32, vals: u32),
+    odd_even_u32_u32, odd_even, R_PAIRS: Pairs<Y32, Y32, u32, u32>, (keys: u32, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u32_u64, odd_even_u32_u64_tf, odd_even, R_PAIRS: Pairs<X32, Y64, u32, u64>, (keys: u32, vals: u64),
+    odd_even_u32_u64, odd_even, R_PAIRS: Pairs<X32, Y64, u32, u64>, (keys: u32, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u64_u32, odd_even_u64_u32_tf, odd_even, R_PAIRS: Pairs<Y64, X32, u64, u32>, (keys: u64, vals: u32),
+    odd_even_u64_u32, odd_even, R_PAIRS: Pairs<Y64, X32, u64, u32>, (keys: u64, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u64_u64, odd_even_u64_u64_tf, odd_even, R_PAIRS: Pairs<Y64, Y64, u64, u64>, (keys: u64, vals: u64),
+    odd_even_u64_u64, odd_even, R_PAIRS: Pairs<Y64, Y64, u64, u64>, (keys: u64, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
 }

@@ -1,14 +1,24 @@
-//! `avx512` heap kernels: d = 16 (32-bit keys) or 8 (64-bit keys), one child group per
-//! 512-bit register — a whole cache line, the ad-heap's one-transaction child load.
+//! `avx512` heap kernels: d = 16 (32-bit keys) or 8 (`f64`), one child group per 512-bit
+//! register — a whole cache line, the ad-heap's one-transaction child load.
 //! Find-best-child is a butterfly max/min across lanes, one compare into a mask register
-//! and a `tzcnt`;
-//! the k-selection scan compares 16 (8) keys against the root at once.
+//! and a `tzcnt`; the k-selection scan compares 16 (8) keys against the root at once.
+//!
+//! 64-bit integer keys (`u64`, `i64`, and `usize` through `u64`) are the exception: d = 4
+//! with AVX2's scalar child search (`heap_vec_d4_scan8`), while the k-selection scan still
+//! compares 8 keys (one `zmm`) against the root. Measured on one AVX-512 machine
+//! (interleaved runs of `DHeap<u64>` push + pop and heapify + pop, and
+//! `benches/primitives/heap.rs`), the d = 8 butterfly (three dependent shuffle + 64-bit
+//! max steps per level) made pops of heaps that fit in cache 15-30% slower than AVX2's d
+//! = 4 (3 scalar compare-and-selects per level); only on heaps far out of cache (1M keys)
+//! did its shallower tree win back 2-13%. In k-selection the 8-wide root compare is what
+//! pays (1.5-2x the 4-wide one for k << n), so it stays. `f64` keeps d = 8: the scalar
+//! child search is 2-3x slower than the butterfly on `f64`.
 
 use core::arch::x86_64::*;
 
-use super::merge::{ord_f32, ord_f64, ord_u32, ord_u64};
-use crate::arch::portable::heap::{HeapVec, heap_kernels};
-use crate::arch::portable::merge::OrdBits;
+use super::merge::{ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
+use crate::arch::OrdBits;
+use crate::arch::portable::heap::{HeapVec, Scalar, heap_kernels};
 
 /// Index of the first largest (`MIN`: smallest) of 16 signed-ordered i32: a butterfly of
 /// lane swaps leaves the max in every lane (no round trip through a general register),
@@ -78,9 +88,41 @@ macro_rules! heap_vec {
 }
 
 heap_vec!(U32x16, u32, 16, ord_u32, best_i32, displace_i32);
+heap_vec!(I32x16, i32, 16, ord_i32, best_i32, displace_i32);
 heap_vec!(F32x16, f32, 16, ord_f32, best_i32, displace_i32);
-heap_vec!(U64x8, u64, 8, ord_u64, best_i64, displace_i64);
 heap_vec!(F64x8, f64, 8, ord_f64, best_i64, displace_i64);
+
+/// 64-bit integer keys: d = 4 with the scalar child search of AVX2 (faster than the d = 8
+/// butterfly on heaps that fit in cache, see the module docs), and the k-selection scan
+/// comparing 8 keys (one `zmm`) against the root.
+macro_rules! heap_vec_d4_scan8 {
+    ($name:ident, $t:ty, $ord:ident) => {
+        /// One child group of 4 keys (scalar child search); scans of 8 (one register).
+        pub(crate) struct $name;
+
+        impl HeapVec for $name {
+            type Elem = $t;
+            const D: usize = 4;
+            const SCAN: usize = 8;
+
+            #[inline(always)]
+            unsafe fn best<const MIN: bool>(p: *const $t) -> usize {
+                // SAFETY: the caller promises `p` is valid for `D` keys.
+                unsafe { <Scalar<$t, 4> as HeapVec>::best::<MIN>(p) }
+            }
+
+            #[inline(always)]
+            unsafe fn displace_mask<const MIN: bool>(p: *const $t, root: $t) -> u32 {
+                // SAFETY: the caller promises `p` is valid for `SCAN` keys (64 bytes;
+                // unaligned load) and that AVX-512F is enabled.
+                unsafe { displace_i64::<MIN>($ord(_mm512_loadu_si512(p.cast())), root.ord()) }
+            }
+        }
+    };
+}
+
+heap_vec_d4_scan8!(U64x4, u64, ord_u64);
+heap_vec_d4_scan8!(I64x4, i64, ord_i64);
 
 heap_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
@@ -104,7 +146,7 @@ heap_kernels!(
 );
 heap_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    U64x8,
+    U64x4,
     u64,
     sift_down_u64,
     sift_down_pairs_u64,
@@ -121,4 +163,24 @@ heap_kernels!(
     heapify_f64,
     heapify_pairs_f64,
     select_f64
+);
+heap_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    I32x16,
+    i32,
+    sift_down_i32,
+    sift_down_pairs_i32,
+    heapify_i32,
+    heapify_pairs_i32,
+    select_i32
+);
+heap_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    I64x4,
+    i64,
+    sift_down_i64,
+    sift_down_pairs_i64,
+    heapify_i64,
+    heapify_pairs_i64,
+    select_i64
 );

@@ -38,6 +38,20 @@ pub(crate) fn ord_f64(x: __m512i) -> __m512i {
     _mm512_xor_si512(x, _mm512_srli_epi64::<1>(_mm512_srai_epi64::<63>(x)))
 }
 
+/// i32 is its own signed-ordered image (the identity, for the shared register types).
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(crate) fn ord_i32(x: __m512i) -> __m512i {
+    x
+}
+
+/// i64 is its own signed-ordered image.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+#[inline]
+pub(crate) fn ord_i64(x: __m512i) -> __m512i {
+    x
+}
+
 /// Sorts a bitonic register of 16 × i32: half-cleaners at distances 8, 4, 2, 1.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
 #[inline]
@@ -118,11 +132,15 @@ macro_rules! merge_vec {
 }
 
 merge_vec!(U32x16, u32, 16, ord_u32, network_i32);
+merge_vec!(I32x16, i32, 16, ord_i32, network_i32);
 merge_vec!(F32x16, f32, 16, ord_f32, network_i32);
 merge_vec!(U64x8, u64, 8, ord_u64, network_i64);
+merge_vec!(I64x8, i64, 8, ord_i64, network_i64);
 merge_vec!(F64x8, f64, 8, ord_f64, network_i64);
 
 merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", U32x16, true, u32, merge_u32);
+merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", I32x16, true, i32, merge_i32);
 merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F32x16, true, f32, merge_f32);
 merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", U64x8, true, u64, merge_u64);
+merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", I64x8, true, i64, merge_i64);
 merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F64x8, true, f64, merge_f64);

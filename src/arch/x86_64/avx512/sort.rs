@@ -13,7 +13,6 @@
 
 use core::arch::x86_64::*;
 
-use crate::Isa;
 use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Unit, Vals, pattern};
 
 /// 16 lanes of 32 bits (`zmm`).
@@ -289,24 +288,21 @@ fn first(len: usize) -> u32 {
     (1u32 << len.min(16)) - 1
 }
 
-/// Whether this CPU runs this width ([`Isa::is_available`], detected once).
-#[inline]
-pub(crate) fn available() -> bool {
-    Isa::Avx512.is_available()
-}
-
 /// Registers per block: keys alone, and pairs (key and value registers each).
 const R_KEYS: usize = 16;
 const R_PAIRS: usize = 8;
 
 macro_rules! entries {
-    ($($name:ident, $inner:ident, $net:ident, $r:ident: $unit:ty, $small:ty, ($($k:ident: $kt:ty),*), $v:expr;)*) => {$(
+    ($($name:ident, $net:ident, $r:ident: $unit:ty, $small:ty, ($($k:ident: $kt:ty),*), $v:expr;)*) => {$(
+        /// The sorting network on this width's registers.
+        ///
         /// # Safety
         /// The CPU supports AVX-512 F, VL, BW and DQ.
         #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq")]
-        unsafe fn $inner($($k: &mut [$kt]),*) {
+        pub(crate) unsafe fn $name($($k: &mut [$kt]),*) {
             let (kp, vp, n) = $v;
-            // SAFETY: the caller checked the CPU; `kp` and `vp` point to `n` entries each.
+            // SAFETY: the CPU supports the features (the caller's promise: it holds a
+            // `Checked` for this width); `kp` and `vp` point to `n` entries each.
             // Both units run the same network (any unit does), so the result is the same.
             unsafe {
                 if n <= <$small as Unit>::L {
@@ -316,43 +312,32 @@ macro_rules! entries {
                 }
             }
         }
-
-        /// On AVX-512 where this CPU has it, else on the portable width (the result is the
-        /// same).
-        pub(crate) fn $name($($k: &mut [$kt]),*) {
-            if available() {
-                // SAFETY: AVX-512 F/VL/BW/DQ is available (checked just above).
-                unsafe { $inner($($k),*) }
-            } else {
-                crate::arch::portable::sort::$name($($k),*)
-            }
-        }
     )*};
 }
 
 entries! {
-    bitonic_u32, bitonic_u32_tf, bitonic, R_KEYS: Keys<Z32, u32>, Keys<Y32, u32>, (keys: u32),
+    bitonic_u32, bitonic, R_KEYS: Keys<Z32, u32>, Keys<Y32, u32>, (keys: u32),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    bitonic_u64, bitonic_u64_tf, bitonic, R_KEYS: Keys<Z64, u64>, Keys<Z64, u64>, (keys: u64),
+    bitonic_u64, bitonic, R_KEYS: Keys<Z64, u64>, Keys<Z64, u64>, (keys: u64),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    odd_even_u32, odd_even_u32_tf, odd_even, R_KEYS: Keys<Z32, u32>, Keys<Y32, u32>, (keys: u32),
+    odd_even_u32, odd_even, R_KEYS: Keys<Z32, u32>, Keys<Y32, u32>, (keys: u32),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    odd_even_u64, odd_even_u64_tf, odd_even, R_KEYS: Keys<Z64, u64>, Keys<Z64, u64>, (keys: u64),
+    odd_even_u64, odd_even, R_KEYS: Keys<Z64, u64>, Keys<Z64, u64>, (keys: u64),
         (keys.as_mut_ptr(), net::no_vals(), keys.len());
-    bitonic_u32_u32, bitonic_u32_u32_tf, bitonic, R_PAIRS: Pairs<Z32, Z32, u32, u32>, Pairs<Y32, Y32, u32, u32>, (keys: u32, vals: u32),
+    bitonic_u32_u32, bitonic, R_PAIRS: Pairs<Z32, Z32, u32, u32>, Pairs<Y32, Y32, u32, u32>, (keys: u32, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u32_u64, bitonic_u32_u64_tf, bitonic, R_PAIRS: Pairs<Y32, Z64, u32, u64>, Pairs<Y32, Z64, u32, u64>, (keys: u32, vals: u64),
+    bitonic_u32_u64, bitonic, R_PAIRS: Pairs<Y32, Z64, u32, u64>, Pairs<Y32, Z64, u32, u64>, (keys: u32, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u64_u32, bitonic_u64_u32_tf, bitonic, R_PAIRS: Pairs<Z64, Y32, u64, u32>, Pairs<Z64, Y32, u64, u32>, (keys: u64, vals: u32),
+    bitonic_u64_u32, bitonic, R_PAIRS: Pairs<Z64, Y32, u64, u32>, Pairs<Z64, Y32, u64, u32>, (keys: u64, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    bitonic_u64_u64, bitonic_u64_u64_tf, bitonic, R_PAIRS: Pairs<Z64, Z64, u64, u64>, Pairs<Z64, Z64, u64, u64>, (keys: u64, vals: u64),
+    bitonic_u64_u64, bitonic, R_PAIRS: Pairs<Z64, Z64, u64, u64>, Pairs<Z64, Z64, u64, u64>, (keys: u64, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u32_u32, odd_even_u32_u32_tf, odd_even, R_PAIRS: Pairs<Z32, Z32, u32, u32>, Pairs<Y32, Y32, u32, u32>, (keys: u32, vals: u32),
+    odd_even_u32_u32, odd_even, R_PAIRS: Pairs<Z32, Z32, u32, u32>, Pairs<Y32, Y32, u32, u32>, (keys: u32, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u32_u64, odd_even_u32_u64_tf, odd_even, R_PAIRS: Pairs<Y32, Z64, u32, u64>, Pairs<Y32, Z64, u32, u64>, (keys: u32, vals: u64),
+    odd_even_u32_u64, odd_even, R_PAIRS: Pairs<Y32, Z64, u32, u64>, Pairs<Y32, Z64, u32, u64>, (keys: u32, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u64_u32, odd_even_u64_u32_tf, odd_even, R_PAIRS: Pairs<Z64, Y32, u64, u32>, Pairs<Z64, Y32, u64, u32>, (keys: u64, vals: u32),
+    odd_even_u64_u32, odd_even, R_PAIRS: Pairs<Z64, Y32, u64, u32>, Pairs<Z64, Y32, u64, u32>, (keys: u64, vals: u32),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
-    odd_even_u64_u64, odd_even_u64_u64_tf, odd_even, R_PAIRS: Pairs<Z64, Z64, u64, u64>, Pairs<Z64, Z64, u64, u64>, (keys: u64, vals: u64),
+    odd_even_u64_u64, odd_even, R_PAIRS: Pairs<Z64, Z64, u64, u64>, Pairs<Z64, Z64, u64, u64>, (keys: u64, vals: u64),
         (keys.as_mut_ptr(), vals.as_mut_ptr(), keys.len().min(vals.len()));
 }
