@@ -327,17 +327,31 @@ fn spa<T: Scalar, I: Index, S: Scale<T>>(
     let marks = words_of(rest);
     let (w0, w1) = (lo / 64, hi / 64);
     marks[w0..=w1].fill(0);
+    // The marker bits of one word are gathered in a register and stored once per word
+    // (the indices are sorted), so no store waits on the previous one. `y` tests its
+    // index against `x`'s bits only, which is exact: `y` has no index twice.
+    let (mut cur, mut acc) = (w0, 0u64);
     for (i, v) in x.iter() {
         dense[i] = s.x(v);
-        marks[i / 64] |= 1 << (i % 64);
+        if i / 64 != cur {
+            marks[cur] |= acc;
+            (cur, acc) = (i / 64, 0);
+        }
+        acc |= 1 << (i % 64);
     }
+    marks[cur] |= acc;
+    (cur, acc) = (w0, 0);
     for (i, v) in y.iter() {
-        let bit = 1u64 << (i % 64);
-        let w = &mut marks[i / 64];
         let v = s.y(v);
-        dense[i] = if *w & bit != 0 { dense[i] + v } else { v };
-        *w |= bit;
+        if i / 64 != cur {
+            marks[cur] |= acc;
+            (cur, acc) = (i / 64, 0);
+        }
+        let bit = 1u64 << (i % 64);
+        dense[i] = if marks[cur] & bit != 0 { dense[i] + v } else { v };
+        acc |= bit;
     }
+    marks[cur] |= acc;
     let mut o = 0;
     for (wi, &word) in marks[w0..=w1].iter().enumerate() {
         let base = (w0 + wi) * 64;
@@ -454,9 +468,74 @@ fn esc<T: Scalar + ScanElem, I: Index + Key, S: Scale<T>>(
     nnz as usize
 }
 
-/// The serial merge of thesis 7.4.3 on one piece, fusing equal indices, branch-free:
-/// each step writes the smaller index and advances the list(s) it came from. `oi`/`ov`
-/// hold at least `xi.len() + yi.len()` entries. Returns the entries written.
+/// One serial merge of thesis 7.4.3 in progress: `x` and `y` (one piece of them) into
+/// `oi`/`ov`, fusing equal indices; `a`, `b`, `o` are the read and write cursors.
+struct Run<'r, T, I> {
+    xi: &'r [I],
+    xv: &'r [T],
+    yi: &'r [I],
+    yv: &'r [T],
+    oi: &'r mut [I],
+    ov: &'r mut [T],
+    a: usize,
+    b: usize,
+    o: usize,
+}
+
+impl<'r, T: Scalar, I: Index> Run<'r, T, I> {
+    /// `oi`/`ov` must hold at least `xi.len() + yi.len()` entries (the callers check).
+    fn new(xi: &'r [I], xv: &'r [T], yi: &'r [I], yv: &'r [T], oi: &'r mut [I], ov: &'r mut [T]) -> Self {
+        let (na, nb) = (xi.len(), yi.len());
+        let (xv, yv) = (&xv[..na], &yv[..nb]);
+        let (oi, ov) = (&mut oi[..na + nb], &mut ov[..na + nb]);
+        Run { xi, xv, yi, yv, oi, ov, a: 0, b: 0, o: 0 }
+    }
+
+    /// Whether both lists still have entries.
+    #[inline(always)]
+    fn live(&self) -> bool {
+        self.a < self.xi.len() && self.b < self.yi.len()
+    }
+
+    /// One branch-free step (both lists non-empty): write the smaller index and advance
+    /// the list(s) it came from; on equal indices the value is `x_i + y_i`.
+    #[inline(always)]
+    fn step<S: Scale<T>>(&mut self, s: S) {
+        let (ka, kb) = (self.xi[self.a], self.yi[self.b]);
+        let (va, vb) = (s.x(self.xv[self.a]), s.y(self.yv[self.b]));
+        let (ta, tb) = (ka <= kb, kb <= ka);
+        self.oi[self.o] = if ta { ka } else { kb };
+        let sum = va + vb;
+        let one = if ta { va } else { vb };
+        self.ov[self.o] = if ta & tb { sum } else { one };
+        self.a += usize::from(ta);
+        self.b += usize::from(tb);
+        self.o += 1;
+    }
+
+    /// Runs to the end (the merge loop, then the rest of whichever list is left);
+    /// returns the entries written.
+    fn finish<S: Scale<T>>(mut self, s: S) -> usize {
+        while self.live() {
+            self.step(s);
+        }
+        let (a, b, mut o) = (self.a, self.b, self.o);
+        for (src_i, src_v, is_x) in
+            [(&self.xi[a..], &self.xv[a..], true), (&self.yi[b..], &self.yv[b..], false)]
+        {
+            let r = src_i.len();
+            self.oi[o..o + r].copy_from_slice(src_i);
+            for (d, &v) in self.ov[o..o + r].iter_mut().zip(src_v) {
+                *d = if is_x { s.x(v) } else { s.y(v) };
+            }
+            o += r;
+        }
+        o
+    }
+}
+
+/// The serial merge of thesis 7.4.3 on one piece; `oi`/`ov` hold at least
+/// `xi.len() + yi.len()` entries. Returns the entries written.
 #[allow(clippy::too_many_arguments)]
 fn merge_fused<T: Scalar, I: Index, S: Scale<T>>(
     s: S,
@@ -467,32 +546,82 @@ fn merge_fused<T: Scalar, I: Index, S: Scale<T>>(
     oi: &mut [I],
     ov: &mut [T],
 ) -> usize {
-    let (na, nb) = (xi.len(), yi.len());
-    let (xv, yv) = (&xv[..na], &yv[..nb]);
-    let (oi, ov) = (&mut oi[..na + nb], &mut ov[..na + nb]);
-    let (mut a, mut b, mut o) = (0, 0, 0);
-    while a < na && b < nb {
-        let (ka, kb) = (xi[a], yi[b]);
-        let (va, vb) = (s.x(xv[a]), s.y(yv[b]));
-        let (ta, tb) = (ka <= kb, kb <= ka);
-        oi[o] = if ta { ka } else { kb };
-        let sum = va + vb;
-        let one = if ta { va } else { vb };
-        ov[o] = if ta & tb { sum } else { one };
-        a += usize::from(ta);
-        b += usize::from(tb);
-        o += 1;
+    Run::new(xi, xv, yi, yv, oi, ov).finish(s)
+}
+
+/// [`merge_fused`] as `C` chains: the piece is cut by merge path (`C - 1` binary
+/// searches) and the `C` sub-merges are stepped in lockstep in one loop. Each step of a
+/// branch-free merge waits for the previous one's loads (its cursors), so one merge runs
+/// at load latency; independent chains overlap those latencies. Each chain writes into
+/// its own upper-bound region; the regions are then packed (`copy_within`).
+#[allow(clippy::too_many_arguments)]
+fn merge_chains<const C: usize, T: Scalar, I: Index + Key, S: Scale<T>>(
+    s: S,
+    xi: &[I],
+    xv: &[T],
+    yi: &[I],
+    yv: &[T],
+    oi: &mut [I],
+    ov: &mut [T],
+) -> usize {
+    let m = xi.len() + yi.len();
+    let mut splits = [(0usize, 0usize); 9];
+    if C > 8 || merge_path_partition_isa(Isa::Portable, xi, yi, C, &mut splits).is_err() {
+        return merge_fused(s, xi, xv, yi, yv, oi, ov);
     }
-    for (src_i, src_v, is_x) in [(&xi[a..], &xv[a..], true), (&yi[b..], &yv[b..], false)] {
-        let r = src_i.len();
-        oi[o..o + r].copy_from_slice(src_i);
-        for (d, &v) in ov[o..o + r].iter_mut().zip(src_v) {
-            *d = if is_x { s.x(v) } else { s.y(v) };
+    for sp in &mut splits[1..C] {
+        *sp = fix_split(xi, yi, *sp);
+    }
+    let counts: [usize; C] = {
+        let mut rest_i: &mut [I] = &mut oi[..m];
+        let mut rest_v: &mut [T] = &mut ov[..m];
+        let mut runs: [Run<'_, T, I>; C] = core::array::from_fn(|p| {
+            let ((a0, b0), (a1, b1)) = (splits[p], splits[p + 1]);
+            let len = (a1 - a0) + (b1 - b0);
+            let (ci, ti) = core::mem::take(&mut rest_i).split_at_mut(len);
+            let (cv, tv) = core::mem::take(&mut rest_v).split_at_mut(len);
+            (rest_i, rest_v) = (ti, tv);
+            Run::new(&xi[a0..a1], &xv[a0..a1], &yi[b0..b1], &yv[b0..b1], ci, cv)
+        });
+        while runs.iter().all(Run::live) {
+            for r in &mut runs {
+                r.step(s);
+            }
         }
-        o += r;
+        runs.map(|r| r.finish(s))
+    };
+    let mut o = counts[0];
+    for p in 1..C {
+        let start = splits[p].0 + splits[p].1;
+        oi.copy_within(start..start + counts[p], o);
+        ov.copy_within(start..start + counts[p], o);
+        o += counts[p];
     }
     o
 }
+
+/// The merge of one piece, on as many chains as its length pays for.
+#[allow(clippy::too_many_arguments)]
+fn merge_piece<T: Scalar, I: Index + Key, S: Scale<T>>(
+    s: S,
+    xi: &[I],
+    xv: &[T],
+    yi: &[I],
+    yv: &[T],
+    oi: &mut [I],
+    ov: &mut [T],
+) -> usize {
+    match xi.len() + yi.len() {
+        0..MERGE_TWO => merge_fused(s, xi, xv, yi, yv, oi, ov),
+        MERGE_TWO..MERGE_FOUR => merge_chains::<2, T, I, S>(s, xi, xv, yi, yv, oi, ov),
+        _ => merge_chains::<4, T, I, S>(s, xi, xv, yi, yv, oi, ov),
+    }
+}
+
+/// Candidates from which a merge piece runs as two chains ([`merge_chains`]).
+const MERGE_TWO: usize = 64;
+/// Candidates from which a merge piece runs as four chains.
+const MERGE_FOUR: usize = 256;
 
 /// Moves a split point so that no index lies on both sides: merge path puts `x[i - 1]`
 /// before an equal `y[j]`, so such a pair would straddle the cut; take `y[j]` along.
@@ -515,7 +644,7 @@ fn merge_pieces<T: Scalar, I: Index + Key, S: Scale<T>>(
     let m = oi.len();
     let parts = m.div_ceil(MERGE_PIECE).clamp(1, MAX_PIECES);
     if parts == 1 {
-        return merge_fused(s, xi, xv, yi, yv, oi, ov);
+        return merge_piece(s, xi, xv, yi, yv, oi, ov);
     }
     let mut splits = [(0usize, 0usize); MAX_PIECES + 1];
     if merge_path_partition_isa(isa.isa(), xi, yi, parts, &mut splits).is_err() {
@@ -526,7 +655,7 @@ fn merge_pieces<T: Scalar, I: Index + Key, S: Scale<T>>(
     let mut start = (0, 0);
     for &end in &splits[1..=parts] {
         let end = fix_split(xi, yi, end);
-        o += merge_fused(
+        o += merge_piece(
             s,
             &xi[start.0..end.0],
             &xv[start.0..end.0],
@@ -648,7 +777,7 @@ pub fn add_merge_piece<T: Scalar, I: Index + Key>(
     let m = (end.0 - start.0) + (end.1 - start.1);
     check_buf("out_indices", m, out_indices.len())?;
     check_buf("out_vals", m, out_vals.len())?;
-    Ok(merge_fused(
+    Ok(merge_piece(
         By { alpha, beta },
         &x.indices()[start.0..end.0],
         &x.vals()[start.0..end.0],
