@@ -73,27 +73,21 @@ impl AddMethod {
     }
 
     /// The method [`add`] should use for inputs with `nnz_x` and `nnz_y` entries in
-    /// dimension `n`, by the output's upper bound `m = nnz_x + nnz_y` as the thesis's
-    /// SpGEMM binning does (Alg. 35: heap for short rows, ESC for medium, merge for long),
-    /// with the SPA for dense-ish outputs:
+    /// dimension `n`, by the output's upper bound `m = nnz_x + nnz_y` (as the thesis bins
+    /// SpGEMM rows, Alg. 35) and the size of the SPA's dense scratch:
     ///
-    /// - `m <= 4`: [`Heap`](AddMethod::Heap);
-    /// - `4 < m <= 8`: [`BitonicEsc`](AddMethod::BitonicEsc);
-    /// - `m > 8`: [`Spa`](AddMethod::Spa) if `n <= 4 * m` (the dense scratch is at most
-    ///   four times the output bound), else [`Merge`](AddMethod::Merge).
+    /// - [`Spa`](AddMethod::Spa) if `m <= 384` and `n <= 1024` (a short output whose
+    ///   dense scratch, 8 KiB of f64, stays in L1);
+    /// - [`Merge`](AddMethod::Merge) otherwise.
     ///
-    /// Measured (`cargo bench --bench level1`, see the module docs for the numbers).
+    /// The heap and bitonic ESC methods, the thesis's choice for short rows on a GPU
+    /// (where a thread group runs them in scratchpad memory), lost everywhere on one CPU
+    /// core: `O(m log m)` and `O(m log² m)` against the `O(m)` SPA and merge, and 2x
+    /// slower than the SPA already at `m = 4`. They stay available to force (and for
+    /// other machines). The numbers are in the [module docs](super#choosing-the-addition-method).
     pub fn choose(nnz_x: usize, nnz_y: usize, n: usize) -> AddMethod {
         let m = nnz_x.saturating_add(nnz_y);
-        if m <= 4 {
-            AddMethod::Heap
-        } else if m <= 8 {
-            AddMethod::BitonicEsc
-        } else if n / 4 <= m {
-            AddMethod::Spa
-        } else {
-            AddMethod::Merge
-        }
+        if m <= 384 && n <= 1024 { AddMethod::Spa } else { AddMethod::Merge }
     }
 }
 
