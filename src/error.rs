@@ -162,6 +162,16 @@ pub enum FormatError {
         /// The position in `col_idx` of the first entry smaller than its predecessor.
         position: usize,
     },
+    /// An index appears twice where indices must be strictly increasing (a sparse
+    /// vector, see `level1::SpVec`, which is row 0 of a one-row matrix here).
+    DuplicateEntry {
+        /// The row of the entry (0 for a sparse vector).
+        row: usize,
+        /// The position of the second occurrence.
+        position: usize,
+        /// The repeated column index.
+        col: usize,
+    },
 }
 
 impl fmt::Display for FormatError {
@@ -230,6 +240,9 @@ impl fmt::Display for FormatError {
                 f,
                 "row {row} is not sorted by column: position {position} is smaller than its predecessor."
             ),
+            FormatError::DuplicateEntry { row, position, col } => {
+                write!(f, "column index {col} appears twice in row {row}, again at position {position}.")
+            }
         }
     }
 }

@@ -17,6 +17,8 @@
 //! ## Modules
 //! - [`primitives`]: scan, segmented sum, sorts, merges, d-heap (chapter 4).
 //! - [`formats`]: CSR, COO, ELL, HYB, JDS, DIA, SELL views and conversions.
+//! - [`level1`]: sparse vectors ([`level1::SpVec`]), sparse + sparse addition by four
+//!   methods (chapter 7), dot products, axpy, gather/scatter.
 //! - [`level2`]: the [`SpMv`] trait, `y = alpha * A * x + beta * y`, for every format.
 //! - `parallel` (feature `parallel`): thread drivers over row chunks.
 //! - `io` (feature `mtx`): Matrix Market read/write.
@@ -59,6 +61,7 @@ pub mod generate;
 #[cfg(feature = "mtx")]
 pub mod io;
 pub mod isa;
+pub mod level1;
 pub mod level2;
 #[cfg(feature = "parallel")]
 pub mod parallel;

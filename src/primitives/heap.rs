@@ -595,6 +595,45 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
         }
         (&mut self.keys[..n], &mut self.vals[..n])
     }
+
+    /// Heap sort in place that fuses equal keys: the heapsort-like drain of heap-based
+    /// sparse vector addition (thesis 7.4.1, Fig. 7.1). Each delete-max (delete-min for
+    /// [`Min`]) either fuses the popped pair into the first pair of the sorted sequence,
+    /// `fuse(&mut that_value, popped_value)`, when the keys are equal (in the total order
+    /// of [`Key`]), or prepends it to the sequence. The sequence grows from the end of the
+    /// buffer downwards into the slots the heap frees, so it needs no other memory.
+    ///
+    /// Returns the duplicate-free sorted run `(keys[s..len], vals[s..len])` — ascending
+    /// for [`Max`], descending for [`Min`] — where `len` is the heap's length before the
+    /// call; `keys[..s]` and `vals[..s]` are left with unspecified pairs. Which of two
+    /// equal keys' values is the accumulator is unspecified (the heap is not stable).
+    ///
+    /// ```
+    /// use spblas::primitives::heap::DHeapPairs;
+    /// let mut keys = [7u32, 2, 7, 5, 2];
+    /// let mut vals = [1.0f64, 0.5, 2.0, 4.0, 0.25];
+    /// let h = DHeapPairs::<u32, f64>::from_slices_isa(spblas::Isa::detect(), &mut keys, &mut vals)?;
+    /// let (k, v) = h.into_sorted_fused(|acc, x| *acc += x);
+    /// assert_eq!(k, &[2, 5, 7]);
+    /// assert_eq!(v, &[0.75, 4.0, 3.0]);
+    /// # Ok::<(), spblas::DimError>(())
+    /// ```
+    pub fn into_sorted_fused(mut self, mut fuse: impl FnMut(&mut V, V)) -> (&'a mut [K], &'a mut [V]) {
+        let n = self.len;
+        // The sorted run is `keys[start..n]`. After the p-th pop the heap holds `n - p`
+        // pairs and the run at most `p`, so `start - 1 >= len` whenever a pair is prepended.
+        let mut start = n;
+        while let Some((k, v)) = self.pop() {
+            if start < n && self.keys[start].key_cmp(&k).is_eq() {
+                fuse(&mut self.vals[start], v);
+            } else {
+                start -= 1;
+                self.keys[start] = k;
+                self.vals[start] = v;
+            }
+        }
+        (&mut self.keys[start..n], &mut self.vals[start..n])
+    }
 }
 
 /// [`k_select_isa`] on the widest available [`Isa`].

@@ -1,0 +1,98 @@
+//! Sparse vector addition (thesis chapter 7) per method, per length and per density, and
+//! the automatic rule `AddMethod::choose` against them: the numbers behind the rule.
+//!
+//! Each input has about `nnz` entries (2 .. 100K) drawn at random from dimension `n`:
+//! `dense` is `n = 2 nnz` (inputs half full, output ~75%), `4x` is `n = 4 nnz`, `32x` is
+//! `n = 32 nnz`. f64 values, u32 indices, on `Isa::detect()`; small sizes rotate among
+//! distinct inputs so that branch prediction cannot learn one input.
+//!
+//! `cargo bench --bench level1` (all), `cargo bench --bench level1 -- 'add/4x'` (one
+//! density), `-- --warm-up-time 0.5 --measurement-time 1` for a quick pass.
+
+use std::hint::black_box;
+
+use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use spblas::Isa;
+use spblas::level1::{AddMethod, SpVec, add_isa, add_workspace_len};
+
+/// xorshift64: deterministic inputs, no dependency.
+fn rng(seed: u64) -> impl FnMut() -> u64 {
+    let mut x = seed | 1;
+    move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    }
+}
+
+/// About `nnz` distinct sorted indices below `n` (each index kept with probability
+/// `nnz / n`), with values.
+fn sparse(n: usize, nnz: usize, seed: u64) -> (Vec<u32>, Vec<f64>) {
+    let mut r = rng(seed);
+    let cut = ((nnz as f64 / n as f64) * u32::MAX as f64) as u64;
+    let idx: Vec<u32> = (0..n as u32).filter(|_| (r() & 0xffff_ffff) < cut).collect();
+    let vals = idx.iter().map(|_| (r() % 1000) as f64 * 0.25).collect();
+    (idx, vals)
+}
+
+fn bench(c: &mut Criterion) {
+    let isa = Isa::detect();
+    for (density, factor) in [("dense", 2usize), ("4x", 4), ("32x", 32)] {
+        let mut g = c.benchmark_group(format!("add/{density}"));
+        for nnz in [2usize, 8, 32, 128, 512, 2048, 8192, 32768, 100_000] {
+            let n = nnz * factor;
+            let sets = ((1usize << 20) / nnz).clamp(1, 64);
+            let inputs: Vec<_> = (0..sets as u64)
+                .map(|s| (sparse(n, nnz, 2 * s + 1 + nnz as u64), sparse(n, nnz, 2 * s + 2 + nnz as u64)))
+                .collect();
+            // Views built once: validation (one pass) is not what is measured.
+            let views: Vec<_> = inputs
+                .iter()
+                .map(|((xi, xv), (yi, yv))| (SpVec::new(n, xi, xv).unwrap(), SpVec::new(n, yi, yv).unwrap()))
+                .collect();
+            let m = inputs.iter().map(|(x, y)| x.0.len() + y.0.len()).max().unwrap_or(0);
+            let mut zi = vec![0u32; m];
+            let mut zv = vec![0.0f64; m];
+            let mut ws = vec![
+                0.0f64;
+                add_workspace_len::<f64>(AddMethod::Spa, m, 0, n).max(add_workspace_len::<f64>(
+                    AddMethod::BitonicEsc,
+                    m,
+                    0,
+                    n
+                ))
+            ];
+            g.throughput(Throughput::Elements(m as u64));
+            let (nx, ny) = (inputs[0].0.0.len(), inputs[0].1.0.len());
+            let chosen = AddMethod::choose(nx, ny, n);
+            // The O(m log m) heap and O(m log^2 m) ESC are far behind from a few hundred
+            // entries on; above 8K they would only make the run long.
+            let methods = AddMethod::ALL
+                .iter()
+                .filter(|&&m| nnz <= 8192 || matches!(m, AddMethod::Spa | AddMethod::Merge))
+                .map(|&m| (m.name(), m));
+            for (name, method) in methods.chain([("auto", chosen)]) {
+                let mut t = 0usize;
+                g.bench_function(BenchmarkId::new(name, nnz), |b| {
+                    b.iter(|| {
+                        let (x, y) = views[t % sets];
+                        t = t.wrapping_add(1);
+                        add_isa(isa, black_box(x), black_box(y), &mut zi, &mut zv, method, &mut ws).unwrap()
+                    })
+                });
+            }
+        }
+        g.finish();
+    }
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default()
+        .sample_size(20)
+        .warm_up_time(std::time::Duration::from_millis(300))
+        .measurement_time(std::time::Duration::from_secs(1));
+    targets = bench
+}
+criterion_main!(benches);
