@@ -4,3 +4,4 @@ pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;
 pub(crate) mod sort;
+pub(crate) mod spmv_csr;
