@@ -48,8 +48,9 @@ pub enum CsrMethod {
     /// baseline every other method is measured against.
     RowScalar,
     /// CSR-vector (thesis 8.3.1, Alg. 29) on one CPU core: each row's dot product on SIMD
-    /// lanes (a gather of `x` by `col_idx`, several accumulators for long rows, a masked
-    /// tail); rows shorter than a few lanes run the scalar loop.
+    /// lanes (a gather of `x` by `col_idx`, four register accumulators for long rows, a
+    /// masked tail); rows shorter than 8 entries run the scalar loop of `RowScalar`,
+    /// which measured faster there. On `Isa::Portable`, four scalar accumulators.
     RowVector,
     /// Segmented sum (thesis 8.3.2, Alg. 30) over blocks of [`SEGMENT_BLOCK`] entries:
     /// products into a stack buffer, head flags from `row_ptr`, one SIMD segmented sum,
@@ -93,29 +94,33 @@ impl CsrMethod {
         CsrMethod::ALL.into_iter().find(|m| m.name() == name)
     }
 
-    /// The method [`SpMv`] runs for `a` on `isa`: O(1), from `nrows`, `nnz` and `isa`
-    /// only (no pass over the matrix).
+    /// The method [`SpMv`] runs for `a` on `isa`: O(1), from `nrows` and `nnz` only (no
+    /// pass over the matrix).
     ///
-    /// [`RowVector`](CsrMethod::RowVector) on a SIMD `Isa` when the mean row holds at
-    /// least [`ROW_VECTOR_MIN_MEAN`] entries, otherwise [`RowScalar`](CsrMethod::RowScalar).
-    /// On one core every method does the same work per entry, so what separates them is
-    /// the per-row overhead and how many lanes a row keeps busy; the segmented and
-    /// merge-path methods are built for load balance across cores, which a single thread
-    /// does not need, and measured slower than the row loops on every matrix of the
-    /// benchmark suite (see `benches/spmv.rs`).
+    /// [`RowVector`](CsrMethod::RowVector) when the matrix has at least as many entries
+    /// as rows, [`RowScalar`](CsrMethod::RowScalar) otherwise; the same on every `Isa`.
+    ///
+    /// Why (single-thread measurements, `benches/spmv.rs`, group `csr_methods/*`):
+    /// - RowVector runs rows shorter than 8 entries through the very loop of RowScalar,
+    ///   so it costs one length test per row on short-row matrices (poisson2d,
+    ///   uniform_random: within noise of RowScalar) and gains wherever rows are long:
+    ///   0.3–0.9× RowScalar's time on every other suite matrix, f32 and f64, on AVX2
+    ///   and AVX-512, and on the portable path mostly too (four accumulators). A mean
+    ///   row length cannot tell a skewed matrix (dc2_like: a few rows of thousands of
+    ///   entries among short ones, 0.35–0.65×) from a uniformly short one, and need not:
+    ///   RowVector never loses much, so only an almost empty matrix (fewer entries than
+    ///   rows, where the per-row test has nothing to win) keeps RowScalar.
+    /// - The segmented-sum, speculative and merge-path methods exist for load balance
+    ///   across cores (thesis 8.3.3, 8.4). On one core they do the same work per entry
+    ///   plus a second pass over it (products buffer, flags, segmented sum) or piece
+    ///   bookkeeping, and measured 1.3–4× (segmented sum, speculative) and 0.9–1.5×
+    ///   (merge path) RowScalar's time, so `choose` never picks them; thread runtimes
+    ///   call them explicitly (merge path through its piece API).
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> CsrMethod {
-        let (m, nnz) = (a.nrows(), a.nnz());
-        if isa != Isa::Portable && nnz >= ROW_VECTOR_MIN_MEAN * m.max(1) {
-            CsrMethod::RowVector
-        } else {
-            CsrMethod::RowScalar
-        }
+        let _ = isa;
+        if a.nnz() >= a.nrows() { CsrMethod::RowVector } else { CsrMethod::RowScalar }
     }
 }
-
-/// The mean row length (`nnz / nrows`) from which [`CsrMethod::choose`] picks
-/// [`CsrMethod::RowVector`] on a SIMD [`Isa`].
-pub const ROW_VECTOR_MIN_MEAN: usize = 8;
 
 impl core::fmt::Display for CsrMethod {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {

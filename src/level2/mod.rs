@@ -20,8 +20,8 @@ mod jds;
 mod sell;
 
 pub use csr::{
-    Carry, CsrMethod, MERGE_PATH_PIECE, ROW_VECTOR_MIN_MEAN, SEGMENT_BLOCK, SPECULATIVE_TILE, apply_carries,
-    merge_path_splits, spmv_csr, spmv_merge_path_piece,
+    Carry, CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, apply_carries, merge_path_splits,
+    spmv_csr, spmv_merge_path_piece,
 };
 
 use crate::{DimError, Isa, Scalar};

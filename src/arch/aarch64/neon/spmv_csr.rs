@@ -46,7 +46,7 @@ macro_rules! f64x2 {
             type I = $i;
             const W: usize = 2;
             const MAX_X: usize = usize::MAX;
-            const SHORT: usize = 4;
+            const SHORT: usize = 8;
 
             #[inline(always)]
             unsafe fn zero() -> Self {
@@ -129,7 +129,7 @@ macro_rules! f32x4 {
             type I = $i;
             const W: usize = 4;
             const MAX_X: usize = usize::MAX;
-            const SHORT: usize = 4;
+            const SHORT: usize = 8;
 
             #[inline(always)]
             unsafe fn zero() -> Self {

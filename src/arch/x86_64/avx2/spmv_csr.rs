@@ -112,7 +112,7 @@ impl DotVec for F64U32 {
     type I = u32;
     const W: usize = 4;
     const MAX_X: usize = i32::MAX as usize;
-    const SHORT: usize = 4;
+    const SHORT: usize = 8;
 
     f64x4_common!(F64U32);
 
@@ -159,7 +159,7 @@ impl DotVec for F64U64 {
     type I = u64;
     const W: usize = 4;
     const MAX_X: usize = usize::MAX;
-    const SHORT: usize = 4;
+    const SHORT: usize = 8;
 
     f64x4_common!(F64U64);
 
@@ -204,7 +204,7 @@ impl DotVec for F32U32 {
     type I = u32;
     const W: usize = 8;
     const MAX_X: usize = i32::MAX as usize;
-    const SHORT: usize = 4;
+    const SHORT: usize = 8;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -268,7 +268,7 @@ impl DotVec for F32U64 {
     type I = u64;
     const W: usize = 4;
     const MAX_X: usize = usize::MAX;
-    const SHORT: usize = 4;
+    const SHORT: usize = 8;
 
     #[inline(always)]
     unsafe fn zero() -> Self {

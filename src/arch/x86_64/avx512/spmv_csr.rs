@@ -41,7 +41,7 @@ impl DotVec for F64U32 {
     type I = u32;
     const W: usize = 8;
     const MAX_X: usize = i32::MAX as usize;
-    const SHORT: usize = 4;
+    const SHORT: usize = 8;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -106,7 +106,7 @@ impl DotVec for F64U64 {
     type I = u64;
     const W: usize = 8;
     const MAX_X: usize = usize::MAX;
-    const SHORT: usize = 4;
+    const SHORT: usize = 8;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -170,7 +170,7 @@ impl DotVec for F32U32 {
     type I = u32;
     const W: usize = 16;
     const MAX_X: usize = i32::MAX as usize;
-    const SHORT: usize = 4;
+    const SHORT: usize = 8;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -234,7 +234,7 @@ impl DotVec for F32U64 {
     type I = u64;
     const W: usize = 8;
     const MAX_X: usize = usize::MAX;
-    const SHORT: usize = 4;
+    const SHORT: usize = 8;
 
     #[inline(always)]
     unsafe fn zero() -> Self {
