@@ -390,3 +390,28 @@ fn choose_is_a_valid_method_for_every_shape_and_isa() {
         }
     }
 }
+
+/// The thread driver runs `choose`'s row method per chunk, so it equals the serial
+/// `SpMv` bit for bit on every `Isa` (the SIMD row kernel included).
+#[cfg(feature = "parallel")]
+#[test]
+fn threaded_row_methods_equal_serial_bitwise_on_every_isa() {
+    for (name, m, n, len) in shapes() {
+        let a = from_lens::<f64, u32>(m, n, &*len, 6);
+        let a = a.view();
+        let x = vector::<f64>(n, 1);
+        let y0 = vector::<f64>(m, 2);
+        for isa in Isa::available() {
+            let mut want = y0.clone();
+            a.spmv_isa(isa, 1.5, &x, 0.5, &mut want).unwrap();
+            for threads in [1, 2, 5] {
+                let mut got = y0.clone();
+                spblas::parallel::spmv_csr(&a, isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
+                assert!(
+                    got.iter().zip(&want).all(|(p, q)| p.to_bits() == q.to_bits()),
+                    "{name} {isa} {threads}"
+                );
+            }
+        }
+    }
+}

@@ -194,6 +194,29 @@ pub(crate) fn spmv_rows<T: Scalar, I: Index>(
     }
 }
 
+/// The rows `rows` of `y = alpha * A * x + beta * y` (`y_rows` holding exactly those
+/// rows) by the row method [`CsrMethod::choose`] picks for `a` on `isa`. Both row methods
+/// compute each row on its own, so any partition of the rows reproduces the serial
+/// [`SpMv`] bit for bit: the chunk kernel of the thread drivers. Lengths must have been
+/// checked as for [`spmv_rows`]; an unavailable `isa` runs the row-scalar loop.
+pub(crate) fn spmv_rows_chosen<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    isa: Isa,
+    rows: Range<usize>,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y_rows: &mut [T],
+) {
+    match (CsrMethod::choose(a, isa), Checked::new(isa)) {
+        (CsrMethod::RowVector, Some(checked)) if alpha != T::ZERO => {
+            let row_ptr = &a.row_ptr()[rows.start..=rows.end];
+            kern::rows(checked, row_ptr, a.col_idx(), a.vals(), x, alpha, beta, y_rows)
+        }
+        _ => spmv_rows(a, rows, alpha, x, beta, y_rows),
+    }
+}
+
 /// In-place segmented sum of `v` with `v.len()` head flags packed in `words` (position 0
 /// always heads a segment): the primitive of thesis 4.4.4 on the checked `Isa`.
 fn seg_sum<T: Scalar>(isa: Checked, v: &mut [T], words: &[u64]) {
