@@ -199,6 +199,7 @@ pub(crate) fn spmv_rows<T: Scalar, I: Index>(
 /// compute each row on its own, so any partition of the rows reproduces the serial
 /// [`SpMv`] bit for bit: the chunk kernel of the thread drivers. Lengths must have been
 /// checked as for [`spmv_rows`]; an unavailable `isa` runs the row-scalar loop.
+#[cfg(feature = "parallel")]
 pub(crate) fn spmv_rows_chosen<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
     isa: Isa,

@@ -24,7 +24,7 @@
 use core::any::TypeId;
 
 use crate::arch::portable::merge::Checked;
-use crate::{Index, Isa, Scalar};
+use crate::{Index, Scalar};
 
 /// Rows shorter than this run the plain sequential loop in the portable row kernel: four
 /// accumulators only pay once a row holds a few of their rounds. (The SIMD widths use 8
@@ -372,13 +372,13 @@ macro_rules! dispatch {
         match $isa.isa() {
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-            Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::spmv_csr::$f($($arg),*) },
+            crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::spmv_csr::$f($($arg),*) },
             #[cfg(target_arch = "x86_64")]
             // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-            Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::spmv_csr::$f($($arg),*) },
+            crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::spmv_csr::$f($($arg),*) },
             #[cfg(target_arch = "aarch64")]
             // SAFETY: `Checked` proves NEON is available.
-            Isa::Neon => unsafe { crate::arch::aarch64::neon::spmv_csr::$f($($arg),*) },
+            crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::spmv_csr::$f($($arg),*) },
             _ => $f($($arg),*),
         }
     };
