@@ -4,7 +4,7 @@
 //! - [`DotVec`]: one register (or register group) of `vals[k] * x[col_idx[k]]` lanes, with
 //!   the gather, the fused multiply-add, a masked tail and the horizontal sum. Each width
 //!   implements it for the four operand pairs (f32/f64 values × u32/u64 indices);
-//! - [`simd_dot`], [`simd_rows`], [`simd_products`]: the loops over those registers (a row's
+//! - [`simd_dot`], [`row_loop`], [`simd_products`]: the loops over those registers (a row's
 //!   dot product with four accumulators, the CSR-vector row loop of Alg. 29, the
 //!   entry-wise products of Alg. 30 step 2), written once and instantiated by each width
 //!   through [`spmv_csr_kernels`];
@@ -80,10 +80,36 @@ pub(crate) fn rows_portable<T: Scalar, I: Index>(
     beta: T,
     y: &mut [T],
 ) {
+    row_loop(row_ptr, col_idx, vals, x, alpha, beta, y, PORTABLE_SHORT, dot_long);
+}
+
+/// [`dot_unrolled`] out of line, so the row loop around it stays the short loop of the
+/// row-scalar method.
+#[inline(never)]
+fn dot_long<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
+    dot_unrolled(cols, vals, x)
+}
+
+/// The row loop shared by every width: rows shorter than `short` run the sequential dot
+/// product inline — the same loop as the row-scalar method, which measured faster for
+/// them — and longer rows call `long`, the width's out-of-line vector dot product.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn row_loop<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    short: usize,
+    long: impl Fn(&[I], &[T], &[T]) -> T,
+) {
     for (yi, w) in y.iter_mut().zip(row_ptr.windows(2)) {
         let r = w[0].to_usize()..w[1].to_usize();
-        let (cols, vs) = (col_idx.get(r.clone()).unwrap_or(&[]), vals.get(r).unwrap_or(&[]));
-        let d = if cols.len() < PORTABLE_SHORT { dot_seq(cols, vs, x) } else { dot_unrolled(cols, vs, x) };
+        let (cols, vs) = (&col_idx[r.clone()], &vals[r]);
+        let d = if cols.len() < short { dot_seq(cols, vs, x) } else { long(cols, vs, x) };
         *yi = axpby(alpha, d, beta, *yi);
     }
 }
@@ -204,31 +230,6 @@ pub(crate) unsafe fn simd_dot<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &[V::T
     }
 }
 
-/// The CSR-vector row loop (thesis Alg. 29) on `V`'s lanes: `y[i] = alpha * (row i · x) +
-/// beta * y[i]` for the rows bounded by `row_ptr[i]..row_ptr[i + 1]`. Rows whose bounds
-/// fall outside `col_idx`/`vals` count as empty (never for a validated matrix).
-///
-/// # Safety
-/// The width's target features are enabled.
-#[inline(always)]
-pub(crate) unsafe fn simd_rows<V: DotVec>(
-    row_ptr: &[V::I],
-    col_idx: &[V::I],
-    vals: &[V::T],
-    x: &[V::T],
-    alpha: V::T,
-    beta: V::T,
-    y: &mut [V::T],
-) {
-    for (yi, w) in y.iter_mut().zip(row_ptr.windows(2)) {
-        let r = w[0].to_usize()..w[1].to_usize();
-        let (cols, vs) = (col_idx.get(r.clone()).unwrap_or(&[]), vals.get(r).unwrap_or(&[]));
-        // SAFETY: the features are the caller's promise; `simd_dot` bounds its own reads.
-        let d = unsafe { simd_dot::<V>(cols, vs, x) };
-        *yi = axpby(alpha, d, beta, *yi);
-    }
-}
-
 /// `out[k] = vals[k] * x[cols[k]]` for `k < min(lengths)` on `V`'s lanes (thesis Alg. 30
 /// step 2, Alg. 31 lines 23–26).
 ///
@@ -254,12 +255,13 @@ pub(crate) unsafe fn simd_products<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &
 }
 
 /// Stamps out a width's `#[target_feature]` CSR kernels for one operand pair from its
-/// [`DotVec`] register type: `rows_*` ([`simd_rows`]), `dot_*` ([`simd_dot`]) and
+/// [`DotVec`] register type: `rows_*` ([`row_loop`] around `dot_*`), `dot_*` ([`simd_dot`]) and
 /// `products_*` ([`simd_products`]).
 macro_rules! spmv_csr_kernels {
     ($feature:literal, $vec:ty, $t:ty, $i:ty, $rows:ident, $dot:ident, $products:ident) => {
-        /// The CSR-vector row loop (thesis Alg. 29) on this width; see
-        /// [`simd_rows`](crate::arch::portable::spmv_csr::simd_rows).
+        /// The CSR-vector row loop (thesis Alg. 29) on this width: rows of at least
+        /// `SHORT` entries take this width's dot product, shorter ones the scalar loop
+        /// ([`row_loop`](crate::arch::portable::spmv_csr::row_loop)).
         ///
         /// # Safety
         /// The CPU supports the target features enabled here.
@@ -273,17 +275,31 @@ macro_rules! spmv_csr_kernels {
             beta: $t,
             y: &mut [$t],
         ) {
-            // SAFETY: the features are enabled on this function; bounds are checked inside.
-            unsafe {
-                $crate::arch::portable::spmv_csr::simd_rows::<$vec>(row_ptr, col_idx, vals, x, alpha, beta, y)
-            }
+            let short = <$vec as $crate::arch::portable::spmv_csr::DotVec>::SHORT;
+            $crate::arch::portable::spmv_csr::row_loop(
+                row_ptr,
+                col_idx,
+                vals,
+                x,
+                alpha,
+                beta,
+                y,
+                short,
+                |c, v, xx| {
+                    // SAFETY: `$dot` needs this width's features, which are enabled on this
+                    // function (the caller's promise); it bounds its own reads.
+                    unsafe { $dot(c, v, xx) }
+                },
+            )
         }
 
         /// One row's dot product on this width; see
-        /// [`simd_dot`](crate::arch::portable::spmv_csr::simd_dot).
+        /// [`simd_dot`](crate::arch::portable::spmv_csr::simd_dot). Out of line: the row
+        /// loop calls it for long rows only.
         ///
         /// # Safety
         /// The CPU supports the target features enabled here.
+        #[inline(never)]
         #[target_feature(enable = $feature)]
         pub(crate) unsafe fn $dot(cols: &[$i], vals: &[$t], x: &[$t]) -> $t {
             // SAFETY: the features are enabled on this function; bounds are checked inside.

@@ -1,5 +1,5 @@
 //! `neon` CSR SpMV kernels, instantiated into the shared drivers
-//! ([`simd_rows`](crate::arch::portable::spmv_csr::simd_rows) and friends).
+//! ([`simd_dot`](crate::arch::portable::spmv_csr::simd_dot) and friends).
 //!
 //! NEON has no gather: each lane of `x[col_idx[k]]` is one scalar load into a lane
 //! (`vld1q_lane`), then values and gathered `x` meet in one vector FMA (`vfmaq`). Lanes:

@@ -1,5 +1,5 @@
 //! `avx2` CSR SpMV kernels: AVX2 gathers and FMA, instantiated into the shared drivers
-//! ([`simd_rows`](crate::arch::portable::spmv_csr::simd_rows) and friends).
+//! ([`simd_dot`](crate::arch::portable::spmv_csr::simd_dot) and friends).
 //!
 //! | pair | lanes | gather |
 //! |---|---|---|

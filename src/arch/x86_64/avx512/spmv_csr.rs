@@ -1,6 +1,6 @@
 //! `avx512` CSR SpMV kernels: native gathers (`vgatherdpd`, `vgatherqpd`, `vgatherdps`,
 //! `vgatherqps`) and mask registers, instantiated into the shared drivers
-//! ([`simd_rows`](crate::arch::portable::spmv_csr::simd_rows) and friends).
+//! ([`simd_dot`](crate::arch::portable::spmv_csr::simd_dot) and friends).
 //!
 //! | pair | lanes | gather |
 //! |---|---|---|
