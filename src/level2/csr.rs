@@ -100,22 +100,25 @@ impl CsrMethod {
     /// [`RowVector`](CsrMethod::RowVector) when the matrix has at least as many entries
     /// as rows, [`RowScalar`](CsrMethod::RowScalar) otherwise; the same on every `Isa`.
     ///
-    /// Why (single-thread measurements, `benches/spmv.rs`, group `csr_methods/*`):
-    /// - RowVector runs rows shorter than 8 entries through the very loop of RowScalar,
-    ///   so it costs one length test per row on short-row matrices (poisson2d,
-    ///   uniform_random: within noise of RowScalar) and gains wherever rows are long:
-    ///   0.3–0.9× RowScalar's time on every other suite matrix, f32 and f64, on AVX2
-    ///   and AVX-512, and on the portable path mostly too (four accumulators). A mean
-    ///   row length cannot tell a skewed matrix (dc2_like: a few rows of thousands of
-    ///   entries among short ones, 0.35–0.65×) from a uniformly short one, and need not:
-    ///   RowVector never loses much, so only an almost empty matrix (fewer entries than
-    ///   rows, where the per-row test has nothing to win) keeps RowScalar.
+    /// Why (single-thread medians, `benches/spmv.rs` group `csr_methods/*`, 9 suite
+    /// matrices × f32/f64, ratios to RowScalar from the same run; a shared, noisy
+    /// 2-core machine, so single ratios scatter by ±30%):
+    /// - RowVector runs rows shorter than 8 entries inline through the loop of
+    ///   RowScalar and calls the vector dot product out of line for longer ones. It
+    ///   measured 0.40–1.12× RowScalar's time on AVX-512 (0.55–0.70× typical), 0.38–1.1×
+    ///   on AVX2 apart from noise outliers, and mostly below 1 on the portable path (four
+    ///   accumulators); on the short-row matrices (poisson2d, uniform_random: 5 entries
+    ///   per row) a repeated run with 4 s per benchmark gave 0.74–0.94×. A mean row length
+    ///   cannot tell a skewed matrix (dc2_like: a few rows of thousands of entries among
+    ///   short ones, 0.57–0.71×; rmat 0.37–0.66×) from a uniformly short one, and need
+    ///   not: RowVector costs one length test per row where it cannot win, so only an
+    ///   almost empty matrix (fewer entries than rows) keeps RowScalar.
     /// - The segmented-sum, speculative and merge-path methods exist for load balance
     ///   across cores (thesis 8.3.3, 8.4). On one core they do the same work per entry
-    ///   plus a second pass over it (products buffer, flags, segmented sum) or piece
-    ///   bookkeeping, and measured 1.3–4× (segmented sum, speculative) and 0.9–1.5×
-    ///   (merge path) RowScalar's time, so `choose` never picks them; thread runtimes
-    ///   call them explicitly (merge path through its piece API).
+    ///   plus a second pass over it (products buffer, flags, segmented sum: 0.7–4.8× on
+    ///   SIMD widths, 2.5–5× portable) or piece bookkeeping (merge path: about RowVector
+    ///   with 0–50% more), so `choose` never picks them; thread runtimes call them
+    ///   explicitly (merge path through its piece API).
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> CsrMethod {
         let _ = isa;
         if a.nnz() >= a.nrows() { CsrMethod::RowVector } else { CsrMethod::RowScalar }
