@@ -9,6 +9,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use spblas::generate::{SuiteScale, suite_entries};
+use spblas::level2::{CsrMethod, spmv_csr};
 use spblas::{
     CooOwned, Csr, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar, SellOwned, SpMv,
 };
@@ -56,12 +57,39 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
     g.finish();
 }
 
+/// The CSR methods of thesis 8.3–8.4 on one matrix, ids `csr/<method>/<isa>/<f32|f64>`.
+/// Row-scalar does not depend on the `Isa`, so it runs once per precision (as
+/// `portable`): the same-run baseline the other methods' times are divided by.
+fn bench_methods<T: Scalar>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    a: &CsrOwned<T, u32>,
+) {
+    let a = a.view();
+    let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
+    let mut y = vec![T::ZERO; a.nrows()];
+    for method in CsrMethod::ALL {
+        for isa in Isa::available() {
+            if method == CsrMethod::RowScalar && isa != Isa::Portable {
+                continue;
+            }
+            let id = format!("csr/{}/{}/{}", method.name(), isa.name(), T::NAME);
+            g.bench_function(id, |b| {
+                b.iter(|| spmv_csr(&a, method, isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+            });
+        }
+    }
+}
+
 fn spmv(c: &mut Criterion) {
     for entry in suite_entries(scale()) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
         bench_one(c, entry.name, &a);
         let a32 = entry.generate::<f32, u32>().expect("suite matrices generate");
         bench_one(c, entry.name, &a32);
+        let mut g = c.benchmark_group(format!("csr_methods/{}", entry.name));
+        bench_methods(&mut g, &a);
+        bench_methods(&mut g, &a32);
+        g.finish();
     }
 }
 

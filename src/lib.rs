@@ -79,7 +79,7 @@ pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{EllOwned, HybOwned, SellOwned};
 pub use isa::Isa;
-pub use level2::SpMv;
+pub use level2::{CsrMethod, SpMv};
 pub use scalar::{Index, Scalar};
 
 /// The README's code blocks, compiled and run as doc tests.

@@ -6,7 +6,7 @@ use core::ops::Range;
 use std::thread;
 
 use crate::formats::Csr;
-use crate::level2::{check_spmv, csr::spmv_rows};
+use crate::level2::{check_spmv, csr::spmv_rows_chosen};
 use crate::{DimError, Index, Isa, Scalar};
 
 /// The number of threads [`spmv_csr`] uses when asked for 0: the machine's available
@@ -58,7 +58,9 @@ pub fn balanced_row_partition<T: Scalar, I: Index>(
 }
 
 /// `y = alpha * A * x + beta * y` for CSR on `threads` workers (0 = [`available_threads`]),
-/// each computing one [`balanced_row_partition`] range with the serial kernel.
+/// each computing one [`balanced_row_partition`] range with the serial row kernel that
+/// [`crate::SpMv`] runs ([`crate::CsrMethod::choose`]'s row method), so the result equals
+/// the serial one bit for bit.
 ///
 /// # Errors
 /// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
@@ -82,7 +84,7 @@ pub fn spmv_csr<T: Scalar, I: Index>(
             let rows: Range<usize> = w[0]..w[1];
             let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(rows.len());
             rest = tail;
-            s.spawn(move || spmv_rows(a, rows, alpha, x, beta, chunk));
+            s.spawn(move || spmv_rows_chosen(a, isa, rows, alpha, x, beta, chunk));
         }
     });
     Ok(())

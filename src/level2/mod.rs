@@ -6,6 +6,10 @@
 //! leak; when `alpha == 0`, `A` and `x` are not read (BLAS convention) and `y = beta * y`.
 //! Duplicate entries add up. The per-format reference loops here are deliberately plain:
 //! they are the oracle the SIMD kernels of later chapters are tested against.
+//!
+//! CSR has five methods without conversion (thesis 8.3–8.4: row-scalar, row-vector,
+//! segmented sum, speculative segmented sum, and merge path): [`spmv_csr`] runs any of
+//! them by [`CsrMethod`]; `SpMv for Csr` runs [`CsrMethod::choose`]'s pick.
 
 mod coo;
 pub(crate) mod csr;
@@ -15,6 +19,11 @@ mod ell;
 mod hyb;
 mod jds;
 mod sell;
+
+pub use csr::{
+    Carry, CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, apply_carries, merge_path_splits,
+    spmv_csr, spmv_merge_path_piece,
+};
 
 use crate::{DimError, Isa, Scalar};
 

@@ -347,7 +347,7 @@ pub(crate) fn tiles_isa<T: Scalar, I: Index>(
     y: &mut [T],
 ) -> (T, bool) {
     #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
-    if let Some(c) = super::merge::Checked::new(isa) {
+    if let Ok(c) = crate::arch::Checked::new(isa) {
         #[cfg(target_arch = "aarch64")]
         let done = match c.isa() {
             crate::Isa::Neon => crate::arch::aarch64::neon::spmv_csr5::tiles(c, omega, a, range.clone(), y),

@@ -8,7 +8,7 @@ use core::ops::Range;
 
 use bytemuck::{try_cast, try_cast_slice_mut};
 
-use crate::arch::portable::merge::Checked;
+use crate::arch::Checked;
 use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, run_tiles};
 use crate::{Index, Isa, Scalar};
 

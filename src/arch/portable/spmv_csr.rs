@@ -1,0 +1,481 @@
+//! `portable` CSR SpMV kernels (thesis 8.3–8.4), plus what every width's CSR kernels
+//! share:
+//!
+//! - [`DotVec`]: one register (or register group) of `vals[k] * x[col_idx[k]]` lanes, with
+//!   the gather, the fused multiply-add, a masked tail and the horizontal sum. Each width
+//!   implements it for the four operand pairs (f32/f64 values × u32/u64 indices);
+//! - [`simd_dot`], [`row_loop`], [`simd_products`]: the loops over those registers (a row's
+//!   dot product with four accumulators, the CSR-vector row loop of Alg. 29, the
+//!   entry-wise products of Alg. 30 step 2), written once and instantiated by each width
+//!   through [`spmv_csr_kernels`];
+//! - the dispatchers [`rows`], [`dot`], [`products`]: the generic `(T, I)` of the level-2
+//!   code cast to the concrete pair (an exact `TypeId` match, `usize` as the unsigned type
+//!   of its width), then a `match` on a [`Checked`] `Isa` — the only way from the safe
+//!   layers into a width's `unsafe` kernels.
+//!
+//! Every kernel is sound for *any* slices: row ranges are taken with `get`, and every
+//! gathered column index is clamped to `x.len() - 1` (one `min` per register, far cheaper
+//! than the gather) so a malformed matrix can give a wrong sum, never an out-of-bounds
+//! read. A validated `Csr` never triggers the clamp.
+
+// The vectorised drivers serve the SIMD widths only; targets without one keep them unused.
+#![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code, unused_macros))]
+
+use core::any::TypeId;
+
+use crate::arch::Checked;
+use crate::{Index, Scalar};
+
+/// Rows shorter than this run the plain sequential loop in the portable row kernel: four
+/// accumulators only pay once a row holds a few of their rounds. (The SIMD widths use 8
+/// too: `DotVec::SHORT`; on 5-entry rows the masked single-register path plus its
+/// horizontal sum measured 1.2–1.5× slower than the scalar loop.)
+const PORTABLE_SHORT: usize = 8;
+
+/// `alpha * dot + beta * y`, without reading `y` when `beta == 0` (BLAS convention).
+#[inline(always)]
+pub(crate) fn axpby<T: Scalar>(alpha: T, dot: T, beta: T, y: T) -> T {
+    if beta == T::ZERO { alpha * dot } else { alpha * dot + beta * y }
+}
+
+/// `x[c]`. Bounds-checked like the row-scalar loop of `level2::csr` (so short rows
+/// compile to the same loop there and here); a validated matrix never fails the check.
+#[inline(always)]
+fn x_at<T: Scalar, I: Index>(x: &[T], c: I) -> T {
+    x[c.to_usize()]
+}
+
+/// The sequential dot product of one row (thesis Alg. 28, lines 3–5).
+#[inline(always)]
+pub(crate) fn dot_seq<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
+    cols.iter().zip(vals).fold(T::ZERO, |acc, (&c, &v)| acc + v * x_at(x, c))
+}
+
+/// One row's dot product with four independent accumulators: the CSR-vector reduction of
+/// Alg. 29 on scalar registers (four additions in flight instead of one chain).
+#[inline(always)]
+pub(crate) fn dot_unrolled<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
+    let n = cols.len().min(vals.len());
+    let (cols, vals) = (&cols[..n], &vals[..n]);
+    let mut acc = [T::ZERO; 4];
+    let (c4, v4) = (cols.chunks_exact(4), vals.chunks_exact(4));
+    let (cr, vr) = (c4.remainder(), v4.remainder());
+    for (c, v) in c4.zip(v4) {
+        for l in 0..4 {
+            acc[l] += v[l] * x_at(x, c[l]);
+        }
+    }
+    let tail = dot_seq(cr, vr, x);
+    (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// The portable CSR-vector row loop: `y[i] = alpha * (row i · x) + beta * y[i]` for the
+/// rows whose bounds are `row_ptr[i]..row_ptr[i + 1]` (`row_ptr.len() == y.len() + 1`).
+pub(crate) fn rows_portable<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+) {
+    row_loop(row_ptr, col_idx, vals, x, alpha, beta, y, PORTABLE_SHORT, dot_long);
+}
+
+/// [`dot_unrolled`] out of line, so the row loop around it stays the short loop of the
+/// row-scalar method.
+#[inline(never)]
+fn dot_long<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
+    dot_unrolled(cols, vals, x)
+}
+
+/// The row loop shared by every width: rows shorter than `short` run the sequential dot
+/// product inline — the same loop as the row-scalar method, which measured faster for
+/// them — and longer rows call `long`, the width's out-of-line vector dot product.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn row_loop<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    short: usize,
+    long: impl Fn(&[I], &[T], &[T]) -> T,
+) {
+    for (yi, w) in y.iter_mut().zip(row_ptr.windows(2)) {
+        let r = w[0].to_usize()..w[1].to_usize();
+        let (cols, vs) = (&col_idx[r.clone()], &vals[r]);
+        let d = if cols.len() < short { dot_seq(cols, vs, x) } else { long(cols, vs, x) };
+        *yi = axpby(alpha, d, beta, *yi);
+    }
+}
+
+/// `out[k] = vals[k] * x[cols[k]]` (thesis Alg. 30, step 2), portable.
+pub(crate) fn products_portable<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T], out: &mut [T]) {
+    for ((o, &c), &v) in out.iter_mut().zip(cols).zip(vals) {
+        *o = v * x_at(x, c);
+    }
+}
+
+/// One register (or fixed register group) of `W` product lanes for value type `T` and
+/// index type `I`. Implemented by each width for (f32|f64) × (u32|u64); every method is
+/// `#[inline(always)]` so that it inlines into the `#[target_feature]` kernel that
+/// instantiates the drivers below.
+///
+/// Lane `j` of a gather reads `x[min(cols[j], xmax)]`: the caller passes
+/// `xmax = x.len() - 1`, and `x.len() <= MAX_X`, so every read lies inside `x`.
+pub(crate) trait DotVec: Copy {
+    /// Value type.
+    type T: Scalar;
+    /// Index type.
+    type I: Index;
+    /// Lanes per register group.
+    const W: usize;
+    /// The longest `x` the gathers address (`i32::MAX` for 32-bit signed gather offsets).
+    const MAX_X: usize;
+    /// Rows shorter than this take the sequential loop (measured per width).
+    const SHORT: usize;
+
+    /// All lanes zero.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn zero() -> Self;
+    /// `acc + vals[j] * x[min(cols[j], xmax)]` in every lane `j < W`.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `vals` and `cols` are valid for reading
+    /// `W` elements; `x` for `xmax + 1` elements, and `xmax < MAX_X`.
+    unsafe fn fma(
+        acc: Self,
+        vals: *const Self::T,
+        cols: *const Self::I,
+        x: *const Self::T,
+        xmax: usize,
+    ) -> Self;
+    /// `vals[j] * x[min(cols[j], xmax)]` in every lane `j < W`.
+    ///
+    /// # Safety
+    /// As [`DotVec::fma`].
+    unsafe fn mul(vals: *const Self::T, cols: *const Self::I, x: *const Self::T, xmax: usize) -> Self;
+    /// `acc + vals[j] * x[..]` in lanes `j < n`, `acc` elsewhere; reads only `n` elements
+    /// of `vals` and `cols`.
+    ///
+    /// # Safety
+    /// As [`DotVec::fma`], but `vals` and `cols` need only be valid for `n < W` elements.
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const Self::T,
+        cols: *const Self::I,
+        x: *const Self::T,
+        xmax: usize,
+        n: usize,
+    ) -> Self;
+    /// Lane-wise sum.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn add(a: Self, b: Self) -> Self;
+    /// Sum of all lanes.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn sum(self) -> Self::T;
+    /// Stores the `W` lanes to `out`.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `out` is valid for writing `W` elements.
+    unsafe fn store(self, out: *mut Self::T);
+}
+
+/// One row's dot product on `V`'s lanes: four register accumulators over blocks of
+/// `4 W`, then single registers, then one masked tail (thesis Alg. 29's per-row
+/// reduction, with the row's lanes in SIMD registers instead of threads).
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn simd_dot<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &[V::T]) -> V::T {
+    let n = cols.len().min(vals.len());
+    if n < V::SHORT || x.is_empty() || x.len() > V::MAX_X {
+        return dot_seq(cols, vals, x);
+    }
+    let (w, xmax) = (V::W, x.len() - 1);
+    let (c, v, xp) = (cols.as_ptr(), vals.as_ptr(), x.as_ptr());
+    // SAFETY (every call below): the features are the caller's promise; each register
+    // reads `vals[k..k + W]`/`cols[k..k + W]` with `k + W <= n` (the tail reads `n - k`
+    // elements), inside both slices; gathers clamp to `xmax = x.len() - 1 < MAX_X`.
+    unsafe {
+        let (mut a0, mut a1, mut a2, mut a3) = (V::zero(), V::zero(), V::zero(), V::zero());
+        let mut k = 0;
+        while k + 4 * w <= n {
+            a0 = V::fma(a0, v.add(k), c.add(k), xp, xmax);
+            a1 = V::fma(a1, v.add(k + w), c.add(k + w), xp, xmax);
+            a2 = V::fma(a2, v.add(k + 2 * w), c.add(k + 2 * w), xp, xmax);
+            a3 = V::fma(a3, v.add(k + 3 * w), c.add(k + 3 * w), xp, xmax);
+            k += 4 * w;
+        }
+        while k + w <= n {
+            a0 = V::fma(a0, v.add(k), c.add(k), xp, xmax);
+            k += w;
+        }
+        if k < n {
+            a1 = V::fma_tail(a1, v.add(k), c.add(k), xp, xmax, n - k);
+        }
+        V::sum(V::add(V::add(a0, a1), V::add(a2, a3)))
+    }
+}
+
+/// `out[k] = vals[k] * x[cols[k]]` for `k < min(lengths)` on `V`'s lanes (thesis Alg. 30
+/// step 2, Alg. 31 lines 23–26).
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn simd_products<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &[V::T], out: &mut [V::T]) {
+    let n = cols.len().min(vals.len()).min(out.len());
+    if x.is_empty() || x.len() > V::MAX_X {
+        products_portable(cols, vals, x, out);
+        return;
+    }
+    let (w, xmax) = (V::W, x.len() - 1);
+    let (c, v, xp, o) = (cols.as_ptr(), vals.as_ptr(), x.as_ptr(), out.as_mut_ptr());
+    let mut k = 0;
+    while k + w <= n {
+        // SAFETY: the features are the caller's promise; `k + W <= n` keeps the reads of
+        // `vals`/`cols` and the write to `out` in bounds; the gather clamps to `xmax`.
+        unsafe { V::mul(v.add(k), c.add(k), xp, xmax).store(o.add(k)) };
+        k += w;
+    }
+    products_portable(&cols[k..n], &vals[k..n], x, &mut out[k..n]);
+}
+
+/// Stamps out a width's `#[target_feature]` CSR kernels for one operand pair from its
+/// [`DotVec`] register type: `rows_*` ([`row_loop`] around `dot_*`), `dot_*` ([`simd_dot`]) and
+/// `products_*` ([`simd_products`]).
+macro_rules! spmv_csr_kernels {
+    ($feature:literal, $vec:ty, $t:ty, $i:ty, $rows:ident, $dot:ident, $products:ident) => {
+        /// The CSR-vector row loop (thesis Alg. 29) on this width: rows of at least
+        /// `SHORT` entries take this width's dot product, shorter ones the scalar loop
+        /// ([`row_loop`](crate::arch::portable::spmv_csr::row_loop)).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn $rows(
+            row_ptr: &[$i],
+            col_idx: &[$i],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+        ) {
+            let short = <$vec as $crate::arch::portable::spmv_csr::DotVec>::SHORT;
+            $crate::arch::portable::spmv_csr::row_loop(
+                row_ptr,
+                col_idx,
+                vals,
+                x,
+                alpha,
+                beta,
+                y,
+                short,
+                |c, v, xx| {
+                    // SAFETY: `$dot` needs this width's features, which are enabled on this
+                    // function (the caller's promise); it bounds its own reads.
+                    unsafe { $dot(c, v, xx) }
+                },
+            )
+        }
+
+        /// One row's dot product on this width; see
+        /// [`simd_dot`](crate::arch::portable::spmv_csr::simd_dot). Out of line: the row
+        /// loop calls it for long rows only.
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[inline(never)]
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn $dot(cols: &[$i], vals: &[$t], x: &[$t]) -> $t {
+            // SAFETY: the features are enabled on this function; bounds are checked inside.
+            unsafe { $crate::arch::portable::spmv_csr::simd_dot::<$vec>(cols, vals, x) }
+        }
+
+        /// Entry-wise products on this width; see
+        /// [`simd_products`](crate::arch::portable::spmv_csr::simd_products).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn $products(cols: &[$i], vals: &[$t], x: &[$t], out: &mut [$t]) {
+            // SAFETY: the features are enabled on this function; bounds are checked inside.
+            unsafe { $crate::arch::portable::spmv_csr::simd_products::<$vec>(cols, vals, x, out) }
+        }
+    };
+}
+
+#[allow(unused_imports)]
+pub(crate) use spmv_csr_kernels;
+
+// The portable width under the same names as the SIMD widths, so the dispatch reads as
+// one `match`.
+macro_rules! portable_names {
+    ($t:ty, $i:ty, $rows:ident, $dot:ident, $products:ident) => {
+        /// [`rows_portable`] for one operand pair.
+        pub(crate) fn $rows(
+            row_ptr: &[$i],
+            col_idx: &[$i],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+        ) {
+            rows_portable(row_ptr, col_idx, vals, x, alpha, beta, y)
+        }
+        /// [`dot_unrolled`] for one operand pair.
+        pub(crate) fn $dot(cols: &[$i], vals: &[$t], x: &[$t]) -> $t {
+            dot_unrolled(cols, vals, x)
+        }
+        /// [`products_portable`] for one operand pair.
+        pub(crate) fn $products(cols: &[$i], vals: &[$t], x: &[$t], out: &mut [$t]) {
+            products_portable(cols, vals, x, out)
+        }
+    };
+}
+
+portable_names!(f32, u32, rows_f32_u32, dot_f32_u32, products_f32_u32);
+portable_names!(f32, u64, rows_f32_u64, dot_f32_u64, products_f32_u64);
+portable_names!(f64, u32, rows_f64_u32, dot_f64_u32, products_f64_u32);
+portable_names!(f64, u64, rows_f64_u64, dot_f64_u64, products_f64_u64);
+
+/// Whether `A` is exactly `B`, or `usize` standing for the unsigned type of its width.
+#[inline(always)]
+fn same_type<A: 'static, B: 'static>() -> bool {
+    let (a, b) = (TypeId::of::<A>(), TypeId::of::<B>());
+    a == b
+        || (a == TypeId::of::<usize>()
+            && size_of::<usize>() == size_of::<B>()
+            && (b == TypeId::of::<u64>() || b == TypeId::of::<u32>()))
+}
+
+/// `s` as a slice of `B` when `A` is `B` (see [`same_type`]).
+#[inline(always)]
+pub(crate) fn cast<A: bytemuck::Pod, B: bytemuck::Pod>(s: &[A]) -> Option<&[B]> {
+    if same_type::<A, B>() { bytemuck::try_cast_slice(s).ok() } else { None }
+}
+
+/// `s` as a mutable slice of `B` when `A` is `B`.
+#[inline(always)]
+pub(crate) fn cast_mut<A: bytemuck::Pod, B: bytemuck::Pod>(s: &mut [A]) -> Option<&mut [B]> {
+    if same_type::<A, B>() { bytemuck::try_cast_slice_mut(s).ok() } else { None }
+}
+
+/// `v` as a `B` when `A` is `B`.
+#[inline(always)]
+fn cast_val<A: bytemuck::Pod, B: bytemuck::Pod>(v: A) -> Option<B> {
+    if same_type::<A, B>() { bytemuck::try_cast(v).ok() } else { None }
+}
+
+/// `match` on a checked `Isa` over the widths compiled for this target.
+macro_rules! dispatch {
+    ($isa:expr, $f:ident($($arg:expr),*)) => {
+        match $isa.isa() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Checked` proves AVX2 (+FMA) is available.
+            crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::spmv_csr::$f($($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
+            crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::spmv_csr::$f($($arg),*) },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: `Checked` proves NEON is available.
+            crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::spmv_csr::$f($($arg),*) },
+            _ => $f($($arg),*),
+        }
+    };
+}
+
+/// The CSR-vector row loop (thesis Alg. 29) on `isa`: `y[i] = alpha * (row i · x) +
+/// beta * y[i]`, row `i` bounded by `row_ptr[i]..row_ptr[i + 1]` (`row_ptr.len() ==
+/// y.len() + 1`). `beta == 0` never reads `y`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn rows<T: Scalar, I: Index>(
+    isa: Checked,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+) {
+    macro_rules! on {
+        ($t:ty, $i:ty, $f:ident) => {
+            if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
+                cast::<I, $i>(row_ptr),
+                cast::<I, $i>(col_idx),
+                cast::<T, $t>(vals),
+                cast::<T, $t>(x),
+                cast_val::<T, $t>(alpha),
+                cast_val::<T, $t>(beta),
+            ) && let Some(yy) = cast_mut::<T, $t>(y)
+            {
+                dispatch!(isa, $f(rp, ci, v, xx, al, be, yy));
+                return;
+            }
+        };
+    }
+    on!(f64, u32, rows_f64_u32);
+    on!(f64, u64, rows_f64_u64);
+    on!(f32, u32, rows_f32_u32);
+    on!(f32, u64, rows_f32_u64);
+    rows_portable(row_ptr, col_idx, vals, x, alpha, beta, y);
+}
+
+/// One dot product `Σ vals[k] * x[cols[k]]` on `isa` (the summation order is the
+/// width's: several accumulators).
+#[inline]
+pub(crate) fn dot<T: Scalar, I: Index>(isa: Checked, cols: &[I], vals: &[T], x: &[T]) -> T {
+    macro_rules! on {
+        ($t:ty, $i:ty, $f:ident) => {
+            if let (Some(c), Some(v), Some(xx)) = (cast::<I, $i>(cols), cast::<T, $t>(vals), cast::<T, $t>(x))
+            {
+                let d: $t = dispatch!(isa, $f(c, v, xx));
+                if let Some(d) = cast_val::<$t, T>(d) {
+                    return d;
+                }
+            }
+        };
+    }
+    on!(f64, u32, dot_f64_u32);
+    on!(f64, u64, dot_f64_u64);
+    on!(f32, u32, dot_f32_u32);
+    on!(f32, u64, dot_f32_u64);
+    dot_unrolled(cols, vals, x)
+}
+
+/// `out[k] = vals[k] * x[cols[k]]` for `k < min(lengths)` on `isa`.
+#[inline]
+pub(crate) fn products<T: Scalar, I: Index>(isa: Checked, cols: &[I], vals: &[T], x: &[T], out: &mut [T]) {
+    macro_rules! on {
+        ($t:ty, $i:ty, $f:ident) => {
+            if let (Some(c), Some(v), Some(xx)) = (cast::<I, $i>(cols), cast::<T, $t>(vals), cast::<T, $t>(x))
+                && let Some(o) = cast_mut::<T, $t>(out)
+            {
+                dispatch!(isa, $f(c, v, xx, o));
+                return;
+            }
+        };
+    }
+    on!(f64, u32, products_f64_u32);
+    on!(f64, u64, products_f64_u64);
+    on!(f32, u32, products_f32_u32);
+    on!(f32, u64, products_f32_u64);
+    products_portable(cols, vals, x, out);
+}

@@ -1,0 +1,332 @@
+//! `avx2` CSR SpMV kernels: AVX2 gathers and FMA, instantiated into the shared drivers
+//! ([`simd_dot`](crate::arch::portable::spmv_csr::simd_dot) and friends).
+//!
+//! | pair | lanes | gather |
+//! |---|---|---|
+//! | f64 / u32 | 4 | `_mm256_i32gather_pd` (4 × i32 offsets in a `__m128i`) |
+//! | f64 / u64 | 4 | `_mm256_i64gather_pd` |
+//! | f32 / u32 | 8 | `_mm256_i32gather_ps` |
+//! | f32 / u64 | 4 | `_mm256_i64gather_ps` (into a `__m128`) |
+//!
+//! Column indices are clamped to `x.len() - 1` before the gather (`vpminud` for 32-bit
+//! indices; 64-bit ones, lacking an unsigned 64-bit `min` before AVX-512, compare with the
+//! sign bit flipped and blend). A row's tail is one masked load (`vpmaskmov`) of indices
+//! and values and one masked gather: masked-off lanes are not read.
+
+use core::arch::x86_64::*;
+
+use crate::arch::portable::spmv_csr::{DotVec, spmv_csr_kernels};
+
+/// Clamps 4 × u64 indices to `xmax` (unsigned).
+///
+/// # Safety
+/// AVX2 is enabled.
+#[inline(always)]
+unsafe fn clamp64(idx: __m256i, xmax: usize) -> __m256i {
+    // SAFETY: register operations only; the caller promises AVX2.
+    unsafe {
+        let s = _mm256_set1_epi64x(i64::MIN);
+        let mx = _mm256_set1_epi64x(xmax as i64);
+        let gt = _mm256_cmpgt_epi64(_mm256_xor_si256(idx, s), _mm256_xor_si256(mx, s));
+        _mm256_blendv_epi8(idx, mx, gt)
+    }
+}
+
+/// All-ones in 64-bit lanes `j < n` (of 4).
+///
+/// # Safety
+/// AVX2 is enabled.
+#[inline(always)]
+unsafe fn mask64(n: usize) -> __m256i {
+    // SAFETY: register operations only; the caller promises AVX2.
+    unsafe { _mm256_cmpgt_epi64(_mm256_set1_epi64x(n as i64), _mm256_setr_epi64x(0, 1, 2, 3)) }
+}
+
+/// All-ones in 32-bit lanes `j < n` (of 4).
+///
+/// # Safety
+/// SSE2 is enabled.
+#[inline(always)]
+unsafe fn mask32x4(n: usize) -> __m128i {
+    // SAFETY: register operations only.
+    unsafe { _mm_cmpgt_epi32(_mm_set1_epi32(n as i32), _mm_setr_epi32(0, 1, 2, 3)) }
+}
+
+/// Sum of 4 × f32.
+///
+/// # Safety
+/// SSE3 is enabled.
+#[inline(always)]
+unsafe fn hsum_ps128(s: __m128) -> f32 {
+    // SAFETY: register operations only.
+    unsafe {
+        let t = _mm_add_ps(s, _mm_movehdup_ps(s));
+        _mm_cvtss_f32(_mm_add_ss(t, _mm_movehl_ps(t, t)))
+    }
+}
+
+/// 4 × f64 lanes, 32-bit indices.
+#[derive(Clone, Copy)]
+pub(crate) struct F64U32(__m256d);
+/// 4 × f64 lanes, 64-bit indices.
+#[derive(Clone, Copy)]
+pub(crate) struct F64U64(__m256d);
+/// 8 × f32 lanes, 32-bit indices.
+#[derive(Clone, Copy)]
+pub(crate) struct F32U32(__m256);
+/// 4 × f32 lanes, 64-bit indices.
+#[derive(Clone, Copy)]
+pub(crate) struct F32U64(__m128);
+
+/// The shared f64 register methods (`zero`, `add`, `sum`, `store`).
+macro_rules! f64x4_common {
+    ($name:ident) => {
+        #[inline(always)]
+        unsafe fn zero() -> Self {
+            // SAFETY: the caller promises AVX.
+            $name(unsafe { _mm256_setzero_pd() })
+        }
+        #[inline(always)]
+        unsafe fn add(a: Self, b: Self) -> Self {
+            // SAFETY: the caller promises AVX.
+            $name(unsafe { _mm256_add_pd(a.0, b.0) })
+        }
+        #[inline(always)]
+        unsafe fn sum(self) -> f64 {
+            // SAFETY: register operations only; the caller promises AVX.
+            unsafe {
+                let s = _mm_add_pd(_mm256_castpd256_pd128(self.0), _mm256_extractf128_pd::<1>(self.0));
+                _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
+            }
+        }
+        #[inline(always)]
+        unsafe fn store(self, out: *mut f64) {
+            // SAFETY: the caller promises 4 writable elements.
+            unsafe { _mm256_storeu_pd(out, self.0) }
+        }
+    };
+}
+
+impl DotVec for F64U32 {
+    type T = f64;
+    type I = u32;
+    const W: usize = 4;
+    const MAX_X: usize = i32::MAX as usize;
+    const SHORT: usize = 8;
+
+    f64x4_common!(F64U32);
+
+    #[inline(always)]
+    unsafe fn mul(vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
+        // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
+        unsafe {
+            let idx = _mm_min_epu32(_mm_loadu_si128(cols.cast()), _mm_set1_epi32(xmax as i32));
+            F64U32(_mm256_mul_pd(_mm256_loadu_pd(vals), _mm256_i32gather_pd::<8>(x, idx)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma(acc: Self, vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: as `mul`.
+        unsafe {
+            let idx = _mm_min_epu32(_mm_loadu_si128(cols.cast()), _mm_set1_epi32(xmax as i32));
+            F64U32(_mm256_fmadd_pd(_mm256_loadu_pd(vals), _mm256_i32gather_pd::<8>(x, idx), acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const f64,
+        cols: *const u32,
+        x: *const f64,
+        xmax: usize,
+        n: usize,
+    ) -> Self {
+        // SAFETY: the masked loads and the masked gather touch only the low `n` lanes,
+        // which the caller promises readable; offsets are clamped as in `mul`.
+        unsafe {
+            let m64 = mask64(n);
+            let raw = _mm_maskload_epi32(cols.cast(), mask32x4(n));
+            let idx = _mm_min_epu32(raw, _mm_set1_epi32(xmax as i32));
+            let g = _mm256_mask_i32gather_pd::<8>(_mm256_setzero_pd(), x, idx, _mm256_castsi256_pd(m64));
+            F64U32(_mm256_fmadd_pd(_mm256_maskload_pd(vals, m64), g, acc.0))
+        }
+    }
+}
+
+impl DotVec for F64U64 {
+    type T = f64;
+    type I = u64;
+    const W: usize = 4;
+    const MAX_X: usize = usize::MAX;
+    const SHORT: usize = 8;
+
+    f64x4_common!(F64U64);
+
+    #[inline(always)]
+    unsafe fn mul(vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
+        // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
+        unsafe {
+            let idx = clamp64(_mm256_loadu_si256(cols.cast()), xmax);
+            F64U64(_mm256_mul_pd(_mm256_loadu_pd(vals), _mm256_i64gather_pd::<8>(x, idx)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma(acc: Self, vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: as `mul`.
+        unsafe {
+            let idx = clamp64(_mm256_loadu_si256(cols.cast()), xmax);
+            F64U64(_mm256_fmadd_pd(_mm256_loadu_pd(vals), _mm256_i64gather_pd::<8>(x, idx), acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const f64,
+        cols: *const u64,
+        x: *const f64,
+        xmax: usize,
+        n: usize,
+    ) -> Self {
+        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
+        unsafe {
+            let m64 = mask64(n);
+            let idx = clamp64(_mm256_maskload_epi64(cols.cast(), m64), xmax);
+            let g = _mm256_mask_i64gather_pd::<8>(_mm256_setzero_pd(), x, idx, _mm256_castsi256_pd(m64));
+            F64U64(_mm256_fmadd_pd(_mm256_maskload_pd(vals, m64), g, acc.0))
+        }
+    }
+}
+
+impl DotVec for F32U32 {
+    type T = f32;
+    type I = u32;
+    const W: usize = 8;
+    const MAX_X: usize = i32::MAX as usize;
+    const SHORT: usize = 8;
+
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller promises AVX.
+        F32U32(unsafe { _mm256_setzero_ps() })
+    }
+    #[inline(always)]
+    unsafe fn mul(vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
+        // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
+        unsafe {
+            let idx = _mm256_min_epu32(_mm256_loadu_si256(cols.cast()), _mm256_set1_epi32(xmax as i32));
+            F32U32(_mm256_mul_ps(_mm256_loadu_ps(vals), _mm256_i32gather_ps::<4>(x, idx)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma(acc: Self, vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: as `mul`.
+        unsafe {
+            let idx = _mm256_min_epu32(_mm256_loadu_si256(cols.cast()), _mm256_set1_epi32(xmax as i32));
+            F32U32(_mm256_fmadd_ps(_mm256_loadu_ps(vals), _mm256_i32gather_ps::<4>(x, idx), acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const f32,
+        cols: *const u32,
+        x: *const f32,
+        xmax: usize,
+        n: usize,
+    ) -> Self {
+        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
+        unsafe {
+            let m =
+                _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            let idx = _mm256_min_epu32(_mm256_maskload_epi32(cols.cast(), m), _mm256_set1_epi32(xmax as i32));
+            let g = _mm256_mask_i32gather_ps::<4>(_mm256_setzero_ps(), x, idx, _mm256_castsi256_ps(m));
+            F32U32(_mm256_fmadd_ps(_mm256_maskload_ps(vals, m), g, acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the caller promises AVX.
+        F32U32(unsafe { _mm256_add_ps(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn sum(self) -> f32 {
+        // SAFETY: register operations only; the caller promises AVX.
+        unsafe { hsum_ps128(_mm_add_ps(_mm256_castps256_ps128(self.0), _mm256_extractf128_ps::<1>(self.0))) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: *mut f32) {
+        // SAFETY: the caller promises 8 writable elements.
+        unsafe { _mm256_storeu_ps(out, self.0) }
+    }
+}
+
+impl DotVec for F32U64 {
+    type T = f32;
+    type I = u64;
+    const W: usize = 4;
+    const MAX_X: usize = usize::MAX;
+    const SHORT: usize = 8;
+
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller promises SSE.
+        F32U64(unsafe { _mm_setzero_ps() })
+    }
+    #[inline(always)]
+    unsafe fn mul(vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
+        // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
+        unsafe {
+            let idx = clamp64(_mm256_loadu_si256(cols.cast()), xmax);
+            F32U64(_mm_mul_ps(_mm_loadu_ps(vals), _mm256_i64gather_ps::<4>(x, idx)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma(acc: Self, vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: as `mul`.
+        unsafe {
+            let idx = clamp64(_mm256_loadu_si256(cols.cast()), xmax);
+            F32U64(_mm_fmadd_ps(_mm_loadu_ps(vals), _mm256_i64gather_ps::<4>(x, idx), acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const f32,
+        cols: *const u64,
+        x: *const f32,
+        xmax: usize,
+        n: usize,
+    ) -> Self {
+        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
+        unsafe {
+            let m32 = mask32x4(n);
+            let idx = clamp64(_mm256_maskload_epi64(cols.cast(), mask64(n)), xmax);
+            let g = _mm256_mask_i64gather_ps::<4>(_mm_setzero_ps(), x, idx, _mm_castsi128_ps(m32));
+            F32U64(_mm_fmadd_ps(_mm_maskload_ps(vals, m32), g, acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the caller promises SSE.
+        F32U64(unsafe { _mm_add_ps(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn sum(self) -> f32 {
+        // SAFETY: register operations only.
+        unsafe { hsum_ps128(self.0) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: *mut f32) {
+        // SAFETY: the caller promises 4 writable elements.
+        unsafe { _mm_storeu_ps(out, self.0) }
+    }
+}
+
+spmv_csr_kernels!("avx2,fma", F64U32, f64, u32, rows_f64_u32, dot_f64_u32, products_f64_u32);
+spmv_csr_kernels!("avx2,fma", F64U64, f64, u64, rows_f64_u64, dot_f64_u64, products_f64_u64);
+spmv_csr_kernels!("avx2,fma", F32U32, f32, u32, rows_f32_u32, dot_f32_u32, products_f32_u32);
+spmv_csr_kernels!("avx2,fma", F32U64, f32, u64, rows_f32_u64, dot_f32_u64, products_f32_u64);

@@ -1,0 +1,331 @@
+//! `avx512` CSR SpMV kernels: native gathers (`vgatherdpd`, `vgatherqpd`, `vgatherdps`,
+//! `vgatherqps`) and mask registers, instantiated into the shared drivers
+//! ([`simd_dot`](crate::arch::portable::spmv_csr::simd_dot) and friends).
+//!
+//! | pair | lanes | gather |
+//! |---|---|---|
+//! | f64 / u32 | 8 | `_mm512_i32gather_pd` (8 × i32 offsets in a `__m256i`) |
+//! | f64 / u64 | 8 | `_mm512_i64gather_pd` |
+//! | f32 / u32 | 16 | `_mm512_i32gather_ps` |
+//! | f32 / u64 | 8 | `_mm512_i64gather_ps` (into a `__m256`) |
+//!
+//! Column indices are clamped with one unsigned `min` to `x.len() - 1` before the gather.
+//! A row's tail is one masked load of indices and values and one masked gather (masked-off
+//! lanes are not read), so a row of any length costs no scalar loop.
+
+use core::arch::x86_64::*;
+
+use crate::arch::portable::spmv_csr::{DotVec, spmv_csr_kernels};
+
+/// Mask of the low `n` lanes (`n < 16`).
+#[inline(always)]
+fn low(n: usize) -> u16 {
+    ((1u32 << n) - 1) as u16
+}
+
+/// 8 × f64 lanes, 32-bit indices.
+#[derive(Clone, Copy)]
+pub(crate) struct F64U32(__m512d);
+/// 8 × f64 lanes, 64-bit indices.
+#[derive(Clone, Copy)]
+pub(crate) struct F64U64(__m512d);
+/// 16 × f32 lanes, 32-bit indices.
+#[derive(Clone, Copy)]
+pub(crate) struct F32U32(__m512);
+/// 8 × f32 lanes, 64-bit indices.
+#[derive(Clone, Copy)]
+pub(crate) struct F32U64(__m256);
+
+impl DotVec for F64U32 {
+    type T = f64;
+    type I = u32;
+    const W: usize = 8;
+    const MAX_X: usize = i32::MAX as usize;
+    const SHORT: usize = 8;
+
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller promises AVX-512F.
+        F64U32(unsafe { _mm512_setzero_pd() })
+    }
+    #[inline(always)]
+    unsafe fn mul(vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
+        // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
+        unsafe {
+            let idx = _mm256_min_epu32(_mm256_loadu_si256(cols.cast()), _mm256_set1_epi32(xmax as i32));
+            F64U32(_mm512_mul_pd(_mm512_loadu_pd(vals), _mm512_i32gather_pd::<8>(idx, x)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma(acc: Self, vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: as `mul`.
+        unsafe {
+            let idx = _mm256_min_epu32(_mm256_loadu_si256(cols.cast()), _mm256_set1_epi32(xmax as i32));
+            F64U32(_mm512_fmadd_pd(_mm512_loadu_pd(vals), _mm512_i32gather_pd::<8>(idx, x), acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const f64,
+        cols: *const u32,
+        x: *const f64,
+        xmax: usize,
+        n: usize,
+    ) -> Self {
+        // SAFETY: the masked loads and the masked gather touch only the low `n` lanes,
+        // which the caller promises readable; offsets are clamped as in `mul`.
+        unsafe {
+            let k = low(n) as u8;
+            let idx =
+                _mm256_min_epu32(_mm256_maskz_loadu_epi32(k, cols.cast()), _mm256_set1_epi32(xmax as i32));
+            let g = _mm512_mask_i32gather_pd::<8>(_mm512_setzero_pd(), k, idx, x);
+            F64U32(_mm512_fmadd_pd(_mm512_maskz_loadu_pd(k, vals), g, acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the caller promises AVX-512F.
+        F64U32(unsafe { _mm512_add_pd(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn sum(self) -> f64 {
+        // SAFETY: the caller promises AVX-512F.
+        unsafe { _mm512_reduce_add_pd(self.0) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: *mut f64) {
+        // SAFETY: the caller promises 8 writable elements.
+        unsafe { _mm512_storeu_pd(out, self.0) }
+    }
+}
+
+impl DotVec for F64U64 {
+    type T = f64;
+    type I = u64;
+    const W: usize = 8;
+    const MAX_X: usize = usize::MAX;
+    const SHORT: usize = 8;
+
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller promises AVX-512F.
+        F64U64(unsafe { _mm512_setzero_pd() })
+    }
+    #[inline(always)]
+    unsafe fn mul(vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
+        // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
+        unsafe {
+            let idx = _mm512_min_epu64(_mm512_loadu_si512(cols.cast()), _mm512_set1_epi64(xmax as i64));
+            F64U64(_mm512_mul_pd(_mm512_loadu_pd(vals), _mm512_i64gather_pd::<8>(idx, x)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma(acc: Self, vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: as `mul`.
+        unsafe {
+            let idx = _mm512_min_epu64(_mm512_loadu_si512(cols.cast()), _mm512_set1_epi64(xmax as i64));
+            F64U64(_mm512_fmadd_pd(_mm512_loadu_pd(vals), _mm512_i64gather_pd::<8>(idx, x), acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const f64,
+        cols: *const u64,
+        x: *const f64,
+        xmax: usize,
+        n: usize,
+    ) -> Self {
+        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
+        unsafe {
+            let k = low(n) as u8;
+            let idx =
+                _mm512_min_epu64(_mm512_maskz_loadu_epi64(k, cols.cast()), _mm512_set1_epi64(xmax as i64));
+            let g = _mm512_mask_i64gather_pd::<8>(_mm512_setzero_pd(), k, idx, x);
+            F64U64(_mm512_fmadd_pd(_mm512_maskz_loadu_pd(k, vals), g, acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the caller promises AVX-512F.
+        F64U64(unsafe { _mm512_add_pd(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn sum(self) -> f64 {
+        // SAFETY: the caller promises AVX-512F.
+        unsafe { _mm512_reduce_add_pd(self.0) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: *mut f64) {
+        // SAFETY: the caller promises 8 writable elements.
+        unsafe { _mm512_storeu_pd(out, self.0) }
+    }
+}
+
+impl DotVec for F32U32 {
+    type T = f32;
+    type I = u32;
+    const W: usize = 16;
+    const MAX_X: usize = i32::MAX as usize;
+    const SHORT: usize = 8;
+
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller promises AVX-512F.
+        F32U32(unsafe { _mm512_setzero_ps() })
+    }
+    #[inline(always)]
+    unsafe fn mul(vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: the caller promises the features, 16 readable `vals`/`cols` and
+        // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
+        unsafe {
+            let idx = _mm512_min_epu32(_mm512_loadu_si512(cols.cast()), _mm512_set1_epi32(xmax as i32));
+            F32U32(_mm512_mul_ps(_mm512_loadu_ps(vals), _mm512_i32gather_ps::<4>(idx, x)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma(acc: Self, vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: as `mul`.
+        unsafe {
+            let idx = _mm512_min_epu32(_mm512_loadu_si512(cols.cast()), _mm512_set1_epi32(xmax as i32));
+            F32U32(_mm512_fmadd_ps(_mm512_loadu_ps(vals), _mm512_i32gather_ps::<4>(idx, x), acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const f32,
+        cols: *const u32,
+        x: *const f32,
+        xmax: usize,
+        n: usize,
+    ) -> Self {
+        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
+        unsafe {
+            let k = low(n);
+            let idx =
+                _mm512_min_epu32(_mm512_maskz_loadu_epi32(k, cols.cast()), _mm512_set1_epi32(xmax as i32));
+            let g = _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), k, idx, x);
+            F32U32(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, vals), g, acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the caller promises AVX-512F.
+        F32U32(unsafe { _mm512_add_ps(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn sum(self) -> f32 {
+        // SAFETY: the caller promises AVX-512F.
+        unsafe { _mm512_reduce_add_ps(self.0) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: *mut f32) {
+        // SAFETY: the caller promises 16 writable elements.
+        unsafe { _mm512_storeu_ps(out, self.0) }
+    }
+}
+
+impl DotVec for F32U64 {
+    type T = f32;
+    type I = u64;
+    const W: usize = 8;
+    const MAX_X: usize = usize::MAX;
+    const SHORT: usize = 8;
+
+    #[inline(always)]
+    unsafe fn zero() -> Self {
+        // SAFETY: the caller promises AVX.
+        F32U64(unsafe { _mm256_setzero_ps() })
+    }
+    #[inline(always)]
+    unsafe fn mul(vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
+        // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
+        unsafe {
+            let idx = _mm512_min_epu64(_mm512_loadu_si512(cols.cast()), _mm512_set1_epi64(xmax as i64));
+            F32U64(_mm256_mul_ps(_mm256_loadu_ps(vals), _mm512_i64gather_ps::<4>(idx, x)))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma(acc: Self, vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: as `mul`.
+        unsafe {
+            let idx = _mm512_min_epu64(_mm512_loadu_si512(cols.cast()), _mm512_set1_epi64(xmax as i64));
+            F32U64(_mm256_fmadd_ps(_mm256_loadu_ps(vals), _mm512_i64gather_ps::<4>(idx, x), acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const f32,
+        cols: *const u64,
+        x: *const f32,
+        xmax: usize,
+        n: usize,
+    ) -> Self {
+        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
+        unsafe {
+            let k = low(n) as u8;
+            let idx =
+                _mm512_min_epu64(_mm512_maskz_loadu_epi64(k, cols.cast()), _mm512_set1_epi64(xmax as i64));
+            let g = _mm512_mask_i64gather_ps::<4>(_mm256_setzero_ps(), k, idx, x);
+            F32U64(_mm256_fmadd_ps(_mm256_maskz_loadu_ps(k, vals), g, acc.0))
+        }
+    }
+    #[inline(always)]
+    unsafe fn add(a: Self, b: Self) -> Self {
+        // SAFETY: the caller promises AVX.
+        F32U64(unsafe { _mm256_add_ps(a.0, b.0) })
+    }
+    #[inline(always)]
+    unsafe fn sum(self) -> f32 {
+        // SAFETY: the caller promises AVX-512F (a 256-bit register widened with zeros).
+        unsafe { _mm512_reduce_add_ps(_mm512_zextps256_ps512(self.0)) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: *mut f32) {
+        // SAFETY: the caller promises 8 writable elements.
+        unsafe { _mm256_storeu_ps(out, self.0) }
+    }
+}
+
+spmv_csr_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F64U32,
+    f64,
+    u32,
+    rows_f64_u32,
+    dot_f64_u32,
+    products_f64_u32
+);
+spmv_csr_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F64U64,
+    f64,
+    u64,
+    rows_f64_u64,
+    dot_f64_u64,
+    products_f64_u64
+);
+spmv_csr_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F32U32,
+    f32,
+    u32,
+    rows_f32_u32,
+    dot_f32_u32,
+    products_f32_u32
+);
+spmv_csr_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F32U64,
+    f32,
+    u64,
+    rows_f32_u64,
+    dot_f32_u64,
+    products_f32_u64
+);

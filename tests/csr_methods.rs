@@ -1,0 +1,417 @@
+//! CSR SpMV methods (thesis 8.3–8.4): every `CsrMethod` on every available `Isa`, for
+//! f32/f64 values and u32/u64/usize indices, against the dense reference; BLAS edge cases,
+//! errors, determinism, and the merge-path piece API.
+
+mod common;
+
+use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
+use proptest::prelude::*;
+use spblas::level2::{
+    Carry, CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, apply_carries, merge_path_splits,
+    spmv_csr, spmv_merge_path_piece,
+};
+use spblas::{Csr, CsrOwned, DimError, Index, Isa, Scalar, SpMv};
+
+/// Every method × every available `Isa` equals the dense reference; with `beta == 0`, `y`
+/// starts as NaN (it must not be read).
+fn check_methods<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let x = vector::<T>(a.ncols(), seed);
+    let y0 = vector::<T>(a.nrows(), seed.wrapping_add(1));
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
+    let factor = (a.max_row_len() + 3) as f64;
+    for isa in Isa::available() {
+        for method in CsrMethod::ALL {
+            let mut y = y0.clone();
+            if beta == T::ZERO {
+                y.fill(T::from_f64(f64::NAN));
+            }
+            spmv_csr(a, method, isa, alpha, &x, beta, &mut y).unwrap();
+            assert_close(&y, &want, &bound, factor)
+                .map_err(|e| TestCaseError::fail(format!("{method} on {isa}: {e}")))?;
+        }
+        // The trait runs `choose`'s pick.
+        let mut y = y0.clone();
+        a.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
+        assert_close(&y, &want, &bound, factor)?;
+    }
+    Ok(())
+}
+
+fn check_raw<T: Scalar, I: Index>(
+    raw: &RawCsr<T, I>,
+    alpha: f64,
+    beta: f64,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    check_methods(&a.view(), T::from_f64(alpha), T::from_f64(beta), seed)
+}
+
+/// A matrix with row `i` of length `len(i)`, columns spread pseudo-randomly over `ncols`
+/// (unsorted, duplicates possible), small values.
+fn from_lens<T: Scalar, I: Index>(
+    nrows: usize,
+    ncols: usize,
+    len: impl Fn(usize) -> usize,
+    seed: u64,
+) -> CsrOwned<T, I> {
+    let mut row_ptr = vec![I::ZERO];
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    for i in 0..nrows {
+        let n = if ncols == 0 { 0 } else { len(i) };
+        for k in 0..n {
+            let h = splitmix(seed ^ ((i as u64) << 24) ^ k as u64);
+            col_idx.push(I::from_usize((h % ncols as u64) as usize).unwrap());
+            vals.push(T::from_f64(((h >> 40) % 9) as f64 * 0.5 - 2.0));
+        }
+        row_ptr.push(I::from_usize(col_idx.len()).unwrap());
+    }
+    CsrOwned::from_parts(nrows, ncols, row_ptr, col_idx, vals).unwrap()
+}
+
+/// A named matrix shape: `(name, nrows, ncols, length of row i)`.
+type Shape = (&'static str, usize, usize, Box<dyn Fn(usize) -> usize>);
+
+/// The structured shapes the methods' block/tile/piece edges need.
+fn shapes() -> Vec<Shape> {
+    let b = SEGMENT_BLOCK;
+    let t = SPECULATIVE_TILE;
+    let mut v: Vec<Shape> = vec![
+        ("0x0", 0, 0, Box::new(|_| 1)),
+        ("0 rows", 0, 7, Box::new(|_| 1)),
+        ("0 cols", 6, 0, Box::new(|_| 1)),
+        ("nnz 0", 9, 9, Box::new(|_| 0)),
+        ("leading/trailing empty", 40, 30, Box::new(|i| if (5..35).contains(&i) { i % 4 } else { 0 })),
+        ("nrows >> nnz", 5000, 300, Box::new(|i| usize::from(i % 37 == 5))),
+        ("one row of 10000", 50, 20_000, Box::new(|i| if i == 17 { 10_000 } else { i % 3 })),
+        ("first row of 10000", 20, 3000, Box::new(|i| if i == 0 { 10_000 } else { 1 })),
+        ("last row of 10000", 20, 3000, Box::new(|i| if i == 19 { 10_000 } else { 0 })),
+        ("rectangular wide", 3, 1000, Box::new(|i| 300 + i)),
+        ("rectangular tall", 1000, 3, Box::new(|i| i % 5)),
+        // Empty rows exactly at block/tile edges: rows of 16 with every 16th row empty.
+        ("empty at edges", 600, 500, Box::new(|i| if i % 17 == 16 { 0 } else { 16 })),
+        // Empty runs after a row ending on a multiple of the tile size.
+        ("empty runs", 300, 64, Box::new(|i| if i % 3 == 0 { 32 } else { 0 })),
+        ("mixed lengths", 700, 900, Box::new(|i| (i * 7919) % 41)),
+        ("long rows", 40, 5000, Box::new(|i| 500 + (i * 37) % 300)),
+    ];
+    // nnz exactly a multiple of the block/tile/piece size, and ±1: one row, and rows of 16.
+    for &n in
+        &[b - 1, b, b + 1, 2 * b - 1, 2 * b, 2 * b + 1, t, 3 * t + 1, MERGE_PATH_PIECE - 1, MERGE_PATH_PIECE]
+    {
+        v.push(("one row, nnz at an edge", 1, 4096, Box::new(move |_| n)));
+        let rows = n / 16;
+        let extra = n % 16;
+        v.push((
+            "rows of 16, nnz at an edge",
+            rows + 1,
+            97,
+            Box::new(move |i| if i < rows { 16 } else { extra }),
+        ));
+    }
+    v
+}
+
+fn structured<T: Scalar, I: Index>() {
+    for (name, m, n, len) in shapes() {
+        let a = from_lens::<T, I>(m, n, &*len, 11);
+        for (alpha, beta) in [(1.0, 0.0), (-2.5, 0.5), (1.0, 1.0), (0.0, 0.5), (0.0, 0.0)] {
+            let r = check_methods(&a.view(), T::from_f64(alpha), T::from_f64(beta), 3);
+            assert!(r.is_ok(), "{name} ({m}x{n}), {} {}, alpha {alpha} beta {beta}: {r:?}", T::NAME, I::NAME);
+        }
+    }
+}
+
+#[test]
+fn every_method_equals_the_reference_on_structured_shapes_f64_u32() {
+    structured::<f64, u32>();
+}
+
+#[test]
+fn every_method_equals_the_reference_on_structured_shapes_f32_u64() {
+    structured::<f32, u64>();
+}
+
+#[test]
+fn every_method_equals_the_reference_on_structured_shapes_f32_u32() {
+    structured::<f32, u32>();
+}
+
+#[test]
+fn every_method_equals_the_reference_on_structured_shapes_f64_usize() {
+    structured::<f64, usize>();
+}
+
+proptest! {
+    #[test]
+    fn every_method_equals_the_reference_f64_u32(raw in csr::<f64, u32>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn every_method_equals_the_reference_f32_u64(raw in csr::<f32, u64>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn every_method_equals_the_reference_f32_u32(raw in csr::<f32, u32>(60, 40, false), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn every_method_equals_the_reference_f64_u64_long_rows(raw in csr::<f64, u64>(30, 150, true), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn merge_path_pieces_in_any_order_equal_the_whole_run(
+        raw in csr::<f64, u32>(60, 30, false),
+        pieces in 1usize..12,
+        (alpha, beta) in scalars(),
+        seed: u64,
+    ) {
+        let a = raw.owned();
+        let a = a.view();
+        merge_pieces_check(&a, pieces, alpha, beta, seed)?;
+    }
+}
+
+/// Runs the merge-path pieces of `a` forwards and in a shuffled order; both give the
+/// same `y` bit for bit, and it equals the reference.
+fn merge_pieces_check<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    pieces: usize,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let x = vector::<T>(a.ncols(), seed);
+    let y0 = vector::<T>(a.nrows(), seed.wrapping_add(1));
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
+    let mut splits = vec![(0, 0); pieces + 1];
+    merge_path_splits(a, pieces, &mut splits).unwrap();
+    prop_assert_eq!(splits[0], (0, 0));
+    prop_assert_eq!(splits[pieces], (a.nrows(), a.nnz()));
+    let total = a.nrows() + a.nnz();
+    for w in splits.windows(2) {
+        let items = (w[1].0 + w[1].1) - (w[0].0 + w[0].1);
+        prop_assert!(items <= total.div_ceil(pieces) && items + 1 >= total / pieces);
+    }
+    let mut order: Vec<usize> = (0..pieces).collect();
+    let mut results = Vec::new();
+    for shuffled in [false, true] {
+        if shuffled {
+            for k in (1..order.len()).rev() {
+                order.swap(k, (splitmix(seed ^ k as u64) % (k as u64 + 1)) as usize);
+            }
+        }
+        for isa in Isa::available() {
+            let mut y = y0.clone();
+            if beta == T::ZERO {
+                y.fill(T::from_f64(f64::NAN));
+            }
+            let mut carries = vec![Carry::default(); pieces];
+            for &p in &order {
+                let (s, e) = (splits[p], splits[p + 1]);
+                carries[p] = spmv_merge_path_piece(a, isa, s, e, alpha, &x, beta, &mut y[s.0..e.0]).unwrap();
+            }
+            apply_carries(&carries, &mut y).unwrap();
+            assert_close(&y, &want, &bound, (a.max_row_len() + 3) as f64)?;
+            results.push((isa, y));
+        }
+    }
+    let n = results.len() / 2;
+    for k in 0..n {
+        let (isa, ref y1) = results[k];
+        let y2 = &results[k + n].1;
+        prop_assert!(y1.iter().zip(y2).all(|(p, q)| p.to_f64().to_bits() == q.to_f64().to_bits()), "{}", isa);
+    }
+    Ok(())
+}
+
+#[test]
+fn merge_path_pieces_on_structured_shapes() {
+    for (name, m, n, len) in shapes() {
+        let a = from_lens::<f64, u32>(m, n, &*len, 5);
+        for pieces in [1, 2, 3, 7, 64, 1000] {
+            let r = merge_pieces_check(&a.view(), pieces, -1.5, 0.5, 9);
+            assert!(r.is_ok(), "{name}, {pieces} pieces: {r:?}");
+            let r = merge_pieces_check(&a.view(), pieces, 1.0, 0.0, 9);
+            assert!(r.is_ok(), "{name}, {pieces} pieces, beta 0: {r:?}");
+        }
+    }
+}
+
+#[test]
+fn alpha_zero_reads_neither_a_nor_x() {
+    let a = from_lens::<f64, u32>(50, 40, |i| i % 7, 1);
+    let a = a.view();
+    let x = vec![f64::NAN; 40];
+    let y0 = vector::<f64>(50, 2);
+    for isa in Isa::available() {
+        for method in CsrMethod::ALL {
+            let mut y = y0.clone();
+            spmv_csr(&a, method, isa, 0.0, &x, 0.5, &mut y).unwrap();
+            assert!(y.iter().zip(&y0).all(|(p, q)| *p == 0.5 * q), "{method} {isa}");
+            let mut y = vec![f64::NAN; 50];
+            spmv_csr(&a, method, isa, 0.0, &x, 0.0, &mut y).unwrap();
+            assert!(y.iter().all(|&p| p == 0.0), "{method} {isa}");
+        }
+    }
+}
+
+#[test]
+fn beta_zero_never_leaks_nan_from_y() {
+    for (name, m, n, len) in shapes() {
+        let a = from_lens::<f32, u32>(m, n, &*len, 4);
+        let a = a.view();
+        let x = vector::<f32>(n, 1);
+        for isa in Isa::available() {
+            for method in CsrMethod::ALL {
+                let mut y = vec![f32::NAN; m];
+                spmv_csr(&a, method, isa, 1.0, &x, 0.0, &mut y).unwrap();
+                assert!(y.iter().all(|v| v.is_finite()), "{name}: {method} {isa}");
+            }
+        }
+    }
+}
+
+#[test]
+fn length_errors_and_unavailable_isa_leave_y_untouched() {
+    let a = from_lens::<f64, u64>(30, 20, |i| i % 5, 1);
+    let a = a.view();
+    let x = vector::<f64>(20, 1);
+    let y0 = vector::<f64>(30, 2);
+    let same = |y: &[f64]| y.iter().zip(&y0).all(|(p, q)| p.to_bits() == q.to_bits());
+    for method in CsrMethod::ALL {
+        for isa in Isa::available() {
+            let mut y = y0.clone();
+            let e = spmv_csr(&a, method, isa, 1.0, &x[..19], 0.5, &mut y).unwrap_err();
+            assert_eq!(e, DimError::Length { operand: "x", expected: 20, got: 19 });
+            assert!(same(&y));
+            let mut y_short = y0[..29].to_vec();
+            let e = spmv_csr(&a, method, isa, 1.0, &x, 0.5, &mut y_short).unwrap_err();
+            assert_eq!(e, DimError::Length { operand: "y", expected: 30, got: 29 });
+            assert!(y_short.iter().zip(&y0).all(|(p, q)| p.to_bits() == q.to_bits()));
+        }
+        for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
+            let mut y = y0.clone();
+            let e = spmv_csr(&a, method, isa, 1.0, &x, 0.5, &mut y).unwrap_err();
+            assert_eq!(e, DimError::IsaUnavailable { isa });
+            assert!(same(&y));
+        }
+    }
+}
+
+#[test]
+fn repeated_calls_give_identical_results() {
+    for (name, m, n, len) in shapes() {
+        let a = from_lens::<f64, u32>(m, n, &*len, 8);
+        let a = a.view();
+        let x = vector::<f64>(n, 3);
+        let y0 = vector::<f64>(m, 4);
+        for isa in Isa::available() {
+            for method in CsrMethod::ALL {
+                let mut y1 = y0.clone();
+                spmv_csr(&a, method, isa, 1.5, &x, -0.5, &mut y1).unwrap();
+                for _ in 0..2 {
+                    let mut y2 = y0.clone();
+                    spmv_csr(&a, method, isa, 1.5, &x, -0.5, &mut y2).unwrap();
+                    assert!(
+                        y1.iter().zip(&y2).all(|(p, q)| p.to_bits() == q.to_bits()),
+                        "{name}: {method} {isa}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn merge_path_piece_errors() {
+    let a = from_lens::<f64, u32>(10, 10, |i| if i == 4 { 0 } else { 3 }, 1);
+    let a = a.view();
+    let x = vector::<f64>(10, 1);
+    let isa = Isa::Portable;
+    let mut splits = [(0, 0); 3];
+    assert_eq!(merge_path_splits(&a, 0, &mut splits), Err(DimError::Parameter { name: "pieces", value: 0 }));
+    assert_eq!(
+        merge_path_splits(&a, 3, &mut splits),
+        Err(DimError::BufferTooSmall { buffer: "splits", needed: 4, got: 3 })
+    );
+    assert_eq!(splits, [(0, 0); 3]);
+    let mut y = vec![7.0; 10];
+    // Row 1 starts at entry 3: (1, 2) is off the path, as is (0, 4) (row 0 overrun).
+    for bad in [(1, 2), (0, 4), (11, 27), (10, 26)] {
+        let r = spmv_merge_path_piece(&a, isa, bad, (10, 27), 1.0, &x, 0.0, &mut y[bad.0.min(10)..]);
+        assert!(matches!(r, Err(DimError::Parameter { name: "start", .. })), "{bad:?}: {r:?}");
+    }
+    let r = spmv_merge_path_piece(&a, isa, (2, 6), (1, 3), 1.0, &x, 0.0, &mut y[..0]);
+    assert!(matches!(r, Err(DimError::Parameter { name: "end", .. })));
+    let r = spmv_merge_path_piece(&a, isa, (0, 0), (3, 9), 1.0, &x, 0.0, &mut y[..2]);
+    assert_eq!(r, Err(DimError::Length { operand: "y", expected: 3, got: 2 }));
+    let r = spmv_merge_path_piece(&a, isa, (0, 0), (3, 9), 1.0, &x[..9], 0.0, &mut y[..3]);
+    assert_eq!(r, Err(DimError::Length { operand: "x", expected: 10, got: 9 }));
+    if let Some(bad) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
+        let r = spmv_merge_path_piece(&a, bad, (0, 0), (3, 9), 1.0, &x, 0.0, &mut y[..3]);
+        assert_eq!(r, Err(DimError::IsaUnavailable { isa: bad }));
+    }
+    assert!(y.iter().all(|&v| v == 7.0));
+    let e = apply_carries(&[Carry { row: 3, value: 1.0 }, Carry { row: 11, value: 1.0 }], &mut y);
+    assert_eq!(e, Err(DimError::Parameter { name: "carry.row", value: 11 }));
+    assert!(y.iter().all(|&v| v == 7.0));
+    // The end of the path carries nothing.
+    apply_carries(&[Carry { row: 10, value: 1.0 }], &mut y).unwrap();
+    assert!(y.iter().all(|&v| v == 7.0));
+}
+
+#[test]
+fn method_names_round_trip() {
+    let names: Vec<&str> = CsrMethod::ALL.iter().map(|m| m.name()).collect();
+    assert_eq!(names, ["row-scalar", "row-vector", "segmented-sum", "speculative", "merge-path"]);
+    for m in CsrMethod::ALL {
+        assert_eq!(CsrMethod::from_name(m.name()), Some(m));
+        assert_eq!(m.to_string(), m.name());
+    }
+    assert_eq!(CsrMethod::from_name("csr5"), None);
+}
+
+#[test]
+fn choose_is_a_valid_method_for_every_shape_and_isa() {
+    for (_, m, n, len) in shapes() {
+        let a = from_lens::<f32, u32>(m, n, &*len, 2);
+        for isa in Isa::ALL {
+            assert!(CsrMethod::ALL.contains(&CsrMethod::choose(&a.view(), isa)));
+        }
+    }
+}
+
+/// The thread driver runs `choose`'s row method per chunk, so it equals the serial
+/// `SpMv` bit for bit on every `Isa` (the SIMD row kernel included).
+#[cfg(feature = "parallel")]
+#[test]
+fn threaded_row_methods_equal_serial_bitwise_on_every_isa() {
+    for (name, m, n, len) in shapes() {
+        let a = from_lens::<f64, u32>(m, n, &*len, 6);
+        let a = a.view();
+        let x = vector::<f64>(n, 1);
+        let y0 = vector::<f64>(m, 2);
+        for isa in Isa::available() {
+            let mut want = y0.clone();
+            a.spmv_isa(isa, 1.5, &x, 0.5, &mut want).unwrap();
+            for threads in [1, 2, 5] {
+                let mut got = y0.clone();
+                spblas::parallel::spmv_csr(&a, isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
+                assert!(
+                    got.iter().zip(&want).all(|(p, q)| p.to_bits() == q.to_bits()),
+                    "{name} {isa} {threads}"
+                );
+            }
+        }
+    }
+}
