@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
+use spblas::level2::{CsrMethod, spmv_csr};
 use spblas::{
     CooOwned, Csr, Csr5, Csr5Layout, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, HybOwned, Index, Isa,
     JdsOwned, Scalar, SellLayout, SellOwned, SpMv,
@@ -269,7 +270,8 @@ fn run_matrix<T: Scalar, I: Index>(
     // The same-run baseline: the row-scalar CSR loop (thesis Alg. 28).
     let mut y_base = vec![T::ZERO; m];
     let mut base = || {
-        a.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, &mut y_base).expect("dimensions checked");
+        spmv_csr(a, CsrMethod::RowScalar, isa, T::ONE, black_box(&x), T::ZERO, &mut y_base)
+            .expect("dimensions checked");
         black_box(&mut y_base);
     };
     a.spmv_isa(isa, T::ONE, &x, T::ZERO, &mut y_ref).expect("dimensions checked");
@@ -282,8 +284,32 @@ fn run_matrix<T: Scalar, I: Index>(
         conv: Some(Duration::ZERO),
         spmv: Some(csr_t),
         base: Some(csr_t),
-        note: String::new(),
+        note: "row-scalar (the baseline)".into(),
     }];
+    // The conversion-free CSR methods (thesis ch. 8), each against the baseline; `csr
+    // auto` is what `SpMv for Csr` picks (`CsrMethod::choose`).
+    let auto = CsrMethod::choose(a, isa);
+    for method in CsrMethod::ALL.into_iter().skip(1).map(Some).chain([None]) {
+        let m_used = method.unwrap_or(auto);
+        let mut y = vec![T::from_f64(f64::NAN); m];
+        let (tb, t) = median_pair(&mut base, &mut || {
+            spmv_csr(a, m_used, isa, T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
+            black_box(&mut y);
+        });
+        let d = rel_diff(&y, &y_ref);
+        let mut note = if method.is_none() { format!("auto = {}", auto.name()) } else { String::new() };
+        if d > 1e3 * T::EPSILON.to_f64() {
+            note = format!("MISMATCH: rel diff {d:.2e} {note}");
+        }
+        let format = match method {
+            Some(CsrMethod::RowVector) => "csr row-vector",
+            Some(CsrMethod::SegmentedSum) => "csr segsum",
+            Some(CsrMethod::SpeculativeSegmentedSum) => "csr speculative",
+            Some(CsrMethod::MergePath) => "csr merge-path",
+            _ => "csr auto",
+        };
+        rows.push(Row { format, fill: 1.0, conv: Some(Duration::ZERO), spmv: Some(t), base: Some(tb), note });
+    }
     let nnz_f = nnz.max(1) as f64;
 
     // Converts (timed), checks the product against CSR, times the SpMV. The owned format
@@ -380,7 +406,7 @@ fn run_matrix<T: Scalar, I: Index>(
         let base = r.base.unwrap_or(csr_t).as_secs_f64();
         let speedup = r.spmv.map_or("-".to_string(), |t| format!("{:.2}", base / t.as_secs_f64()));
         let conv = match (r.conv, r.format) {
-            (_, "csr") => "-".to_string(),
+            (_, f) if f.starts_with("csr") && f != "csr5" => "-".to_string(),
             (Some(c), _) => format!("{:.1}", c.as_secs_f64() / base),
             (None, _) => "-".into(),
         };
