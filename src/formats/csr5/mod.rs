@@ -539,20 +539,7 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
                 return Err(FormatError::Csr5Mismatch { array: "empty_offset", position: a });
             }
         }
-        Ok(Csr5 {
-            nrows,
-            ncols,
-            omega,
-            sigma,
-            format,
-            row_ptr,
-            col_idx,
-            vals,
-            tile_ptr: parts.tile_ptr,
-            tile_desc: parts.tile_desc,
-            empty_offset_ptr: parts.empty_offset_ptr,
-            empty_offset: parts.empty_offset,
-        })
+        Ok(Csr5::from_checked(nrows, ncols, (omega, sigma, format), row_ptr, col_idx, vals, parts))
     }
 
     /// Builds a view without checking anything.
@@ -575,22 +562,10 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
             None => panic!("a 1x1 tile always fits"),
         };
         let format = DescFormat::new(omega, sigma).unwrap_or(ONE_BY_ONE);
-        Csr5 {
-            nrows,
-            ncols,
-            omega,
-            sigma,
-            format,
-            row_ptr,
-            col_idx,
-            vals,
-            tile_ptr: parts.tile_ptr,
-            tile_desc: parts.tile_desc,
-            empty_offset_ptr: parts.empty_offset_ptr,
-            empty_offset: parts.empty_offset,
-        }
+        Csr5::from_checked(nrows, ncols, (omega, sigma, format), row_ptr, col_idx, vals, parts)
     }
 
+    /// The view of arrays built with `layout` (which checked `omega` and `sigma`).
     fn assemble(
         nrows: usize,
         ncols: usize,
@@ -601,11 +576,25 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
         parts: Csr5Parts<'a, I>,
     ) -> Csr5<'a, T, I> {
         let format = DescFormat::new(layout.omega, layout.sigma).expect("checked by the layout");
+        let params = (layout.omega, layout.sigma, format);
+        Csr5::from_checked(nrows, ncols, params, row_ptr, col_idx, vals, parts)
+    }
+
+    /// The one place the struct is put together, for every constructor above.
+    fn from_checked(
+        nrows: usize,
+        ncols: usize,
+        (omega, sigma, format): (usize, usize, DescFormat),
+        row_ptr: &'a [I],
+        col_idx: &'a [I],
+        vals: &'a [T],
+        parts: Csr5Parts<'a, I>,
+    ) -> Csr5<'a, T, I> {
         Csr5 {
             nrows,
             ncols,
-            omega: layout.omega,
-            sigma: layout.sigma,
+            omega,
+            sigma,
             format,
             row_ptr,
             col_idx,
