@@ -107,7 +107,8 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
-    use crate::level2::csr5::{apply_carries, owned_rows, spmv_tiles};
+    use crate::level2::apply_carries;
+    use crate::level2::csr5::{owned_rows, spmv_tiles};
     check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
     let n = a.tiles() + 1;
     let threads = if threads == 0 { available_threads() } else { threads }.clamp(1, n);
@@ -133,5 +134,5 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
-    apply_carries(alpha, &all, y)
+    apply_carries(&all, y)
 }

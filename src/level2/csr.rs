@@ -16,13 +16,13 @@
 //! [`spmv_csr`] runs one method; [`SpMv`] for [`Csr`] runs the one [`CsrMethod::choose`]
 //! picks.
 //!
-//! Merge path is also exposed as pieces ([`merge_path_splits`],
-//! [`spmv_merge_path_piece`], [`apply_carries`]) so a thread runtime can run them
-//! independently (DESIGN principle 5).
+//! Merge path is also exposed as pieces ([`merge_path_splits`], [`spmv_merge_path_piece`],
+//! [`apply_carries`](super::apply_carries)) so a thread runtime can run them independently
+//! (DESIGN principle 5).
 
 use core::ops::Range;
 
-use super::{SpMv, axpby, check_spmv, scale_y};
+use super::{Carry, SpMv, axpby, check_spmv, scale_y};
 use crate::arch::Checked;
 use crate::arch::portable::spmv_csr as kern;
 use crate::formats::Csr;
@@ -401,19 +401,6 @@ fn speculative<T: Scalar, I: Index>(
     }
 }
 
-/// A merge-path piece's partial sum for its last row, which later pieces finish:
-/// `y[row] += value` once every piece has run ([`apply_carries`]).
-///
-/// `value` is already scaled by `alpha`. `row == nrows` (the end of the path) carries
-/// nothing.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct Carry<T> {
-    /// The row the partial sum belongs to.
-    pub row: usize,
-    /// `alpha` times the sum of that row's entries inside the piece.
-    pub value: T,
-}
-
 /// The merge-path split on diagonal `d` (Merrill & Garland, Alg. "MergePathSearch"): the
 /// point `(i, j)` with `i + j = d` where the merge of the row ends `row_ptr[1..]` with the
 /// entry indices `0..nnz` crosses the diagonal — rows `0..i` are finished and entries
@@ -480,8 +467,8 @@ fn on_path<I: Index>(row_ptr: &[I], m: usize, nnz: usize, (i, j): (usize, usize)
 ///
 /// Contract for a thread runtime: the pieces of one split list write disjoint `y` ranges
 /// and read only `A` and `x`, so they may run in any order or concurrently; once all have
-/// run, [`apply_carries`] adds the carries (a row's first pieces may finish after the
-/// piece that writes it, so carries are applied last). `beta == 0` never reads `y`;
+/// run, [`apply_carries`](super::apply_carries) adds the carries (a row's first pieces
+/// may finish after the piece that writes it, so carries are applied last). `beta == 0` never reads `y`;
 /// `alpha == 0` reads neither `A` nor `x` and returns a zero carry.
 ///
 /// # Errors
@@ -545,25 +532,6 @@ fn merge_path_piece<T: Scalar, I: Index>(
     kern::rows(isa, &row_ptr[i0 + 1..=i1], col_idx, vals, x, alpha, beta, &mut y_rows[1..]);
     let tail = if i1 < a.nrows() { dot(rp(row_ptr, i1)..j1) } else { T::ZERO };
     Carry { row: i1, value: alpha * tail }
-}
-
-/// Adds the carries of merge-path pieces to `y` (`y[c.row] += c.value`) after every piece
-/// has run (see [`spmv_merge_path_piece`]); carries with `row == y.len()` (the end of the
-/// path) are skipped.
-///
-/// # Errors
-/// [`DimError::Parameter`] (`"carry.row"`) if a carry's row lies past `y.len()`; `y` is
-/// untouched then.
-pub fn apply_carries<T: Scalar>(carries: &[Carry<T>], y: &mut [T]) -> Result<(), DimError> {
-    if let Some(c) = carries.iter().find(|c| c.row > y.len()) {
-        return Err(DimError::Parameter { name: "carry.row", value: c.row });
-    }
-    for c in carries {
-        if let Some(yr) = y.get_mut(c.row) {
-            *yr += c.value;
-        }
-    }
-    Ok(())
 }
 
 /// [`CsrMethod::MergePath`] on one thread: pieces of [`MERGE_PATH_PIECE`] path items run

@@ -5,7 +5,7 @@
 //! complete tile and the rows after them) into consecutive ranges; [`owned_rows`] gives
 //! each range's rows, which are consecutive and disjoint, so `y` splits into one
 //! `&mut` slice per range (`split_at_mut`). Run [`spmv_tiles`] on each — in any order, on
-//! any thread — and then add the returned [`Carry`]s with [`apply_carries`]. A range owns
+//! any thread — and then add the returned [`Carry`]s with [`super::apply_carries`]. A range owns
 //! the rows whose last entry lies in its tiles, plus the empty rows the format assigns to
 //! those tiles; a row that runs on past the range's end comes back as its carry (the
 //! thesis's calibrator, here a value returned per call, so nothing needs resetting
@@ -13,20 +13,10 @@
 
 use core::ops::Range;
 
-use super::{SpMv, check_spmv, scale_y};
+use super::{Carry, SpMv, check_spmv, scale_y};
 use crate::arch::portable::spmv_csr5::{TileArgs, scale_rows};
 use crate::formats::Csr5;
 use crate::{DimError, Index, Isa, Scalar};
-
-/// The partial sum of a row that a tile range did not finish: add `alpha * sum` to
-/// `y[row]` once every range has run ([`apply_carries`]).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Carry<T> {
-    /// The row.
-    pub row: usize,
-    /// Its partial sum over the range's entries (not yet multiplied by `alpha`).
-    pub sum: T,
-}
 
 impl<T: Scalar, I: Index> SpMv<T> for Csr5<'_, T, I> {
     fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
@@ -93,25 +83,6 @@ pub fn spmv_tiles<T: Scalar, I: Index>(
     Ok(run(a, isa, tiles, alpha, x, beta, y_rows, rows.start))
 }
 
-/// Adds the carries of [`spmv_tiles`] ranges into `y`: `y[row] += alpha * sum`.
-///
-/// # Errors
-/// [`DimError::OutOfRange`] if a carry's row is not below `y.len()`; the carries before
-/// it have been added.
-pub fn apply_carries<T: Scalar>(alpha: T, carries: &[Carry<T>], y: &mut [T]) -> Result<(), DimError> {
-    for (position, c) in carries.iter().enumerate() {
-        let max = y.len().saturating_sub(1);
-        let yr = y.get_mut(c.row).ok_or(DimError::OutOfRange {
-            operand: "carries",
-            position,
-            value: c.row,
-            max,
-        })?;
-        *yr += alpha * c.sum;
-    }
-    Ok(())
-}
-
 /// `tile_ptr[t]` without the flag.
 fn row<T: Scalar, I: Index>(a: &Csr5<'_, T, I>, t: usize) -> usize {
     a.tile_ptr()[t].unflagged().to_usize()
@@ -153,7 +124,7 @@ fn run<T: Scalar, I: Index>(
     let (carry, goes_on) =
         crate::arch::portable::spmv_csr5::tiles_isa(isa, a.omega(), &args, complete.clone(), y);
     if tiles.end <= ntiles {
-        return goes_on.then(|| Carry { row: row(a, tiles.end), sum: carry });
+        return goes_on.then(|| Carry { row: row(a, tiles.end), value: alpha * carry });
     }
     // The tail: entries after the last complete tile in CSR order, then the trailing rows.
     let carry = if goes_on { carry } else { T::ZERO };

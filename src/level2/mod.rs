@@ -21,8 +21,8 @@ mod jds;
 mod sell;
 
 pub use csr::{
-    Carry, CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, apply_carries, merge_path_splits,
-    spmv_csr, spmv_merge_path_piece,
+    CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, merge_path_splits, spmv_csr,
+    spmv_merge_path_piece,
 };
 
 use crate::{DimError, Isa, Scalar};
@@ -44,6 +44,37 @@ pub trait SpMv<T: Scalar> {
     /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`, [`DimError::Length`]
     /// if `x.len() != ncols` or `y.len() != nrows`; `y` is untouched in both cases.
     fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError>;
+}
+
+/// The part of one row's sum that a chunk of a split SpMV did not finish — a merge-path
+/// piece ([`spmv_merge_path_piece`]) or a CSR5 tile range ([`csr5::spmv_tiles`]); the
+/// thesis's calibrator (8.5), returned as a value so nothing needs resetting between
+/// calls. Add it with [`apply_carries`] once every chunk has run.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Carry<T> {
+    /// The row the partial sum belongs to; `nrows` (the end of the matrix) carries nothing.
+    pub row: usize,
+    /// `alpha` times the sum of that row's entries inside the chunk.
+    pub value: T,
+}
+
+/// Adds the carries of the chunks of a split SpMV to `y` (`y[c.row] += c.value`), after
+/// every chunk has run (a row's first chunk may finish after the chunk that writes it).
+/// Carries with `row == y.len()` (the end of the matrix) are skipped.
+///
+/// # Errors
+/// [`DimError::Parameter`] (`"carry.row"`) if a carry's row lies past `y.len()`; `y` is
+/// untouched then.
+pub fn apply_carries<T: Scalar>(carries: &[Carry<T>], y: &mut [T]) -> Result<(), DimError> {
+    if let Some(c) = carries.iter().find(|c| c.row > y.len()) {
+        return Err(DimError::Parameter { name: "carry.row", value: c.row });
+    }
+    for c in carries {
+        if let Some(yr) = y.get_mut(c.row) {
+            *yr += c.value;
+        }
+    }
+    Ok(())
 }
 
 /// The checks every SpMV makes before touching `y`.
