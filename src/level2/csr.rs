@@ -468,8 +468,8 @@ fn on_path<I: Index>(row_ptr: &[I], m: usize, nnz: usize, (i, j): (usize, usize)
 /// Contract for a thread runtime: the pieces of one split list write disjoint `y` ranges
 /// and read only `A` and `x`, so they may run in any order or concurrently; once all have
 /// run, [`apply_carries`](super::apply_carries) adds the carries (a row's first pieces
-/// may finish after the piece that writes it, so carries are applied last). `beta == 0` never reads `y`;
-/// `alpha == 0` reads neither `A` nor `x` and returns a zero carry.
+/// may finish after the piece that writes it, so carries are applied last). `beta == 0`
+/// never reads `y`; `alpha == 0` reads neither `A` nor `x` and returns a zero carry.
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Length`] (`x.len() != ncols`, or `y_rows`
