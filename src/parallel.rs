@@ -136,3 +136,52 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
     }
     apply_carries(&all, y)
 }
+
+/// `y = alpha * A * x + beta * y` for CSR by merge path (Merrill & Garland, SC'16; the
+/// strongest conversion-free CPU baseline of thesis chapter 8) on `threads` workers (0 =
+/// [`available_threads`]): the merge of row ends with entry indices is cut into
+/// `threads` pieces of equal rows-plus-entries ([`crate::level2::merge_path_splits`]),
+/// each runs [`crate::level2::spmv_merge_path_piece`] on the rows it finishes, and the
+/// carries are added at the end. Unlike [`spmv_csr`], one long row is split between
+/// workers.
+///
+/// # Errors
+/// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
+pub fn spmv_csr_merge_path<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    isa: Isa,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+    threads: usize,
+) -> Result<(), DimError> {
+    use crate::level2::{apply_carries, merge_path_splits, spmv_merge_path_piece};
+    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+    let threads = if threads == 0 { available_threads() } else { threads };
+    let threads = threads.clamp(1, (a.nrows() + a.nnz()).max(1));
+    let mut splits = std::vec![(0usize, 0usize); threads + 1];
+    merge_path_splits(a, threads, &mut splits)?;
+    let results = thread::scope(|s| {
+        let mut rest: &mut [T] = &mut *y;
+        let handles: std::vec::Vec<_> = splits
+            .windows(2)
+            .map(|w| {
+                let (start, end) = (w[0], w[1]);
+                let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(end.0 - start.0);
+                rest = tail;
+                s.spawn(move || spmv_merge_path_piece(a, isa, start, end, alpha, x, beta, chunk))
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join()).collect::<std::vec::Vec<_>>()
+    });
+    let mut carries = std::vec::Vec::with_capacity(threads);
+    for r in results {
+        // A piece cannot fail after the checks above; a panic would be a bug, passed on.
+        match r {
+            Ok(c) => carries.push(c?),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+    apply_carries(&carries, y)
+}

@@ -1,0 +1,153 @@
+//! Thread scaling of the threaded SpMV drivers over the generated suite: row blocks
+//! balanced by entries (`parallel::spmv_csr`), merge path (`parallel::spmv_csr_merge_path`)
+//! and CSR5 tile ranges (`parallel::spmv_csr5`), each at 1, 2, 4, .. threads.
+//!
+//! ```text
+//! cargo run --release --example scaling --features gen,parallel
+//! cargo run --release --example scaling --features gen,parallel -- --small --threads 1,2,4
+//! ```
+//!
+//! For every matrix and thread count the three drivers and a threaded streaming read of
+//! the same number of bytes run interleaved (one call of each per round, the median of
+//! each over the rounds), so all four see the same machine state. Columns: GB/s by the
+//! thesis's byte formula (8.4.2); `%rd`, that as a share of the threaded read; `x rb`,
+//! the speedup over the row-block driver at the same thread count; `x 1t`, CSR5's
+//! speedup over its own one-thread run. Every driver spawns its workers per call
+//! (`std::thread::scope`), so small matrices show that cost.
+
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use spblas::generate::{SuiteScale, suite_entries};
+use spblas::parallel::{available_threads, spmv_csr, spmv_csr_merge_path, spmv_csr5};
+use spblas::{Csr5Owned, CsrOwned, Isa, Scalar};
+
+const MIN_ROUNDS: usize = 10;
+const MAX_ROUNDS: usize = 2_000;
+const MIN_TIME: Duration = Duration::from_millis(600);
+
+/// Median time of each closure, run in interleaved rounds.
+fn medians(fs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
+    fs.iter_mut().for_each(|f| f());
+    let mut times = vec![Vec::new(); fs.len()];
+    let start = Instant::now();
+    while times[0].len() < MIN_ROUNDS || (start.elapsed() < MIN_TIME && times[0].len() < MAX_ROUNDS) {
+        for (f, t) in fs.iter_mut().zip(&mut times) {
+            let s = Instant::now();
+            f();
+            t.push(s.elapsed());
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort();
+            t[t.len() / 2]
+        })
+        .collect()
+}
+
+/// A read of all of `buf` by `threads` workers (eight accumulators each, so loads and
+/// not an add chain bound it).
+fn threaded_read(buf: &[u64], threads: usize) {
+    let chunk = buf.len().div_ceil(threads).max(8);
+    std::thread::scope(|s| {
+        for part in buf.chunks(chunk) {
+            s.spawn(move || {
+                let mut acc = [0u64; 8];
+                for c in part.chunks_exact(8) {
+                    for (a, &b) in acc.iter_mut().zip(c) {
+                        *a = a.wrapping_add(b);
+                    }
+                }
+                black_box(acc);
+            });
+        }
+    });
+}
+
+fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, isa: Isa, threads: &[usize]) {
+    let a = a.view();
+    let c5 = Csr5Owned::from_csr_isa(&a, isa).expect("suite matrices convert");
+    let c5 = c5.view();
+    let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 7) as f64)).collect();
+    let (m, nnz) = (a.nrows(), a.nnz());
+    let (mut y_rb, mut y_mp, mut y_c5) = (vec![T::ZERO; m], vec![T::ZERO; m], vec![T::ZERO; m]);
+    let bytes = (m + 1 + nnz) * 4 + (2 * nnz + m) * std::mem::size_of::<T>();
+    let buf: Vec<u64> = (0..(bytes / 8).max(64) as u64).collect();
+    let gbs = |t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
+    let mut csr5_one = None;
+    for &t in threads {
+        let times = medians(&mut [
+            &mut || spmv_csr(&a, isa, T::ONE, black_box(&x), T::ZERO, &mut y_rb, t).expect("checked"),
+            &mut || {
+                spmv_csr_merge_path(&a, isa, T::ONE, black_box(&x), T::ZERO, &mut y_mp, t).expect("checked")
+            },
+            &mut || spmv_csr5(&c5, isa, T::ONE, black_box(&x), T::ZERO, &mut y_c5, t).expect("checked"),
+            &mut || threaded_read(black_box(&buf), t),
+        ]);
+        let [t_rb, t_mp, t_c5, t_rd] = times[..] else { unreachable!("four timings") };
+        let one = *csr5_one.get_or_insert(t_c5);
+        println!(
+            "| {:<16} | {:<4} | {:>3} | {:>7.2} {:>4.0}% | {:>7.2} {:>4.0}% {:>5.2} | {:>7.2} {:>4.0}% {:>5.2} {:>5.2} | {:>7.2} |",
+            name,
+            T::NAME,
+            t,
+            gbs(t_rb),
+            100.0 * t_rd.as_secs_f64() / t_rb.as_secs_f64(),
+            gbs(t_mp),
+            100.0 * t_rd.as_secs_f64() / t_mp.as_secs_f64(),
+            t_rb.as_secs_f64() / t_mp.as_secs_f64(),
+            gbs(t_c5),
+            100.0 * t_rd.as_secs_f64() / t_c5.as_secs_f64(),
+            t_rb.as_secs_f64() / t_c5.as_secs_f64(),
+            one.as_secs_f64() / t_c5.as_secs_f64(),
+            gbs(t_rd),
+        );
+    }
+}
+
+fn main() {
+    let mut scale = SuiteScale::Full;
+    let mut threads: Vec<usize> = Vec::new();
+    let mut isa = Isa::detect();
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        match a.as_str() {
+            "--small" => scale = SuiteScale::Small,
+            "--threads" => {
+                let v = args.next().unwrap_or_default();
+                threads = v.split(',').filter_map(|s| s.parse().ok()).filter(|&t| t > 0).collect();
+            }
+            "--isa" => {
+                let v = args.next().unwrap_or_default();
+                isa = Isa::available().find(|i| i.name() == v).unwrap_or_else(|| {
+                    eprintln!("--isa {v:?} is not available here");
+                    std::process::exit(2)
+                });
+            }
+            _ => {
+                eprintln!("usage: scaling [--small] [--threads 1,2,4] [--isa portable|avx2|avx512|neon]");
+                std::process::exit(2);
+            }
+        }
+    }
+    if threads.is_empty() {
+        let max = available_threads();
+        threads = std::iter::successors(Some(1), |&t| (t * 2 <= max).then_some(t * 2)).collect();
+        if threads.last() != Some(&max) {
+            threads.push(max);
+        }
+    }
+    println!("isa {}, {} hardware threads", isa.name(), available_threads());
+    println!(
+        "| matrix           | prec | thr | row-block GB/s %rd | merge-path GB/s %rd  x rb | csr5 GB/s  %rd  x rb  x 1t | read GB/s |"
+    );
+    println!(
+        "|------------------|------|-----|--------------------|---------------------------|----------------------------|-----------|"
+    );
+    for entry in suite_entries(scale) {
+        let a = entry.generate::<f64, u32>().expect("suite matrices generate");
+        run_matrix(entry.name, &a, isa, &threads);
+    }
+}
