@@ -11,7 +11,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::{CsrMethod, spmv_csr};
 use spblas::{
-    CooOwned, Csr, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar, SellOwned, SpMv,
+    CooOwned, Csr, Csr5Owned, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar,
+    SellOwned, SpMv,
 };
 
 fn scale() -> SuiteScale {
@@ -32,26 +33,35 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
     g.throughput(Throughput::Bytes(bytes(&a)));
     let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
     let mut y = vec![T::ZERO; a.nrows()];
-    let mut run = |format: &str, f: &dyn SpMv<T>| {
+    let run = |g: &mut criterion::BenchmarkGroup<'_, _>, y: &mut [T], format: &str, f: &dyn SpMv<T>| {
         for isa in Isa::available() {
             g.bench_function(BenchmarkId::new(format, isa.name()), |b| {
-                b.iter(|| f.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                b.iter(|| f.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut *y)))
             });
         }
     };
-    run("csr", &a);
-    run("coo", &CooOwned::from_csr(&a).view());
-    run("jds", &JdsOwned::from_csr(&a).view());
+    run(&mut g, &mut y, "csr", &a);
+    // CSR5's tile width depends on the `Isa` (omega = its lanes), so one layout per path.
+    for isa in Isa::available() {
+        if let Ok(c5) = Csr5Owned::from_csr_isa(&a, isa) {
+            let c5 = c5.view();
+            g.bench_function(BenchmarkId::new("csr5", isa.name()), |b| {
+                b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+            });
+        }
+    }
+    run(&mut g, &mut y, "coo", &CooOwned::from_csr(&a).view());
+    run(&mut g, &mut y, "jds", &JdsOwned::from_csr(&a).view());
     if let Ok(h) = HybOwned::from_csr(&a) {
-        run("hyb", &h.view());
+        run(&mut g, &mut y, "hyb", &h.view());
     }
     // Padded formats only where the padding stays small.
     if EllLayout::new(&a).is_ok_and(|l| l.len() <= 2 * a.nnz().max(1))
         && let Ok(e) = EllOwned::from_csr(&a)
     {
-        run("ell", &e.view());
+        run(&mut g, &mut y, "ell", &e.view());
         if let Ok(s) = SellOwned::from_csr(&a) {
-            run("sell", &s.view());
+            run(&mut g, &mut y, "sell", &s.view());
         }
     }
     g.finish();
