@@ -8,11 +8,12 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use spblas::formats::csr5::omega_for;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::{CsrMethod, spmv_csr};
 use spblas::{
-    CooOwned, Csr, Csr5Owned, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned, Scalar,
-    SellOwned, SpMv,
+    CooOwned, Csr, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned,
+    Scalar, SellOwned, SpMv,
 };
 
 fn scale() -> SuiteScale {
@@ -90,6 +91,28 @@ fn bench_methods<T: Scalar>(
     }
 }
 
+/// CSR5 with tiles of 8, 16, 24 and 32 steps on each SIMD path, ids
+/// `csr5_sigma/<matrix>/<isa>/<f32|f64>/<sigma>`: the sweep behind
+/// `formats::csr5::SIGMA_BOUNDS`.
+fn bench_sigma<T: Scalar>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    a: &CsrOwned<T, u32>,
+) {
+    let a = a.view();
+    let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
+    let mut y = vec![T::ZERO; a.nrows()];
+    for isa in Isa::available().filter(|&i| i != Isa::Portable) {
+        for sigma in [8, 16, 24, 32] {
+            let Ok(layout) = Csr5Layout::with_params(&a, omega_for::<T>(isa), sigma) else { continue };
+            let Ok(c5) = Csr5Owned::from_csr_layout(&a, &layout) else { continue };
+            let c5 = c5.view();
+            g.bench_function(format!("{}/{}/{sigma}", isa.name(), T::NAME), |b| {
+                b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+            });
+        }
+    }
+}
+
 fn spmv(c: &mut Criterion) {
     for entry in suite_entries(scale()) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
@@ -99,6 +122,10 @@ fn spmv(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("csr_methods/{}", entry.name));
         bench_methods(&mut g, &a);
         bench_methods(&mut g, &a32);
+        g.finish();
+        let mut g = c.benchmark_group(format!("csr5_sigma/{}", entry.name));
+        bench_sigma(&mut g, &a);
+        bench_sigma(&mut g, &a32);
         g.finish();
     }
 }

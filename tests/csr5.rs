@@ -6,7 +6,7 @@ mod common;
 
 use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
 use proptest::prelude::*;
-use spblas::formats::csr5::{Csr5Aux, Csr5Parts, omega_for};
+use spblas::formats::csr5::{Csr5Aux, Csr5Parts, DescFormat, omega_for};
 use spblas::level2::csr5::{owned_rows, spmv_tiles};
 use spblas::level2::{Carry, apply_carries};
 use spblas::{Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, DimError, FormatError, Index, Isa, Scalar, SpMv};
@@ -73,11 +73,13 @@ fn bits<T: Scalar>(v: &[T]) -> Vec<u64> {
     v.iter().map(|x| x.to_f64().to_bits()).collect()
 }
 
-/// The `(omega, sigma)` pairs tried for one `Isa`: its own layout and small tiles that
-/// make many tiles out of a small matrix.
+/// The `(omega, sigma)` pairs tried for one `Isa`: its own layout, small tiles that
+/// make many tiles out of a small matrix, and tall tiles whose descriptor is split (two
+/// words per lane) where the fields do not pack into one.
 fn params<T: Scalar>(isa: Isa) -> Vec<(usize, usize)> {
     let w = omega_for::<T>(isa);
-    vec![(w, 1), (w, 2), (w, 3), (w, 7), (w, 16)]
+    let tall = (512 / w).min(32);
+    vec![(w, 1), (w, 2), (w, 3), (w, 7), (w, 16), (w, 25.min(tall)), (w, tall)]
 }
 
 fn check_roundtrip<T: Scalar, I: Index>(raw: &RawCsr<T, I>) -> Result<(), TestCaseError> {
@@ -267,7 +269,7 @@ fn from_lens<T: Scalar, I: Index>(ncols: usize, lens: &[usize]) -> RawCsr<T, I> 
 /// `beta == 0` over a NaN `y` and with `alpha = -2.5, beta = 0.5`.
 #[test]
 fn csr5_edge_cases_match_reference() {
-    let w = 16 * 16; // the largest native tile (AVX-512 f32, sigma 16)
+    let w = 16 * 32; // the largest native tile (AVX-512 f32, sigma 32)
     let cases: Vec<(&str, usize, Vec<usize>)> = vec![
         ("nnz = 0", 5, vec![0; 9]),
         ("0 x 0", 0, vec![]),
@@ -314,8 +316,18 @@ fn csr5_layout_rejects_bad_parameters() {
     ));
     assert!(matches!(Csr5Layout::with_params(&a, 64, 4), Err(FormatError::Parameter { name: "omega", .. })));
     assert!(matches!(Csr5Layout::with_params(&a, 4, 0), Err(FormatError::Parameter { name: "sigma", .. })));
-    assert!(matches!(Csr5Layout::with_params(&a, 4, 24), Err(FormatError::Parameter { name: "sigma", .. })));
-    assert!(Csr5Layout::with_params(&a, 4, 23).is_ok());
+    assert!(matches!(Csr5Layout::with_params(&a, 4, 33), Err(FormatError::Parameter { name: "sigma", .. })));
+    assert!(matches!(
+        Csr5Layout::with_params(&a, 32, 32),
+        Err(FormatError::TooLarge { what: "omega * sigma", .. })
+    ));
+    // 4 x 23 packs into one word per lane; 4 x 24 and 8 x 32 take two.
+    for (omega, sigma, words) in [(4, 23, 1), (4, 24, 2), (8, 32, 2), (16, 16, 1)] {
+        assert_eq!(DescFormat::new(omega, sigma).map(|f| f.words_per_lane()), Some(words));
+        let l = Csr5Layout::with_params(&a, omega, sigma).unwrap();
+        assert_eq!(l.tile_desc_len(), l.tiles() * omega * words);
+    }
+    assert_eq!(DescFormat::max_packed_sigma(4), 23);
     for isa in Isa::available() {
         let l = Csr5Layout::new(&a, isa).unwrap();
         assert_eq!(l.omega(), omega_for::<f64>(isa));

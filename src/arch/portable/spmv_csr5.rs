@@ -125,6 +125,7 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         return (carry, goes_on);
     }
     let full = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
+    let nwords = w * a.format.words_per_lane();
     // Scratch for every tile: lane values, red pieces, segment slots, seg_offset, sums.
     let mut lanes = [T::ZERO; 32];
     let mut red = [T::ZERO; 32];
@@ -134,7 +135,7 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     let xp = a.x.as_ptr();
     for t in tiles {
         let (Some(&tp), Some(&tn), Some(words)) =
-            (a.tile_ptr.get(t), a.tile_ptr.get(t + 1), a.tile_desc.get(t * w..(t + 1) * w))
+            (a.tile_ptr.get(t), a.tile_ptr.get(t + 1), a.tile_desc.get(t * nwords..(t + 1) * nwords))
         else {
             break;
         };
@@ -154,15 +155,17 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
             &[]
         };
         let mut seen = 0u32;
-        for (i, &wd) in words.iter().enumerate() {
-            cnt[i] = a.format.y_offset(wd);
-            seg[i] = a.format.seg_offset(wd);
-            seen |= u32::from(a.format.bit_flag(wd) != 0) << i;
+        // The flag words, then (split descriptor) the offset words; packed, they coincide.
+        let (flags, offs) = (&words[..w], &words[nwords - w..]);
+        for (i, (&f, &o)) in flags.iter().zip(offs).enumerate() {
+            cnt[i] = a.format.y_offset(o);
+            seg[i] = a.format.seg_offset(o);
+            seen |= u32::from(a.format.bit_flag(f) != 0) << i;
         }
         let (cp, vp) = (cols.as_ptr(), vals.as_ptr());
         // SAFETY: the caller proved `V`'s features; `cp`/`vp` hold the tile's `len = W *
         // sigma` entries, so step `j` reads `W` at offset `j * W < len`; every column of a
-        // validated view is `< ncols == x.len()`; `words` holds `W` words; `lanes` and
+        // validated view is `< ncols == x.len()`; `words` holds `W` (flag) words first; `lanes` and
         // `red` hold 32 >= W values.
         unsafe {
             let mut open = V::heads(words.as_ptr(), 0);

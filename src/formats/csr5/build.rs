@@ -72,19 +72,17 @@ pub(crate) fn walk_tile<I: Index>(
     TileRows { r0, r1: r, dirty }
 }
 
-/// The `omega` descriptor words of one tile from its head positions (Alg. 25):
-/// `bit_flag` per lane, `y_offset` = heads in lanes to the left, `seg_offset` = headless
-/// lanes contiguous to the right.
-pub(crate) fn lane_words(format: DescFormat, omega: usize, flags: &mut [u32]) {
-    // `flags` holds the raw bit_flag of each lane on entry and the packed words on exit.
+/// The `omega * words_per_lane` descriptor words of one tile from its head positions
+/// (Alg. 25): `bit_flag` per lane, `y_offset` = heads in lanes to the left, `seg_offset`
+/// = headless lanes contiguous to the right.
+pub(crate) fn lane_words(format: DescFormat, omega: usize, flags: &[u32], words: &mut [u32]) {
     let mut seg = [0usize; 64];
     for i in (0..omega.saturating_sub(1)).rev() {
         seg[i] = if flags[i + 1] == 0 { seg[i + 1] + 1 } else { 0 };
     }
     let mut y = 0usize;
-    for (i, f) in flags.iter_mut().enumerate().take(omega) {
-        let bits = *f;
-        *f = format.pack(bits, y, seg[i]);
+    for (i, &bits) in flags.iter().enumerate().take(omega) {
+        format.pack(words, omega, i, bits, y, seg[i]);
         y += bits.count_ones() as usize;
     }
 }

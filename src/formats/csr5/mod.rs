@@ -57,9 +57,16 @@ pub fn omega_for<T: Scalar>(isa: Isa) -> usize {
 
 /// The bounds `<r, s, t, u>` of the thesis's `sigma` rule (6.3.2), for CPUs:
 /// `sigma = r` if `nnz/row <= r`; `nnz/row` if `r < nnz/row <= s`; `s` if
-/// `s < nnz/row <= t`; `u` beyond `t`. Each result is capped by what the descriptor of
-/// the given `omega` can hold ([`DescFormat::max_sigma`]).
-pub const SIGMA_BOUNDS: (usize, usize, usize, usize) = (16, 16, 256, 16);
+/// `s < nnz/row <= t`; `u` beyond `t`. Each result is capped at 32 (the `bit_flag` word)
+/// and at `MAX_TILE / omega` (512 entries per tile, the kernels' stack buffers).
+///
+/// Measured (`cargo bench --bench spmv --features gen -- csr5_sigma`, Xeon with
+/// AVX-512, full suite, CSR5 time against row-vector CSR in the same run): tiles of 32 steps beat 16 by 0–10% on every
+/// class, f64 and f32, AVX2 and AVX-512 (the per-tile work — descriptor decode, the
+/// `seg_offset` sum, the `y` pass — is spread over twice the entries), and 8 lost 10–25%
+/// to 16; no class preferred a middle value. So the rule is flat at 32; the bounds stay
+/// as named parameters for [`Csr5Layout::with_params`] callers who tune per matrix.
+pub const SIGMA_BOUNDS: (usize, usize, usize, usize) = (32, 32, 256, 32);
 
 /// The tile height for tiles of `omega` lanes of a matrix with `nnz_per_row` entries per
 /// row on average, by the rule of [`SIGMA_BOUNDS`].
@@ -74,7 +81,7 @@ pub fn sigma_for(omega: usize, nnz_per_row: usize) -> usize {
     } else {
         u
     };
-    sigma.min(DescFormat::max_sigma(omega)).max(1)
+    sigma.min(32).min(build::MAX_TILE / omega.max(1)).max(1)
 }
 
 /// The sizes of the CSR5 form of one CSR matrix for one `(omega, sigma)`: what
@@ -161,9 +168,12 @@ impl Csr5Layout {
     pub fn tile_ptr_len(&self) -> usize {
         self.ntiles + 1
     }
-    /// Length of `tile_desc`: `tiles * omega` words.
+    /// Length of `tile_desc`: `tiles * omega * words_per_lane` words (one word per lane
+    /// when the descriptor packs, two for tiles taller than
+    /// [`DescFormat::max_packed_sigma`]).
     pub fn tile_desc_len(&self) -> usize {
-        self.ntiles * self.omega
+        let per_lane = DescFormat::new(self.omega, self.sigma).map_or(1, |f| f.words_per_lane());
+        self.ntiles * self.omega * per_lane
     }
     /// Length of `empty_offset`: the number of segments in the tiles that hold empty rows.
     pub fn empty_offset_len(&self) -> usize {
@@ -265,6 +275,8 @@ fn walk<I: Index>(
     let len = omega * sigma;
     let mut r = advance(row_ptr, 0, 0);
     let mut flags = [0u32; 64];
+    let mut words = [0u32; 128];
+    let nwords = omega * format.words_per_lane();
     for t in 0..ntiles {
         flags[..omega].fill(0);
         let mut heads = 0usize;
@@ -279,8 +291,8 @@ fn walk<I: Index>(
             sink.head(heads, row - r);
             heads += 1;
         });
-        build::lane_words(format, omega, &mut flags[..omega]);
-        sink.tile(t, rows, &flags[..omega], heads)?;
+        build::lane_words(format, omega, &flags[..omega], &mut words[..nwords]);
+        sink.tile(t, rows, &words[..nwords], heads)?;
         r = rows.r1;
     }
     sink.tail(ntiles, r)
@@ -333,7 +345,6 @@ impl<I: Index> Sink<I> for Writer<'_, I> {
 /// Compares given arrays against what the walk finds.
 struct Checker<'c, I> {
     parts: Csr5Parts<'c, I>,
-    omega: usize,
     cursor: usize,
     mismatch: Option<(&'static str, usize)>,
 }
@@ -355,9 +366,10 @@ impl<I: Index> Sink<I> for Checker<'_, I> {
         if self.parts.tile_ptr[t] != tile_ptr_entry::<I>(rows) {
             self.fail("tile_ptr", t);
         }
-        let w = &self.parts.tile_desc[t * self.omega..(t + 1) * self.omega];
+        let n = words.len();
+        let w = &self.parts.tile_desc[t * n..(t + 1) * n];
         if let Some(i) = w.iter().zip(words).position(|(a, b)| a != b) {
-            self.fail("tile_desc", t * self.omega + i);
+            self.fail("tile_desc", t * n + i);
         }
         if self.parts.empty_offset_ptr[t].try_to_usize() != Some(self.cursor) {
             self.fail("empty_offset_ptr", t);
@@ -497,7 +509,7 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
         check_len("vals", vals.len(), nnz)?;
         check_ptr("row_ptr", row_ptr, nnz)?;
         check_len("tile_ptr", parts.tile_ptr.len(), ntiles + 1)?;
-        check_len("tile_desc", parts.tile_desc.len(), ntiles * omega)?;
+        check_len("tile_desc", parts.tile_desc.len(), ntiles * omega * format.words_per_lane())?;
         check_len("empty_offset_ptr", parts.empty_offset_ptr.len(), ntiles + 1)?;
         let len = omega * sigma;
         let mut r = 0usize;
@@ -514,7 +526,7 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
             }
             check_col(c, ncols, r, orig)?;
         }
-        let mut checker = Checker { parts, omega, cursor: 0, mismatch: None };
+        let mut checker = Checker { parts, cursor: 0, mismatch: None };
         walk(row_ptr, omega, sigma, format, ntiles, &mut checker)?;
         // The relative rows of each flagged tile: strictly increasing from 0, inside the
         // tile's row range.
@@ -664,7 +676,8 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
     }
     /// The decoded descriptor of complete tile `t`, `None` past the last.
     pub fn tile(&self, t: usize) -> Option<TileDesc<'a>> {
-        let w = self.tile_desc.get(t * self.omega..(t + 1) * self.omega)?;
+        let n = self.omega * self.format.words_per_lane();
+        let w = self.tile_desc.get(t * n..(t + 1) * n)?;
         Some(TileDesc::new(self.format, w))
     }
 }

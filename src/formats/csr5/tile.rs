@@ -10,9 +10,15 @@
 //! | `sbits` | `seg_offset` | number of lanes right of this one, contiguous, that hold no head: how far the lane's last segment runs on (Alg. 13) |
 //!
 //! `ybits` is the width of `(omega - 1) * sigma` (the largest `y_offset`), `sbits` the width
-//! of `omega - 1`; together with `sigma` they must fit 32 bits, which bounds `sigma` for a
-//! given `omega` ([`DescFormat::max_sigma`]). For `omega = 4, sigma = 16` (the thesis's
-//! AVX2 double tile) a word spends 16 + 6 + 2 = 24 bits.
+//! of `omega - 1`. For `omega = 4, sigma = 16` (the thesis's AVX2 double tile) a word
+//! spends 16 + 6 + 2 = 24 bits.
+//!
+//! When the three fields do not fit 32 bits (taller tiles: `omega = 8, sigma = 32` needs
+//! 32 + 8 + 3), the descriptor is *split*: `2 * omega` words per tile, the first `omega`
+//! holding each lane's `bit_flag` alone and the next `omega` its `y_offset` (low `ybits`)
+//! and `seg_offset` (above it). The kernels read the heads of step `j` the same way in
+//! both forms (bit `j` of the first `omega` words); [`DescFormat::words_per_lane`] says
+//! which form a tile shape has. `sigma` is at most 32 either way.
 
 /// Bits needed to write `v` in binary (`0` for `v == 0`).
 const fn width(v: usize) -> u32 {
@@ -25,72 +31,107 @@ const fn low(bits: u32) -> u32 {
     if bits >= 32 { u32::MAX } else { (1u32 << bits) - 1 }
 }
 
-/// Where the fields of a lane word sit, for one `(omega, sigma)`.
+/// Where the fields of a lane's descriptor sit, for one `(omega, sigma)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DescFormat {
     sigma: u32,
     ybits: u32,
     sbits: u32,
+    /// Where `y_offset` starts in a lane's offset word: `sigma` packed, 0 split.
+    shift: u32,
 }
 
 impl DescFormat {
-    /// The packing for tiles of `omega` lanes × `sigma` steps; `None` when `omega` or
-    /// `sigma` is zero or the three fields do not fit 32 bits.
+    /// The descriptor for tiles of `omega` lanes × `sigma` steps: packed (one word per
+    /// lane) when the three fields fit 32 bits, split (two) otherwise; `None` when
+    /// `omega` or `sigma` is zero, `sigma > 32` or `omega > 64`.
     pub const fn new(omega: usize, sigma: usize) -> Option<DescFormat> {
         if omega == 0 || sigma == 0 || sigma > 32 || omega > 64 {
             return None;
         }
         let ybits = width((omega - 1) * sigma);
         let sbits = width(omega - 1);
-        if sigma as u32 + ybits + sbits > 32 {
-            return None;
-        }
-        Some(DescFormat { sigma: sigma as u32, ybits, sbits })
+        let packed = sigma as u32 + ybits + sbits <= 32;
+        Some(DescFormat { sigma: sigma as u32, ybits, sbits, shift: if packed { sigma as u32 } else { 0 } })
     }
 
-    /// The largest `sigma` whose descriptor fits 32 bits for tiles of `omega` lanes.
-    pub const fn max_sigma(omega: usize) -> usize {
+    /// The largest `sigma` whose descriptor packs into one word per lane for tiles of
+    /// `omega` lanes (taller tiles, up to 32 steps, take two).
+    pub const fn max_packed_sigma(omega: usize) -> usize {
         let mut s = 32;
-        while s > 0 && DescFormat::new(omega, s).is_none() {
-            s -= 1;
+        while s > 0 {
+            match DescFormat::new(omega, s) {
+                Some(f) if f.words_per_lane() == 1 => return s,
+                _ => s -= 1,
+            }
         }
-        s
+        0
     }
 
-    /// The `bit_flag` field: bit `j` is step `j`.
+    /// `u32` words per lane: 1 packed, 2 split (`bit_flag` words, then offset words).
+    #[inline(always)]
+    pub const fn words_per_lane(self) -> usize {
+        if self.shift == 0 { 2 } else { 1 }
+    }
+
+    /// Where lane `i`'s offset word sits among a tile's `omega * words_per_lane` words:
+    /// `(words_per_lane - 1) * omega + i`.
+    #[inline(always)]
+    pub const fn offset_word(self, omega: usize, i: usize) -> usize {
+        (self.words_per_lane() - 1) * omega + i
+    }
+
+    /// The `bit_flag` field of a lane's (first) word: bit `j` is step `j`.
     #[inline(always)]
     pub fn bit_flag(self, word: u32) -> u32 {
         word & low(self.sigma)
     }
 
-    /// The `y_offset` field.
+    /// The `y_offset` field of a lane's offset word ([`DescFormat::offset_word`]).
     #[inline(always)]
     pub fn y_offset(self, word: u32) -> usize {
-        ((word >> self.sigma) & low(self.ybits)) as usize
+        // `shift < 32`: packed, `sigma + ybits + sbits <= 32` with `ybits > 0` here.
+        ((word >> self.shift) & low(self.ybits)) as usize
     }
 
-    /// The `seg_offset` field.
+    /// The `seg_offset` field of a lane's offset word.
     #[inline(always)]
     pub fn seg_offset(self, word: u32) -> usize {
-        // `sigma + ybits < 32` whenever `sbits > 0`; with `sbits == 0` the field is empty.
-        if self.sbits == 0 { 0 } else { ((word >> (self.sigma + self.ybits)) & low(self.sbits)) as usize }
+        // `shift + ybits < 32` whenever `sbits > 0`; with `sbits == 0` the field is empty.
+        if self.sbits == 0 { 0 } else { ((word >> (self.shift + self.ybits)) & low(self.sbits)) as usize }
     }
 
-    /// Packs the three fields; each must fit its width (checked in debug builds).
+    /// Writes lane `i`'s three fields into the `omega * words_per_lane` words of its
+    /// tile; each must fit its width (checked in debug builds).
     #[inline]
-    pub fn pack(self, bit_flag: u32, y_offset: usize, seg_offset: usize) -> u32 {
+    pub fn pack(
+        self,
+        words: &mut [u32],
+        omega: usize,
+        i: usize,
+        bit_flag: u32,
+        y_offset: usize,
+        seg_offset: usize,
+    ) {
         debug_assert!(bit_flag <= low(self.sigma));
         debug_assert!(y_offset as u32 <= low(self.ybits) && seg_offset as u32 <= low(self.sbits));
-        let mut w = bit_flag | ((y_offset as u32) << self.sigma);
+        let mut off = (y_offset as u32) << self.shift;
         if self.sbits > 0 {
-            w |= (seg_offset as u32) << (self.sigma + self.ybits);
+            off |= (seg_offset as u32) << (self.shift + self.ybits);
         }
-        w
+        let (flag_word, off_word) =
+            if self.words_per_lane() == 1 { (bit_flag | off, None) } else { (bit_flag, Some(off)) };
+        if let Some(w) = words.get_mut(i) {
+            *w = flag_word;
+        }
+        if let (Some(off), Some(w)) = (off_word, words.get_mut(omega + i)) {
+            *w = off;
+        }
     }
 }
 
-/// The descriptor of one tile from its `omega` lane words: the per-lane `bit_flag`,
-/// `y_offset` and `seg_offset` (Alg. 25), decoded.
+/// The descriptor of one tile from its `omega * words_per_lane` words: the per-lane
+/// `bit_flag`, `y_offset` and `seg_offset` (Alg. 25), decoded.
 ///
 /// `heads(t)` lists the segment heads in storage order (lane by lane, step by step),
 /// which is the original CSR order of the tile's entries.
@@ -101,25 +142,30 @@ pub struct TileDesc<'a> {
 }
 
 impl<'a> TileDesc<'a> {
-    /// Wraps the `omega` words of one tile.
+    /// Wraps the `omega * format.words_per_lane()` words of one tile.
     pub fn new(format: DescFormat, words: &'a [u32]) -> TileDesc<'a> {
         TileDesc { format, words }
     }
 
     /// Lanes in the tile (`omega`).
     pub fn omega(&self) -> usize {
-        self.words.len()
+        self.words.len() / self.format.words_per_lane()
     }
 
     /// Lane `i`'s `bit_flag` (bit `j` = step `j`), `y_offset` and `seg_offset`; zeros
     /// for a lane past the end.
     pub fn lane(&self, i: usize) -> (u32, usize, usize) {
-        let w = self.words.get(i).copied().unwrap_or(0);
-        (self.format.bit_flag(w), self.format.y_offset(w), self.format.seg_offset(w))
+        if i >= self.omega() {
+            return (0, 0, 0);
+        }
+        let f = self.words.get(i).copied().unwrap_or(0);
+        let o = self.words.get(self.format.offset_word(self.omega(), i)).copied().unwrap_or(0);
+        (self.format.bit_flag(f), self.format.y_offset(o), self.format.seg_offset(o))
     }
 
     /// Number of segment heads (segments) in the tile.
     pub fn segments(&self) -> usize {
-        self.words.iter().map(|&w| self.format.bit_flag(w).count_ones() as usize).sum()
+        let flags = self.words.get(..self.omega()).unwrap_or(&[]);
+        flags.iter().map(|&w| self.format.bit_flag(w).count_ones() as usize).sum()
     }
 }
