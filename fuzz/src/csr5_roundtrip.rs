@@ -65,7 +65,13 @@ fn check<I: Index>(input: &Input, nrows: usize, ncols: usize, rp: &[I], ci: &[I]
     layouts.len()
 }
 
-fn roundtrip<I: Index>(input: &Input, csr: &Csr<'_, f64, I>, layout: &Csr5Layout, dense: &Dense, args: SpmvArgs) {
+fn roundtrip<I: Index>(
+    input: &Input,
+    csr: &Csr<'_, f64, I>,
+    layout: &Csr5Layout,
+    dense: &Dense,
+    args: SpmvArgs,
+) {
     let nnz = csr.nnz();
     assert_eq!(layout.nnz(), nnz);
     assert_eq!(layout.tiles(), nnz / layout.tile_len());
@@ -74,8 +80,14 @@ fn roundtrip<I: Index>(input: &Input, csr: &Csr<'_, f64, I>, layout: &Csr5Layout
     let mut tile_desc = vec![0u32; layout.tile_desc_len()];
     let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
     let mut eo = vec![I::ZERO; layout.empty_offset_len()];
-    let aux = Csr5Aux { tile_ptr: &mut tile_ptr, tile_desc: &mut tile_desc, empty_offset_ptr: &mut eop, empty_offset: &mut eo };
-    let csr5 = Csr5::from_csr(csr, layout, &mut ci, &mut v, aux).expect("Csr5::from_csr with the layout's sizes");
+    let aux = Csr5Aux {
+        tile_ptr: &mut tile_ptr,
+        tile_desc: &mut tile_desc,
+        empty_offset_ptr: &mut eop,
+        empty_offset: &mut eo,
+    };
+    let csr5 =
+        Csr5::from_csr(csr, layout, &mut ci, &mut v, aux).expect("Csr5::from_csr with the layout's sizes");
     assert_eq!((csr5.nrows(), csr5.ncols(), csr5.nnz()), (csr.nrows(), csr.ncols(), nnz));
 
     // SpMV, whole.
@@ -96,7 +108,12 @@ fn roundtrip<I: Index>(input: &Input, csr: &Csr<'_, f64, I>, layout: &Csr5Layout
     }
 
     // The validating constructor accepts what the conversion wrote ...
-    let parts = Csr5Parts { tile_ptr: csr5.tile_ptr(), tile_desc: csr5.tile_desc(), empty_offset_ptr: csr5.empty_offset_ptr(), empty_offset: csr5.empty_offset() };
+    let parts = Csr5Parts {
+        tile_ptr: csr5.tile_ptr(),
+        tile_desc: csr5.tile_desc(),
+        empty_offset_ptr: csr5.empty_offset_ptr(),
+        empty_offset: csr5.empty_offset(),
+    };
     let shape = (csr.nrows(), csr.ncols());
     let omsig = (layout.omega(), layout.sigma());
     let again = Csr5::new(shape.0, shape.1, omsig, csr.row_ptr(), csr5.col_idx(), csr5.vals(), parts)
@@ -104,8 +121,12 @@ fn roundtrip<I: Index>(input: &Input, csr: &Csr<'_, f64, I>, layout: &Csr5Layout
     check_spmv("csr5 new", &again, dense, args);
     // ... and with one entry changed, it accepts only an equivalent matrix (or rejects).
     if let Some((which, pos, value)) = input.corrupt {
-        let (mut tp, mut td, mut eop, mut eo) =
-            (parts.tile_ptr.to_vec(), parts.tile_desc.to_vec(), parts.empty_offset_ptr.to_vec(), parts.empty_offset.to_vec());
+        let (mut tp, mut td, mut eop, mut eo) = (
+            parts.tile_ptr.to_vec(),
+            parts.tile_desc.to_vec(),
+            parts.empty_offset_ptr.to_vec(),
+            parts.empty_offset.to_vec(),
+        );
         let mut ci2 = csr5.col_idx().to_vec();
         let p = usize::from(pos);
         let val = I::from_usize(value as usize).unwrap_or(I::MAX);
@@ -126,8 +147,14 @@ fn roundtrip<I: Index>(input: &Input, csr: &Csr<'_, f64, I>, layout: &Csr5Layout
         if let Ok(m) = Csr5::new(shape.0, shape.1, omsig, csr.row_ptr(), &ci2, csr5.vals(), parts) {
             // Accepted: the auxiliary arrays must still be the conversion's (the change
             // was a no-op), and the column change is checked by SpMV.
-            assert!(tp == csr5.tile_ptr() && td == csr5.tile_desc(), "Csr5::new accepted a changed tile array");
-            assert!(eop == csr5.empty_offset_ptr() && eo == csr5.empty_offset(), "Csr5::new accepted a changed empty_offset");
+            assert!(
+                tp == csr5.tile_ptr() && td == csr5.tile_desc(),
+                "Csr5::new accepted a changed tile array"
+            );
+            assert!(
+                eop == csr5.empty_offset_ptr() && eo == csr5.empty_offset(),
+                "Csr5::new accepted a changed empty_offset"
+            );
             let mut d = Dense::zeros(shape.0, shape.1);
             let mut back = (vec![I::ZERO; nnz], vec![0.0; nnz]);
             m.to_csr(&mut back.0, &mut back.1).expect("to_csr");
@@ -146,7 +173,12 @@ fn roundtrip<I: Index>(input: &Input, csr: &Csr<'_, f64, I>, layout: &Csr5Layout
     let mut tile_desc = vec![0u32; layout.tile_desc_len()];
     let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
     let mut eo = vec![I::ZERO; layout.empty_offset_len()];
-    let aux = Csr5Aux { tile_ptr: &mut tile_ptr, tile_desc: &mut tile_desc, empty_offset_ptr: &mut eop, empty_offset: &mut eo };
+    let aux = Csr5Aux {
+        tile_ptr: &mut tile_ptr,
+        tile_desc: &mut tile_desc,
+        empty_offset_ptr: &mut eop,
+        empty_offset: &mut eo,
+    };
     let inplace = Csr5::from_csr_in_place(shape.0, shape.1, csr.row_ptr(), &mut ci3, &mut v3, layout, aux)
         .expect("from_csr_in_place");
     assert!(inplace.col_idx() == csr5.col_idx(), "in-place col_idx differs from from_csr");
@@ -186,5 +218,8 @@ fn spmv_by_pieces<I: Index>(a: &Csr5<'_, f64, I>, isa: Isa, cuts: [u8; 3], dense
     assert!(same(&y, &want), "csr5 by pieces {bounds:?} on {isa}: {y:?} != {want:?}");
     // A range past the end is an error.
     let mut y = y0.clone();
-    assert!(spmv_tiles(a, isa, 0..n + 1, alpha, &x, beta, &mut y).is_err(), "tile range past the end accepted");
+    assert!(
+        spmv_tiles(a, isa, 0..n + 1, alpha, &x, beta, &mut y).is_err(),
+        "tile range past the end accepted"
+    );
 }

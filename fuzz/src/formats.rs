@@ -347,7 +347,13 @@ fn raw_sell(
 }
 
 /// `iter` and SpMV of a view against the reference.
-fn check_view(name: &str, a: &dyn SpMv<f64>, it: impl Iterator<Item = (usize, usize, f64)>, d: &Dense, args: SpmvArgs) {
+fn check_view(
+    name: &str,
+    a: &dyn SpMv<f64>,
+    it: impl Iterator<Item = (usize, usize, f64)>,
+    d: &Dense,
+    args: SpmvArgs,
+) {
     let from_iter = Dense::from_iter(d.nrows, d.ncols, it);
     assert!(crate::same(&from_iter.a, &d.a), "{name}: iter disagrees with the layout");
     check_spmv(name, a, d, args);
@@ -391,12 +397,15 @@ fn conversions(
     }
 
     // HYB with the rule's width and with `param`.
-    for layout in [HybLayout::new(csr).expect("hyb layout"), HybLayout::with_width(csr, param % 6).expect("hyb w")] {
+    for layout in
+        [HybLayout::new(csr).expect("hyb layout"), HybLayout::with_width(csr, param % 6).expect("hyb w")]
+    {
         let mut ec = vec![0u32; layout.ell_len()];
         let mut ev = vec![0.0; layout.ell_len()];
         let (mut cr, mut cc, mut cv) =
             (vec![0u32; layout.coo_nnz()], vec![0u32; layout.coo_nnz()], vec![0.0; layout.coo_nnz()]);
-        let hyb = Hyb::from_csr(csr, &layout, &mut ec, &mut ev, &mut cr, &mut cc, &mut cv).expect("hyb from_csr");
+        let hyb =
+            Hyb::from_csr(csr, &layout, &mut ec, &mut ev, &mut cr, &mut cc, &mut cv).expect("hyb from_csr");
         check_view("hyb from_csr", &hyb, hyb.iter(), dense, args);
         let (mut ec, mut cr, mut cc) = (ec.clone(), cr.clone(), cc.clone());
         mutate(&mut [&mut ec, &mut cr, &mut cc], mutation);

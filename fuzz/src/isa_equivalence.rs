@@ -11,19 +11,24 @@
 //! - Sorted pairs: identical on every `Isa` (one network); merges of pairs: stable.
 
 use arbitrary::{Arbitrary, Unstructured};
-use spblas::primitives::heap::{DHeap, DHeapPairs, Max, Min, k_largest_isa, k_select_batch_isa, k_select_isa};
+use spblas::primitives::heap::{
+    DHeap, DHeapPairs, Max, Min, k_largest_isa, k_select_batch_isa, k_select_isa,
+};
 use spblas::primitives::merge::{
     merge_isa, merge_pairs_isa, merge_path_isa, merge_path_partition_isa, merge_piece_isa, ranking_merge_isa,
     serial_merge,
 };
 use spblas::primitives::scan::{
-    ScanElem, exclusive_scan_into_isa, exclusive_scan_isa, inclusive_scan_into_isa, inclusive_scan_isa, reduce_isa,
+    ScanElem, exclusive_scan_into_isa, exclusive_scan_isa, inclusive_scan_into_isa, inclusive_scan_isa,
+    reduce_isa,
 };
 use spblas::primitives::segmented::{
     HeadFlags, seg_offset_from_heads, segmented_exclusive_scan_isa, segmented_scan_isa, segmented_sum_isa,
     segmented_sum_seg_offset_isa,
 };
-use spblas::primitives::sort::{bitonic_sort_isa, bitonic_sort_pairs_isa, odd_even_sort_isa, odd_even_sort_pairs_isa};
+use spblas::primitives::sort::{
+    bitonic_sort_isa, bitonic_sort_pairs_isa, odd_even_sort_isa, odd_even_sort_pairs_isa,
+};
 use spblas::primitives::{Key, heap::HeapOrder};
 use spblas::{Csr, CsrMethod, Isa};
 
@@ -154,9 +159,9 @@ fn keys<T: FromBits>(v: &[u64], small: bool) -> Vec<T> {
                 0 => 0,
                 1 => 1,
                 2 => 2,
-                3 => 1 << 31,          // f32 -0.0, or a large integer
-                4 => 1 << 63,          // f64 -0.0, or a large integer
-                5 => 0x7fc0_0000,      // f32 NaN
+                3 => 1 << 31,               // f32 -0.0, or a large integer
+                4 => 1 << 63,               // f64 -0.0, or a large integer
+                5 => 0x7fc0_0000,           // f32 NaN
                 6 => 0x7ff8_0000_0000_0000, // f64 NaN
                 _ => u64::MAX,
             })
@@ -344,7 +349,10 @@ fn sorts<K: Key + FromBits>(keys: &[K], vals_in: &[u64]) {
             None => reference = Some(results),
             Some(r) => {
                 for alg in 0..2 {
-                    assert!(r[alg].1 == results[alg].1 && r[alg].2 == results[alg].2, "pair sort {alg} on {isa} differs from portable");
+                    assert!(
+                        r[alg].1 == results[alg].1 && r[alg].2 == results[alg].2,
+                        "pair sort {alg} on {isa} differs from portable"
+                    );
                 }
             }
         }
@@ -432,7 +440,10 @@ fn merges<K: Key + FromBits>(a_raw: &[K], b_raw: &[K], param: usize) {
         let _ = merge_isa(isa, a_raw, b_raw, &mut out);
         let _ = merge_path_isa(isa, a_raw, b_raw, parts, &mut splits, &mut out);
         if !bits_eq(a_raw, &a) || !bits_eq(b_raw, &b) {
-            assert!(ranking_merge_isa(isa, a_raw, b_raw, &mut out).is_err(), "ranking merge of unsorted input");
+            assert!(
+                ranking_merge_isa(isa, a_raw, b_raw, &mut out).is_err(),
+                "ranking merge of unsorted input"
+            );
         }
         // Wrong output length.
         let mut out = vec![K::from_bits64(0); n + 1];
@@ -484,7 +495,10 @@ fn heaps<K: Key + FromBits>(keys: &[K], ops: &[bool], param: usize) {
         k_select_batch_isa(isa, &keys[..lists * list_len], list_len, kk, &mut out).expect("batch");
         for l in 0..lists {
             let want = total_sorted(&keys[l * list_len..(l + 1) * list_len]);
-            assert!(bits_eq(&total_sorted(&out[l * kk..(l + 1) * kk]), &want[..kk]), "batch k_select on {isa}");
+            assert!(
+                bits_eq(&total_sorted(&out[l * kk..(l + 1) * kk]), &want[..kk]),
+                "batch k_select on {isa}"
+            );
         }
         // Operation sequences agree with the portable heap.
         heap_ops::<K, Max>(isa, keys, ops);
@@ -572,8 +586,9 @@ fn csr_methods(input: &Input) {
     let (alpha, beta) = (f64::from(input.ty % 3) - 1.0, f64::from((input.ty / 3) % 3));
     let want: Vec<f64> = (0..nrows)
         .map(|i| {
-            let dot: f64 =
-                (row_ptr[i] as usize..row_ptr[i + 1] as usize).map(|k| vals[k] * x[col_idx[k] as usize]).sum();
+            let dot: f64 = (row_ptr[i] as usize..row_ptr[i + 1] as usize)
+                .map(|k| vals[k] * x[col_idx[k] as usize])
+                .sum();
             if beta == 0.0 { alpha * dot } else { alpha * dot + beta * y0[i] }
         })
         .collect();

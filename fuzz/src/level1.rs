@@ -14,8 +14,8 @@ use std::collections::BTreeMap;
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::Isa;
 use spblas::level1::{
-    AddMethod, SpVec, add_merge_partition, add_merge_piece, add_scaled_isa, add_workspace_len, axpy, dot, dot_dense,
-    gather, scatter,
+    AddMethod, SpVec, add_merge_partition, add_merge_piece, add_scaled_isa, add_workspace_len, axpy, dot,
+    dot_dense, gather, scatter,
 };
 use spblas::primitives::merge::merge_isa;
 use spblas::primitives::sort::{bitonic_sort_isa, odd_even_sort_isa};
@@ -63,7 +63,10 @@ pub fn run(data: &[u8]) -> usize {
     }
     let short = vec![1.0f64; raw.len().saturating_sub(1)];
     if !raw.is_empty() {
-        assert!(SpVec::new(input.raw_n.0, &raw, &short).is_err(), "SpVec::new with fewer values than indices");
+        assert!(
+            SpVec::new(input.raw_n.0, &raw, &short).is_err(),
+            "SpVec::new with fewer values than indices"
+        );
     }
 
     let n = usize::from(input.n) % 5000;
@@ -102,14 +105,18 @@ pub fn run(data: &[u8]) -> usize {
             if !ws.is_empty() {
                 let (mut oi2, mut ov2) = (vec![7u32; m], vec![7.0f64; m]);
                 let mut ws2 = vec![0.0f64; ws.len() - 1];
-                assert!(add_scaled_isa(isa, alpha, x, beta, y, &mut oi2, &mut ov2, method, &mut ws2).is_err());
+                assert!(
+                    add_scaled_isa(isa, alpha, x, beta, y, &mut oi2, &mut ov2, method, &mut ws2).is_err()
+                );
                 assert!(oi2.iter().all(|&v| v == 7), "add wrote on a workspace error");
             }
         }
         // Dimension mismatch.
         let other = SpVec::<f64, u32>::empty(n + 1);
         let (mut oi, mut ov) = (vec![0u32; m], vec![0.0; m]);
-        assert!(add_scaled_isa(isa, alpha, x, beta, other, &mut oi, &mut ov, AddMethod::Merge, &mut []).is_err());
+        assert!(
+            add_scaled_isa(isa, alpha, x, beta, other, &mut oi, &mut ov, AddMethod::Merge, &mut []).is_err()
+        );
     }
 
     // Merge method by pieces.

@@ -28,7 +28,8 @@ fn seeds_dir(target: &str) -> PathBuf {
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut v: Vec<PathBuf> = fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
+    let mut v: Vec<PathBuf> =
+        fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
     v.sort();
     v
 }
@@ -104,8 +105,11 @@ fn mtx_seeds() -> Vec<Vec<u8>> {
     use spblas::CsrOwned;
     use spblas::io::mtx::{MtxSymmetry, write_mtx};
     let mut out = Vec::new();
-    let general = CsrOwned::<f64, u32>::from_triplets(3, 4, &[(0, 0, 1.5), (0, 3, -2.0), (2, 1, 1e-3)]).unwrap();
-    let sym = CsrOwned::<f64, u32>::from_triplets(3, 3, &[(0, 0, 1.0), (1, 0, 2.0), (0, 1, 2.0), (2, 2, -4.0)]).unwrap();
+    let general =
+        CsrOwned::<f64, u32>::from_triplets(3, 4, &[(0, 0, 1.5), (0, 3, -2.0), (2, 1, 1e-3)]).unwrap();
+    let sym =
+        CsrOwned::<f64, u32>::from_triplets(3, 3, &[(0, 0, 1.0), (1, 0, 2.0), (0, 1, 2.0), (2, 2, -4.0)])
+            .unwrap();
     let skew = CsrOwned::<f64, u32>::from_triplets(2, 2, &[(1, 0, 3.0), (0, 1, -3.0)]).unwrap();
     let empty = CsrOwned::<f64, u32>::from_triplets(0, 5, &[]).unwrap();
     for (a, s) in [
