@@ -45,6 +45,24 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
+// No panics in library code (DESIGN principle 2): no `unwrap`/`expect`/`panic!` and
+// friends outside tests, and every public `Result` says when it fails. Indexing is not
+// linted (`clippy::indexing_slicing`): the kernels index slices whose bounds the format
+// validation established, and `get(..)` everywhere would add error paths that cannot be
+// taken; the fuzz targets (`fuzz/`) check instead that no input reaches a bad index.
+#![cfg_attr(
+    not(test),
+    deny(
+        clippy::unwrap_used,
+        clippy::expect_used,
+        clippy::panic,
+        clippy::unreachable,
+        clippy::todo,
+        clippy::unimplemented,
+        clippy::missing_panics_doc
+    )
+)]
+#![deny(clippy::missing_errors_doc)]
 
 #[cfg(feature = "alloc")]
 extern crate alloc;

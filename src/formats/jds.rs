@@ -87,9 +87,10 @@ impl JdsLayout {
 impl<'a, T: Scalar, I: Index> Jds<'a, T, I> {
     /// Builds a view after checking every invariant listed on [`Jds`].
     ///
-    /// Costs one pass over `jd_ptr` and `col_idx`, plus the permutation check: with the
-    /// `alloc` feature a bitset of `nrows` bits on the heap and one pass over `perm`;
-    /// without it a fixed 4 KiB stack bitset covering 32 768 row ids per pass, so
+    /// Costs one pass over `jd_ptr` and `col_idx`, plus the permutation check: a fixed
+    /// 4 KiB stack bitset covering 32 768 row ids per pass (so one pass and no allocation
+    /// up to 32 768 rows); beyond that, with the `alloc` feature a bitset of `nrows` bits
+    /// on the heap and one pass over `perm`, without it
     /// `ceil(nrows / 32768)` passes over `perm` (O(nrows² / 32768) for huge matrices; use
     /// [`Jds::new_with_scratch`] to make it a single pass without `alloc`).
     ///
@@ -378,19 +379,17 @@ fn fill_from_csr<T: Scalar, I: Index>(
     }
 }
 
-/// The permutation check [`Jds::new`] runs: a heap bitset of `nrows` bits with `alloc`,
-/// the fixed [`STACK_WORDS`] stack bitset without.
+/// The permutation check [`Jds::new`] runs: the fixed [`STACK_WORDS`] stack bitset, or
+/// beyond its 32 768 row ids and with `alloc`, a heap bitset of `nrows` bits (one pass).
 fn check_perm_default<I: Index>(perm: &[I]) -> Result<(), FormatError> {
+    // Up to 32 768 rows the stack bitset is already one pass: no allocation.
     #[cfg(feature = "alloc")]
-    {
+    if perm.len() > 64 * STACK_WORDS {
         let mut bits = alloc::vec![0u64; perm.len().div_ceil(64)];
-        check_perm(perm, &mut bits)
+        return check_perm(perm, &mut bits);
     }
-    #[cfg(not(feature = "alloc"))]
-    {
-        let mut bits = [0u64; STACK_WORDS];
-        check_perm(perm, &mut bits)
-    }
+    let mut bits = [0u64; STACK_WORDS];
+    check_perm(perm, &mut bits)
 }
 
 /// Checks that `perm` is a permutation of `0..perm.len()` without allocating: first that

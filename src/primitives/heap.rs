@@ -647,6 +647,9 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
 /// assert_eq!(out, [1, 2, 3]);
 /// # Ok::<(), spblas::DimError>(())
 /// ```
+///
+/// # Errors
+/// As [`k_select_isa`].
 pub fn k_select<K: Key>(data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
     k_select_isa(Isa::detect(), data, k, out)
 }
@@ -671,6 +674,9 @@ pub fn k_select_isa<K: Key>(isa: Isa, data: &[K], k: usize, out: &mut [K]) -> Re
 }
 
 /// [`k_largest_isa`] on the widest available [`Isa`].
+///
+/// # Errors
+/// As [`k_largest_isa`].
 pub fn k_largest<K: Key>(data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
     k_largest_isa(Isa::detect(), data, k, out)
 }

@@ -66,6 +66,9 @@ pub fn is_sorted<K: Key>(keys: &[K]) -> bool {
 /// assert_eq!(out, [1, 2, 4, 4, 4, 9, 10]);
 /// # Ok::<(), spblas::DimError>(())
 /// ```
+///
+/// # Errors
+/// As [`merge_isa`].
 pub fn merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
     merge_isa(Isa::detect(), a, b, out)
 }
@@ -110,6 +113,9 @@ pub fn serial_merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimEr
 }
 
 /// Ranking merge on the widest available [`Isa`]; see [`ranking_merge_isa`].
+///
+/// # Errors
+/// As [`ranking_merge_isa`].
 pub fn ranking_merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
     ranking_merge_isa(Isa::detect(), a, b, out)
 }
@@ -214,6 +220,9 @@ fn check_pairs<K, V>(
 /// assert_eq!(v, ['a', 'b', 'c', 'x', 'y']); // ties: `a` first
 /// # Ok::<(), spblas::DimError>(())
 /// ```
+///
+/// # Errors
+/// As [`merge_pairs_isa`].
 pub fn merge_pairs<K: Key, V: Copy>(
     a_keys: &[K],
     a_vals: &[V],
@@ -273,6 +282,9 @@ fn split_in<K: Key>(a: &[K], b: &[K], diag: usize, lo: usize, hi: usize) -> (usi
 
 /// Merge path partition on the widest available [`Isa`]; see
 /// [`merge_path_partition_isa`].
+///
+/// # Errors
+/// As [`merge_path_partition_isa`].
 pub fn merge_path_partition<K: Key>(
     a: &[K],
     b: &[K],
@@ -385,6 +397,9 @@ fn piece_ranges(
 }
 
 /// Merges one merge path piece on the widest available [`Isa`]; see [`merge_piece_isa`].
+///
+/// # Errors
+/// As [`merge_piece_isa`].
 pub fn merge_piece<K: Key>(
     a: &[K],
     b: &[K],
@@ -454,6 +469,9 @@ pub fn merge_piece_pairs<K: Key, V: Copy>(
 }
 
 /// Merge path on the widest available [`Isa`]; see [`merge_path_isa`].
+///
+/// # Errors
+/// As [`merge_path_isa`].
 pub fn merge_path<K: Key>(
     a: &[K],
     b: &[K],

@@ -93,6 +93,8 @@ pub struct Csr5Layout {
     nnz: usize,
     omega: usize,
     sigma: usize,
+    /// The descriptor packing of `(omega, sigma)`, found valid when the layout was made.
+    format: DescFormat,
     ntiles: usize,
     empty_offset_len: usize,
 }
@@ -121,7 +123,7 @@ impl Csr5Layout {
         omega: usize,
         sigma: usize,
     ) -> Result<Self, FormatError> {
-        let (_, ntiles) = check_params::<I>(csr.nrows(), csr.nnz(), omega, sigma)?;
+        let (format, ntiles) = check_params::<I>(csr.nrows(), csr.nnz(), omega, sigma)?;
         let mut empty_offset_len = 0usize;
         let mut r = advance(csr.row_ptr(), 0, 0);
         let len = omega * sigma;
@@ -139,6 +141,7 @@ impl Csr5Layout {
             nnz: csr.nnz(),
             omega,
             sigma,
+            format,
             ntiles,
             empty_offset_len,
         })
@@ -587,8 +590,7 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
         vals: &'a [T],
         parts: Csr5Parts<'a, I>,
     ) -> Csr5<'a, T, I> {
-        let format = DescFormat::new(layout.omega, layout.sigma).expect("checked by the layout");
-        let params = (layout.omega, layout.sigma, format);
+        let params = (layout.omega, layout.sigma, layout.format);
         Csr5::from_checked(nrows, ncols, params, row_ptr, col_idx, vals, parts)
     }
 
@@ -702,7 +704,7 @@ fn fill_aux<'a, I: Index>(
     check_buf("tile_desc", tile_desc.len(), layout.tile_desc_len())?;
     check_buf("empty_offset_ptr", empty_offset_ptr.len(), layout.tile_ptr_len())?;
     check_buf("empty_offset", empty_offset.len(), layout.empty_offset_len)?;
-    let format = DescFormat::new(layout.omega, layout.sigma).expect("checked by the layout");
+    let format = layout.format;
     let tile_ptr = &mut tile_ptr[..layout.tile_ptr_len()];
     let tile_desc = &mut tile_desc[..layout.tile_desc_len()];
     let empty_offset_ptr = &mut empty_offset_ptr[..layout.tile_ptr_len()];

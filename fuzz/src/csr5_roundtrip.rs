@@ -1,0 +1,225 @@
+//! Target `csr5_roundtrip`: CSR → CSR5 → CSR is the identity, for the layout of every
+//! available `Isa` (`Csr5Layout::new`) and for arbitrary `(omega, sigma)`
+//! (`Csr5Layout::with_params`, when it accepts them); CSR5 SpMV equals the dense
+//! reference on every available `Isa`, whole and cut into tile ranges
+//! (`spmv_tiles` + `apply_carries`); `Csr5::new` accepts exactly the arrays the
+//! conversion writes and rejects them with one entry changed (or does not panic); the
+//! in-place conversion (`from_csr_in_place` / `to_csr_in_place`) is the identity too.
+//! Index types `u32` and `u64`.
+
+use arbitrary::{Arbitrary, Unstructured};
+use spblas::formats::csr5::{Csr5Aux, Csr5Parts};
+use spblas::level2::csr5::{Carry, apply_carries, spmv_tiles};
+use spblas::{Csr, Csr5, Csr5Layout, Index, Isa};
+
+use crate::formats::{Recipe, recipe_csr};
+use crate::{Dense, SpmvArgs, check_spmv, same};
+
+#[derive(Debug, Arbitrary)]
+pub struct Input {
+    pub wide_index: bool,
+    /// Index into `OMEGAS`, or (past its end) a raw value.
+    pub omega: u8,
+    pub sigma: u8,
+    /// Tile ranges for `spmv_tiles`: the cut points, modulo `tiles + 2`.
+    pub cuts: [u8; 3],
+    /// A change to one auxiliary array before `Csr5::new`: `(array, position, value)`.
+    pub corrupt: Option<(u8, u16, u32)>,
+    pub recipe: Recipe,
+}
+
+const OMEGAS: [usize; 6] = [1, 2, 4, 8, 16, 32];
+
+/// Runs the target; returns the number of layouts converted.
+pub fn run(data: &[u8]) -> usize {
+    let Ok(input) = Input::arbitrary_take_rest(Unstructured::new(data)) else {
+        return 0;
+    };
+    let (nrows, ncols, rp, ci, v) = recipe_csr(&input.recipe);
+    if input.wide_index {
+        let rp: Vec<u64> = rp.iter().map(|&p| u64::from(p)).collect();
+        let ci: Vec<u64> = ci.iter().map(|&p| u64::from(p)).collect();
+        check::<u64>(&input, nrows, ncols, &rp, &ci, &v)
+    } else {
+        check::<u32>(&input, nrows, ncols, &rp, &ci, &v)
+    }
+}
+
+fn check<I: Index>(input: &Input, nrows: usize, ncols: usize, rp: &[I], ci: &[I], v: &[f64]) -> usize {
+    let csr = Csr::new(nrows, ncols, rp, ci, v).expect("a recipe is valid CSR");
+    let dense = Dense::from_iter(nrows, ncols, csr.iter());
+    let args = input.recipe.args;
+    let mut layouts = Vec::new();
+    for isa in Isa::available() {
+        layouts.push(Csr5Layout::new(&csr, isa).expect("Csr5Layout::new on a valid CSR"));
+    }
+    let omega = OMEGAS.get(usize::from(input.omega)).copied().unwrap_or(usize::from(input.omega));
+    let sigma = usize::from(input.sigma);
+    if let Ok(l) = Csr5Layout::with_params(&csr, omega, sigma) {
+        assert_eq!((l.omega(), l.sigma()), (omega, sigma));
+        layouts.push(l);
+    }
+    for layout in &layouts {
+        roundtrip(input, &csr, layout, &dense, args);
+    }
+    layouts.len()
+}
+
+fn roundtrip<I: Index>(
+    input: &Input,
+    csr: &Csr<'_, f64, I>,
+    layout: &Csr5Layout,
+    dense: &Dense,
+    args: SpmvArgs,
+) {
+    let nnz = csr.nnz();
+    assert_eq!(layout.nnz(), nnz);
+    assert_eq!(layout.tiles(), nnz / layout.tile_len());
+    let (mut ci, mut v) = (vec![I::ZERO; nnz], vec![0.0f64; nnz]);
+    let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
+    let mut tile_desc = vec![0u32; layout.tile_desc_len()];
+    let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
+    let mut eo = vec![I::ZERO; layout.empty_offset_len()];
+    let aux = Csr5Aux {
+        tile_ptr: &mut tile_ptr,
+        tile_desc: &mut tile_desc,
+        empty_offset_ptr: &mut eop,
+        empty_offset: &mut eo,
+    };
+    let csr5 =
+        Csr5::from_csr(csr, layout, &mut ci, &mut v, aux).expect("Csr5::from_csr with the layout's sizes");
+    assert_eq!((csr5.nrows(), csr5.ncols(), csr5.nnz()), (csr.nrows(), csr.ncols(), nnz));
+
+    // SpMV, whole.
+    check_spmv("csr5", &csr5, dense, args);
+    // SpMV by tile ranges with carries.
+    for isa in Isa::available() {
+        spmv_by_pieces(&csr5, isa, input.cuts, dense, args);
+    }
+
+    // Back to CSR.
+    let (mut bc, mut bv) = (vec![I::ZERO; nnz], vec![f64::NAN; nnz]);
+    csr5.to_csr(&mut bc, &mut bv).expect("to_csr");
+    assert!(bc == csr.col_idx(), "csr5 to_csr: col_idx differs");
+    assert!(same(&bv, csr.vals()), "csr5 to_csr: vals differ");
+    if nnz > 0 {
+        let mut short = vec![I::ZERO; nnz - 1];
+        assert!(csr5.to_csr(&mut short, &mut bv).is_err(), "csr5 to_csr into a short buffer");
+    }
+
+    // The validating constructor accepts what the conversion wrote ...
+    let parts = Csr5Parts {
+        tile_ptr: csr5.tile_ptr(),
+        tile_desc: csr5.tile_desc(),
+        empty_offset_ptr: csr5.empty_offset_ptr(),
+        empty_offset: csr5.empty_offset(),
+    };
+    let shape = (csr.nrows(), csr.ncols());
+    let omsig = (layout.omega(), layout.sigma());
+    let again = Csr5::new(shape.0, shape.1, omsig, csr.row_ptr(), csr5.col_idx(), csr5.vals(), parts)
+        .expect("Csr5::new rejects what from_csr wrote");
+    check_spmv("csr5 new", &again, dense, args);
+    // ... and with one entry changed, it accepts only an equivalent matrix (or rejects).
+    if let Some((which, pos, value)) = input.corrupt {
+        let (mut tp, mut td, mut eop, mut eo) = (
+            parts.tile_ptr.to_vec(),
+            parts.tile_desc.to_vec(),
+            parts.empty_offset_ptr.to_vec(),
+            parts.empty_offset.to_vec(),
+        );
+        let mut ci2 = csr5.col_idx().to_vec();
+        let p = usize::from(pos);
+        let val = I::from_usize(value as usize).unwrap_or(I::MAX);
+        fn set<X>(arr: &mut [X], p: usize, v: X) {
+            if !arr.is_empty() {
+                let n = arr.len();
+                arr[p % n] = v;
+            }
+        }
+        match which % 5 {
+            0 => set(&mut tp, p, val),
+            1 => set(&mut td, p, value),
+            2 => set(&mut eop, p, val),
+            3 => set(&mut eo, p, val),
+            _ => set(&mut ci2, p, val),
+        }
+        let parts = Csr5Parts { tile_ptr: &tp, tile_desc: &td, empty_offset_ptr: &eop, empty_offset: &eo };
+        if let Ok(m) = Csr5::new(shape.0, shape.1, omsig, csr.row_ptr(), &ci2, csr5.vals(), parts) {
+            // Accepted: the auxiliary arrays must still be the conversion's (the change
+            // was a no-op), and the column change is checked by SpMV.
+            assert!(
+                tp == csr5.tile_ptr() && td == csr5.tile_desc(),
+                "Csr5::new accepted a changed tile array"
+            );
+            assert!(
+                eop == csr5.empty_offset_ptr() && eo == csr5.empty_offset(),
+                "Csr5::new accepted a changed empty_offset"
+            );
+            let mut d = Dense::zeros(shape.0, shape.1);
+            let mut back = (vec![I::ZERO; nnz], vec![0.0; nnz]);
+            m.to_csr(&mut back.0, &mut back.1).expect("to_csr");
+            for i in 0..shape.0 {
+                for k in csr.row_ptr()[i].to_usize()..csr.row_ptr()[i + 1].to_usize() {
+                    d.add(i, back.0[k].to_usize(), back.1[k]);
+                }
+            }
+            check_spmv("csr5 new (changed col_idx)", &m, &d, args);
+        }
+    }
+
+    // In place: validate + transpose where the arrays lie, and back.
+    let (mut ci3, mut v3) = (csr.col_idx().to_vec(), csr.vals().to_vec());
+    let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
+    let mut tile_desc = vec![0u32; layout.tile_desc_len()];
+    let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
+    let mut eo = vec![I::ZERO; layout.empty_offset_len()];
+    let aux = Csr5Aux {
+        tile_ptr: &mut tile_ptr,
+        tile_desc: &mut tile_desc,
+        empty_offset_ptr: &mut eop,
+        empty_offset: &mut eo,
+    };
+    let inplace = Csr5::from_csr_in_place(shape.0, shape.1, csr.row_ptr(), &mut ci3, &mut v3, layout, aux)
+        .expect("from_csr_in_place");
+    assert!(inplace.col_idx() == csr5.col_idx(), "in-place col_idx differs from from_csr");
+    assert!(same(inplace.vals(), csr5.vals()), "in-place vals differ from from_csr");
+    check_spmv("csr5 in place", &inplace, dense, args);
+    Csr5::<f64, I>::to_csr_in_place(layout, &mut ci3, &mut v3).expect("to_csr_in_place");
+    assert!(ci3 == csr.col_idx() && same(&v3, csr.vals()), "in-place roundtrip is not the identity");
+    // Wrong lengths: an error, nothing changed.
+    if nnz > 0 {
+        let before = ci3.clone();
+        assert!(Csr5::<f64, I>::to_csr_in_place(layout, &mut ci3[..nnz - 1], &mut v3).is_err());
+        assert!(ci3 == before, "to_csr_in_place changed data on error");
+    }
+}
+
+/// SpMV cut into up to four tile ranges, each into its own slice of `y`, then carries.
+fn spmv_by_pieces<I: Index>(a: &Csr5<'_, f64, I>, isa: Isa, cuts: [u8; 3], dense: &Dense, args: SpmvArgs) {
+    let (alpha, beta) = (args.alpha(), args.beta());
+    let x = args.x(dense.ncols);
+    let y0 = args.y(dense.nrows);
+    let want = dense.spmv(alpha, &x, beta, &y0);
+    let n = a.tiles() + 1;
+    let mut bounds: Vec<usize> = cuts.iter().map(|&c| usize::from(c) % (n + 1)).collect();
+    bounds.push(0);
+    bounds.push(n);
+    bounds.sort_unstable();
+    let mut y = y0.clone();
+    let mut carries: Vec<Carry<f64>> = Vec::new();
+    for w in bounds.windows(2) {
+        let rows = spblas::level2::csr5::owned_rows(a, w[0]..w[1]).expect("owned_rows of a valid range");
+        let yr = &mut y[rows.clone()];
+        if let Some(c) = spmv_tiles(a, isa, w[0]..w[1], alpha, &x, beta, yr).expect("spmv_tiles") {
+            carries.push(c);
+        }
+    }
+    apply_carries(alpha, &carries, &mut y).expect("apply_carries");
+    assert!(same(&y, &want), "csr5 by pieces {bounds:?} on {isa}: {y:?} != {want:?}");
+    // A range past the end is an error.
+    let mut y = y0.clone();
+    assert!(
+        spmv_tiles(a, isa, 0..n + 1, alpha, &x, beta, &mut y).is_err(),
+        "tile range past the end accepted"
+    );
+}

@@ -1,0 +1,326 @@
+//! Kernels own no memory (DESIGN principle 1): a counting global allocator proves that
+//! every kernel — SpMV of every format on every available `Isa` and every CSR method,
+//! the CSR5 conversions (copying and in place), the conversions into caller buffers,
+//! the primitives and Level 1 with its workspace — makes zero heap allocations.
+//!
+//! Counting is per thread (the test harness allocates on other threads), and only inside
+//! [`allocations`]. Inputs and buffers are made before counting; `Isa::available()` is
+//! asked once first, so runtime detection (cached after the first call) is not counted
+//! either, though it does not allocate.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use spblas::formats::csr5::Csr5Aux;
+use spblas::level1::{AddMethod, SpVec, add_isa, add_workspace_len, axpy, dot, dot_dense, gather, scatter};
+use spblas::primitives::heap::{DHeap, k_select_isa};
+use spblas::primitives::merge::{merge_isa, merge_path_isa};
+use spblas::primitives::scan::{exclusive_scan_isa, inclusive_scan_isa, reduce_isa};
+use spblas::primitives::segmented::{
+    HeadFlags, seg_offset_from_heads, segmented_scan_isa, segmented_sum_isa, segmented_sum_seg_offset_isa,
+};
+use spblas::primitives::sort::{bitonic_sort_isa, bitonic_sort_pairs_isa, odd_even_sort_isa};
+use spblas::{
+    Coo, Csr, Csr5, Csr5Layout, CsrMethod, CsrOwned, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout, Isa,
+    Jds, JdsLayout, Sell, SellLayout, SpMv,
+};
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+fn note() {
+    // `try_with`: the thread-locals may be gone while a thread shuts down.
+    if COUNTING.try_with(Cell::get).unwrap_or(false) {
+        let _ = COUNT.try_with(|c| c.set(c.get() + 1));
+    }
+}
+
+// SAFETY: forwards every call to the system allocator unchanged; only counts.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: the caller's contract is passed on unchanged.
+        unsafe { System.alloc(layout) }
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        // SAFETY: as above.
+        unsafe { System.alloc_zeroed(layout) }
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Runs `f` and returns the number of allocations it made on this thread.
+fn allocations<R>(f: impl FnOnce() -> R) -> (usize, R) {
+    COUNT.with(|c| c.set(0));
+    COUNTING.with(|c| c.set(true));
+    let r = f();
+    COUNTING.with(|c| c.set(false));
+    (COUNT.with(Cell::get), r)
+}
+
+/// Asserts that `f` allocates nothing.
+#[track_caller]
+fn assert_no_alloc<R>(what: &str, f: impl FnOnce() -> R) -> R {
+    let (n, r) = allocations(f);
+    assert_eq!(n, 0, "{what} made {n} heap allocation(s)");
+    r
+}
+
+fn isas() -> Vec<Isa> {
+    let v: Vec<Isa> = Isa::available().collect();
+    let _ = Isa::detect();
+    v
+}
+
+/// A matrix with empty rows, one long row, unsorted columns and a duplicate: 300 x 200,
+/// so the blocks of the segmented methods and several CSR5 tiles are crossed.
+fn matrix() -> CsrOwned<f64, u32> {
+    let mut t = Vec::new();
+    for i in 0..300usize {
+        let len = if i == 17 { 400 } else { (i * 7 + 3) % 9 };
+        for k in 0..len {
+            t.push((i, (i * 13 + k * 29) % 200, ((i + k) % 11) as f64 - 5.0));
+        }
+    }
+    CsrOwned::from_triplets(300, 200, &t).unwrap()
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    let (n, v) = allocations(|| vec![1u8; 10]);
+    assert!(n >= 1 && v.len() == 10);
+}
+
+#[test]
+fn spmv_of_every_format_and_csr_method_allocates_nothing() {
+    let isas = isas();
+    let owned = matrix();
+    let a = owned.view();
+    let x: Vec<f64> = (0..a.ncols()).map(|j| j as f64).collect();
+    let mut y = vec![1.0; a.nrows()];
+
+    // Conversions into caller buffers, each sized by its layout query first.
+    let nnz = a.nnz();
+    let (mut cr, mut cc, mut cv) = (vec![0u32; nnz], vec![0u32; nnz], vec![0.0; nnz]);
+    let coo = assert_no_alloc("Coo::from_csr", || Coo::from_csr(&a, &mut cr, &mut cc, &mut cv).unwrap());
+    let el = EllLayout::new(&a).unwrap();
+    let (mut ec, mut ev) = (vec![0u32; el.len()], vec![0.0; el.len()]);
+    let ell = assert_no_alloc("Ell::from_csr", || Ell::from_csr(&a, &el, &mut ec, &mut ev).unwrap());
+    let hl = HybLayout::new(&a).unwrap();
+    let (mut hec, mut hev) = (vec![0u32; hl.ell_len()], vec![0.0; hl.ell_len()]);
+    let (mut hr, mut hc, mut hv) =
+        (vec![0u32; hl.coo_nnz()], vec![0u32; hl.coo_nnz()], vec![0.0; hl.coo_nnz()]);
+    let hyb = assert_no_alloc("Hyb::from_csr", || {
+        Hyb::from_csr(&a, &hl, &mut hec, &mut hev, &mut hr, &mut hc, &mut hv).unwrap()
+    });
+    let jl = JdsLayout::new(&a);
+    let (mut perm, mut jd_ptr) = (vec![0u32; jl.perm_len()], vec![0u32; jl.jd_ptr_len()]);
+    let (mut jc, mut jv) = (vec![0u32; jl.nnz()], vec![0.0; jl.nnz()]);
+    let jds = assert_no_alloc("Jds::from_csr", || {
+        Jds::from_csr(&a, &mut perm, &mut jd_ptr, &mut jc, &mut jv).unwrap()
+    });
+    let mut offsets = vec![0isize; Dia::<f64>::offsets_scratch_len(&a)];
+    let ndiag = assert_no_alloc("Dia::offsets_from_csr", || Dia::offsets_from_csr(&a, &mut offsets).unwrap());
+    let dl = DiaLayout::new(&a, ndiag).unwrap();
+    let mut data = vec![0.0; dl.data_len()];
+    let dia = assert_no_alloc("Dia::from_csr", || Dia::from_csr(&a, &offsets[..ndiag], &mut data).unwrap());
+    let sl = SellLayout::new(&a, 8).unwrap();
+    let (mut sp, mut sc, mut sv) =
+        (vec![0u32; sl.slice_ptr_len()], vec![0u32; sl.len()], vec![0.0; sl.len()]);
+    let sell =
+        assert_no_alloc("Sell::from_csr", || Sell::from_csr(&a, &sl, &mut sp, &mut sc, &mut sv).unwrap());
+
+    // Validating constructors.
+    assert_no_alloc("Csr::new", || {
+        Csr::new(a.nrows(), a.ncols(), a.row_ptr(), a.col_idx(), a.vals()).unwrap()
+    });
+    assert_no_alloc("Jds::new", || {
+        Jds::new(a.nrows(), a.ncols(), jds.perm(), jds.jd_ptr(), jds.col_idx(), jds.vals()).unwrap()
+    });
+    assert_no_alloc("Sell::new", || {
+        Sell::new(a.nrows(), a.ncols(), 8, sell.slice_ptr(), sell.col_idx(), sell.vals()).unwrap()
+    });
+
+    // Back to CSR.
+    let (mut rp2, mut ci2, mut v2) = (vec![0u32; a.nrows() + 1], vec![0u32; nnz], vec![0.0; nnz]);
+    assert_no_alloc("Ell::to_csr", || ell.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
+    assert_no_alloc("Jds::to_csr", || jds.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
+    assert_no_alloc("Sell::to_csr", || sell.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
+    assert_no_alloc("Hyb::to_csr", || hyb.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
+    assert_no_alloc("Coo::to_csr", || coo.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
+
+    let views: [(&str, &dyn SpMv<f64>); 8] = [
+        ("csr", &a),
+        ("coo", &coo),
+        ("ell", &ell),
+        ("hyb", &hyb),
+        ("jds", &jds),
+        ("dia", &dia),
+        ("sell", &sell),
+        ("csr (again)", &a),
+    ];
+    for &isa in &isas {
+        for (name, m) in views {
+            for (alpha, beta) in [(1.0, 0.0), (2.0, 0.5), (0.0, 1.0)] {
+                assert_no_alloc(name, || m.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap());
+            }
+        }
+        for method in CsrMethod::ALL {
+            assert_no_alloc(method.name(), || {
+                spblas::level2::spmv_csr(&a, method, isa, 1.0, &x, 0.5, &mut y).unwrap()
+            });
+        }
+    }
+}
+
+#[test]
+fn csr5_conversions_and_spmv_allocate_nothing() {
+    let isas = isas();
+    let owned = matrix();
+    let a = owned.view();
+    let x: Vec<f64> = (0..a.ncols()).map(|j| j as f64).collect();
+    let mut y = vec![1.0; a.nrows()];
+    for &isa in &isas {
+        let layout = assert_no_alloc("Csr5Layout::new", || Csr5Layout::new(&a, isa).unwrap());
+        let nnz = layout.nnz();
+        let (mut ci, mut v) = (vec![0u32; nnz], vec![0.0; nnz]);
+        let mut tile_ptr = vec![0u32; layout.tile_ptr_len()];
+        let mut tile_desc = vec![0u32; layout.tile_desc_len()];
+        let mut eop = vec![0u32; layout.tile_ptr_len()];
+        let mut eo = vec![0u32; layout.empty_offset_len()];
+        let m = assert_no_alloc("Csr5::from_csr", || {
+            let aux = Csr5Aux {
+                tile_ptr: &mut tile_ptr,
+                tile_desc: &mut tile_desc,
+                empty_offset_ptr: &mut eop,
+                empty_offset: &mut eo,
+            };
+            Csr5::from_csr(&a, &layout, &mut ci, &mut v, aux).unwrap()
+        });
+        assert_no_alloc("csr5 spmv", || m.spmv_isa(isa, 1.0, &x, 0.5, &mut y).unwrap());
+        let (mut bc, mut bv) = (vec![0u32; nnz], vec![0.0; nnz]);
+        assert_no_alloc("Csr5::to_csr", || m.to_csr(&mut bc, &mut bv).unwrap());
+        assert_eq!(bc, a.col_idx());
+
+        // In place.
+        let (mut ci3, mut v3) = (a.col_idx().to_vec(), a.vals().to_vec());
+        let mut tile_ptr = vec![0u32; layout.tile_ptr_len()];
+        let mut tile_desc = vec![0u32; layout.tile_desc_len()];
+        let mut eop = vec![0u32; layout.tile_ptr_len()];
+        let mut eo = vec![0u32; layout.empty_offset_len()];
+        assert_no_alloc("Csr5::from_csr_in_place", || {
+            let aux = Csr5Aux {
+                tile_ptr: &mut tile_ptr,
+                tile_desc: &mut tile_desc,
+                empty_offset_ptr: &mut eop,
+                empty_offset: &mut eo,
+            };
+            let m =
+                Csr5::from_csr_in_place(a.nrows(), a.ncols(), a.row_ptr(), &mut ci3, &mut v3, &layout, aux)
+                    .unwrap();
+            m.spmv_isa(isa, 1.0, &x, 0.0, &mut y).unwrap();
+        });
+        assert_no_alloc("Csr5::to_csr_in_place", || {
+            Csr5::<f64, u32>::to_csr_in_place(&layout, &mut ci3, &mut v3).unwrap()
+        });
+        assert_eq!(ci3, a.col_idx());
+    }
+}
+
+#[test]
+fn primitives_allocate_nothing() {
+    let isas = isas();
+    let n = 1000usize;
+    let src_f: Vec<f64> = (0..n).map(|i| (i % 13) as f64).collect();
+    let src_u: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let flags: Vec<bool> = (0..n).map(|i| i % 7 == 0).collect();
+    let mut seg_offset = vec![0u32; n];
+    assert_no_alloc("seg_offset_from_heads", || {
+        seg_offset_from_heads(HeadFlags::bools(&flags), &mut seg_offset).unwrap()
+    });
+    let mut dst = vec![0.0; n];
+    let (mut a, mut b) = (src_u[..400].to_vec(), src_u[400..].to_vec());
+    a.sort_unstable();
+    b.sort_unstable();
+    let mut out = vec![0u32; n];
+    let mut splits = vec![(0usize, 0usize); 5];
+    let mut kout = vec![0u32; 10];
+    for &isa in &isas {
+        let mut v = src_f.clone();
+        let mut u = src_u.clone();
+        let mut w = src_u.clone();
+        let mut vals: Vec<u64> = (0..n as u64).collect();
+        assert_no_alloc("reduce", || reduce_isa(isa, &src_f).unwrap());
+        assert_no_alloc("inclusive_scan", || inclusive_scan_isa(isa, &mut v).unwrap());
+        assert_no_alloc("exclusive_scan", || exclusive_scan_isa(isa, &mut u).unwrap());
+        let mut v = src_f.clone();
+        assert_no_alloc("segmented_scan", || {
+            segmented_scan_isa(isa, &mut v, HeadFlags::bools(&flags)).unwrap()
+        });
+        assert_no_alloc("segmented_sum", || {
+            segmented_sum_isa(isa, &mut v, HeadFlags::bools(&flags)).unwrap()
+        });
+        assert_no_alloc("seg_offset sum", || {
+            segmented_sum_seg_offset_isa(isa, &src_f, &seg_offset, &mut dst).unwrap()
+        });
+        let mut u = src_u.clone();
+        assert_no_alloc("bitonic_sort", || bitonic_sort_isa(isa, &mut u).unwrap());
+        assert_no_alloc("odd_even_sort", || odd_even_sort_isa(isa, &mut w).unwrap());
+        let mut u = src_u.clone();
+        assert_no_alloc("bitonic_sort_pairs", || bitonic_sort_pairs_isa(isa, &mut u, &mut vals).unwrap());
+        assert_no_alloc("merge", || merge_isa(isa, &a, &b, &mut out).unwrap());
+        assert_no_alloc("merge_path", || merge_path_isa(isa, &a, &b, 4, &mut splits, &mut out).unwrap());
+        assert_no_alloc("k_select", || k_select_isa(isa, &src_u, 10, &mut kout).unwrap());
+        let mut hb = src_u.clone();
+        assert_no_alloc("d-heap", || {
+            let mut h = DHeap::<u32>::from_slice_isa(isa, &mut hb).unwrap();
+            h.pop();
+            h.push(3).unwrap();
+            h.into_sorted().len()
+        });
+    }
+}
+
+#[test]
+fn level1_with_workspace_allocates_nothing() {
+    let isas = isas();
+    let n = 3000usize;
+    let xi: Vec<u32> = (0..n as u32).step_by(3).collect();
+    let yi: Vec<u32> = (0..n as u32).step_by(5).collect();
+    let xv: Vec<f64> = xi.iter().map(|&i| f64::from(i % 7)).collect();
+    let yv: Vec<f64> = yi.iter().map(|&i| f64::from(i % 5)).collect();
+    let x = SpVec::new(n, &xi, &xv).unwrap();
+    let y = SpVec::new(n, &yi, &yv).unwrap();
+    let m = x.nnz() + y.nnz();
+    let (mut oi, mut ov) = (vec![0u32; m], vec![0.0; m]);
+    let dense: Vec<f64> = (0..n).map(|i| i as f64).collect();
+    for &isa in &isas {
+        for method in AddMethod::ALL {
+            let mut ws = vec![0.0; add_workspace_len::<f64>(method, x.nnz(), y.nnz(), n)];
+            assert_no_alloc(method.name(), || add_isa(isa, x, y, &mut oi, &mut ov, method, &mut ws).unwrap());
+        }
+    }
+    let mut d = dense.clone();
+    let mut g = vec![0.0; xi.len()];
+    assert_no_alloc("dot", || dot(x, y).unwrap());
+    assert_no_alloc("dot_dense", || dot_dense(x, &dense).unwrap());
+    assert_no_alloc("axpy", || axpy(2.0, x, &mut d).unwrap());
+    assert_no_alloc("gather", || gather(&dense, &xi, &mut g).unwrap());
+    assert_no_alloc("scatter", || scatter(x, &mut d).unwrap());
+}
