@@ -175,8 +175,7 @@ impl Csr5Layout {
     /// when the descriptor packs, two for tiles taller than
     /// [`DescFormat::max_packed_sigma`]).
     pub fn tile_desc_len(&self) -> usize {
-        let per_lane = DescFormat::new(self.omega, self.sigma).map_or(1, |f| f.words_per_lane());
-        self.ntiles * self.omega * per_lane
+        self.ntiles * self.omega * self.format.words_per_lane()
     }
     /// Length of `empty_offset`: the number of segments in the tiles that hold empty rows.
     pub fn empty_offset_len(&self) -> usize {
