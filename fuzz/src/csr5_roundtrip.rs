@@ -9,7 +9,8 @@
 
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::formats::csr5::{Csr5Aux, Csr5Parts};
-use spblas::level2::csr5::{Carry, apply_carries, spmv_tiles};
+use spblas::level2::csr5::spmv_tiles;
+use spblas::level2::{Carry, apply_carries};
 use spblas::{Csr, Csr5, Csr5Layout, Index, Isa};
 
 use crate::formats::{Recipe, recipe_csr};
@@ -214,7 +215,7 @@ fn spmv_by_pieces<I: Index>(a: &Csr5<'_, f64, I>, isa: Isa, cuts: [u8; 3], dense
             carries.push(c);
         }
     }
-    apply_carries(alpha, &carries, &mut y).expect("apply_carries");
+    apply_carries(&carries, &mut y).expect("apply_carries");
     assert!(same(&y, &want), "csr5 by pieces {bounds:?} on {isa}: {y:?} != {want:?}");
     // A range past the end is an error.
     let mut y = y0.clone();
