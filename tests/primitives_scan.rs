@@ -13,8 +13,8 @@
 use proptest::prelude::*;
 use spblas::Isa;
 use spblas::primitives::scan::{
-    ScanElem, exclusive_scan_into_isa, exclusive_scan_isa, inclusive_scan_into_isa, inclusive_scan_isa,
-    reduce_isa,
+    STREAM_MIN_BYTES, ScanElem, exclusive_scan_into_isa, exclusive_scan_isa, inclusive_scan_into_isa,
+    inclusive_scan_isa, reduce_isa,
 };
 use spblas::primitives::segmented::{
     HeadFlags, seg_offset_from_heads, segmented_exclusive_scan_into_isa, segmented_exclusive_scan_isa,
@@ -643,4 +643,55 @@ fn plain_forms_use_the_detected_isa() {
     let mut w = vec![1.0f32; 1000];
     segmented::segmented_sum(&mut w, &flags).unwrap();
     assert!(w.iter().enumerate().all(|(i, &s)| s == if i.is_multiple_of(10) { 10.0 } else { 0.0 }));
+}
+
+/// Outputs of `STREAM_MIN_BYTES` and more take the streaming-store path (its vector loop
+/// starts where `dst` becomes aligned, the elements before go through the scalar loops):
+/// every out-of-place scan at such a size, with `dst` aligned and misaligned by each
+/// element offset of a vector, equals the portable result (exact: small integers).
+#[test]
+fn large_outputs_stream_and_match_portable() {
+    fn run<T: ScanElem + From<u8> + PartialEq + std::fmt::Debug>() {
+        let n = STREAM_MIN_BYTES / size_of::<T>() + 37;
+        let mut s = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            s ^= s << 13;
+            s ^= s >> 7;
+            s ^= s << 17;
+            s
+        };
+        let x: Vec<T> = (0..n).map(|_| T::from((next() % 5) as u8)).collect();
+        let flags: Vec<bool> = (0..n).map(|_| next() % 7 == 0).collect();
+        let words = pack_bits(&flags);
+        let bits = HeadFlags::bits(&words, n).unwrap();
+        type Kernel<'a, T> = &'a dyn Fn(Isa, &[T], &mut [T]);
+        let kernels: [(&str, Kernel<'_, T>); 6] = [
+            ("inclusive", &|isa, x, d| inclusive_scan_into_isa(isa, x, d).unwrap()),
+            ("exclusive", &|isa, x, d| {
+                exclusive_scan_into_isa(isa, x, d).unwrap();
+            }),
+            ("segmented scan", &|isa, x, d| segmented_scan_into_isa(isa, x, &flags, d).unwrap()),
+            ("segmented exclusive", &|isa, x, d| {
+                segmented_exclusive_scan_into_isa(isa, x, &flags, d).unwrap()
+            }),
+            ("segmented sum", &|isa, x, d| segmented_sum_into_isa(isa, x, &flags, d).unwrap()),
+            ("segmented sum bits", &|isa, x, d| segmented_sum_into_isa(isa, x, bits, d).unwrap()),
+        ];
+        let lanes = 64 / size_of::<T>();
+        for (name, f) in kernels {
+            let mut want = vec![T::default(); n];
+            f(Isa::Portable, &x, &mut want);
+            for isa in Isa::available().filter(|&i| i != Isa::Portable) {
+                let mut buf = vec![T::default(); n + lanes];
+                for off in [0, 1, lanes / 2, lanes - 1] {
+                    let dst = &mut buf[off..off + n];
+                    f(isa, &x, dst);
+                    assert!(dst == &want[..], "{name} on {isa:?}, dst offset {off}");
+                }
+            }
+        }
+    }
+    run::<u32>();
+    run::<f64>();
+    run::<f32>();
 }

@@ -41,6 +41,11 @@ use core::fmt::Debug;
 use crate::arch::Checked;
 use crate::{DimError, Isa};
 
+/// Outputs of the out-of-place scans and segmented scans/sums of at least this many bytes
+/// are written around the caches on x86 (non-temporal stores, as `memcpy` does for large
+/// copies): a normal store first reads each output line, a third memory stream.
+pub use crate::arch::portable::scan::STREAM_MIN_BYTES;
+
 /// An element type the scan primitives run on: `u32`, `u64`, `usize`, `i32`, `i64`
 /// (wrapping addition) and `f32`, `f64` (IEEE addition). Sealed.
 ///

@@ -132,7 +132,7 @@ pub trait FlagMask: Copy {
     /// Whether position `i` starts a segment (`false` past the end).
     fn get(&self, i: usize) -> bool;
     /// The flags of positions `i..i + w` as bits `0..w` (LSB = position `i`), for
-    /// `w` in {2, 4, 8, 16} and `i` a multiple of `w`; `0` if the range passes the end.
+    /// `w` in {2, 4, 8, 16} and any `i`; `0` if the range passes the end.
     fn mask(&self, i: usize, w: usize) -> u32;
 }
 
@@ -216,10 +216,13 @@ impl FlagMask for BitMask<'_> {
     }
     #[inline(always)]
     fn mask(&self, i: usize, w: usize) -> u32 {
-        // `i` is a multiple of `w`, and `w` divides 64: the `w` bits lie in one word.
-        let word = self.words.get(i / 64).copied().unwrap_or(0);
+        // The `w <= 32` bits may straddle two words (a streaming kernel's vectors start
+        // where `dst` is aligned, not at multiples of `w`).
+        let (q, r) = (i / 64, i % 64);
+        let lo = self.words.get(q).copied().unwrap_or(0) >> r;
+        let hi = if r == 0 { 0 } else { self.words.get(q + 1).copied().unwrap_or(0) << (64 - r) };
         let low = if w >= 32 { u32::MAX } else { (1u32 << w) - 1 };
-        (word >> (i % 64)) as u32 & low
+        (lo | hi) as u32 & low
     }
 }
 
@@ -293,6 +296,12 @@ pub unsafe fn seg_scan_tail<T: Elem, F: FlagMask, const EXCL: bool>(
     }
     carry
 }
+
+/// Outputs of at least this many bytes are written with streaming (non-temporal) stores
+/// by the x86 scan kernels when `dst` is not `src`: 16 MiB, about glibc's threshold for
+/// `memcpy` on a server core (3/4 of one core's share of the last-level cache). Smaller
+/// outputs are likely read again while cached, and stream no faster.
+pub const STREAM_MIN_BYTES: usize = 16 << 20;
 
 /// Segmented sum of positions `to - 1` down to `from`: `carry` is the sum of the part of
 /// the segment of `to - 1` that lies at `to..` (`T::IDENTITY` if `to` is a head or the
@@ -614,6 +623,23 @@ macro_rules! simd_scan_kernels {
             /// # Safety
             /// The features are present; `p` is valid for writes of `W` elements.
             unsafe fn storeu(p: *mut Self, v: Self::V);
+            /// Whether [`Simd::stream`] bypasses the caches (x86 `movntdq`); if not, it is
+            /// [`Simd::storeu`] and large outputs are stored normally.
+            const STREAM: bool;
+            /// Stores `W` elements to `p` around the caches (non-temporal): for outputs too
+            /// large to stay cached, it saves the read-for-ownership of each line that a
+            /// normal store pays, as `memcpy` does for large copies.
+            ///
+            /// # Safety
+            /// The features are present; `p` is valid for writes of `W` elements and
+            /// aligned to `W * size_of::<Self>()` bytes.
+            unsafe fn stream(p: *mut Self, v: Self::V);
+            /// Orders the streaming stores before any later store (`sfence`), so another
+            /// thread that sees a later write also sees the output.
+            ///
+            /// # Safety
+            /// The features are present.
+            unsafe fn fence();
             /// `x` in every lane.
             ///
             /// # Safety
@@ -893,6 +919,43 @@ macro_rules! simd_scan_kernels {
             }
         }
 
+        /// Where the vector loop of an out-of-place kernel starts so that its stores can
+        /// stream ([`Simd::stream`]): the elements before `dst` reaches a vector-aligned
+        /// address, which the scalar loops take. `None` (store normally, start at 0) for
+        /// outputs below `STREAM_MIN_BYTES`, in-place runs (their lines are in cache
+        /// already: read before written), widths without streaming stores, and a `dst`
+        /// not aligned to its element.
+        #[inline(always)]
+        fn stream_start<L: Simd>(src: *const L, dst: *mut L, n: usize) -> Option<usize> {
+            let size = size_of::<L>();
+            if !L::STREAM || core::ptr::eq(src, dst) || n.saturating_mul(size) < portable::STREAM_MIN_BYTES {
+                return None;
+            }
+            let vector = L::W * size;
+            let off = dst as usize % vector;
+            if off % size != 0 {
+                return None;
+            }
+            let k = if off == 0 { 0 } else { (vector - off) / size };
+            (k <= n).then_some(k)
+        }
+
+        /// `storeu`, or `stream` when `nt` (then `p` is vector-aligned).
+        ///
+        /// # Safety
+        /// As for [`Simd::storeu`], and for [`Simd::stream`] when `nt`.
+        #[inline(always)]
+        unsafe fn put<L: Simd>(nt: bool, p: *mut L, v: L::V) {
+            // SAFETY: the caller's contract.
+            unsafe {
+                if nt {
+                    L::stream(p, v)
+                } else {
+                    L::storeu(p, v)
+                }
+            }
+        }
+
         /// Inclusive scan of `src[..n]` into `dst[..n]`; returns the total.
         ///
         /// # Safety
@@ -901,26 +964,33 @@ macro_rules! simd_scan_kernels {
         #[target_feature(enable = $feat)]
         unsafe fn inclusive_k<L: Simd>(src: *const L, dst: *mut L, n: usize) -> L {
             let w = L::W;
-            let mut i = 0;
+            let nt = stream_start(src, dst, n);
+            let mut i = nt.unwrap_or(0);
+            let nt = nt.is_some();
             // SAFETY: the features are present; every access is at `i..i + 2w` or
-            // `i..i + w` below `n`. Both vectors are loaded before either is stored, and
-            // each store covers only positions already loaded, so in place is fine.
+            // `i..i + w` below `n`, and with `nt` every store is at a vector-aligned
+            // `dst + i` (`stream_start`). Both vectors are loaded before either is
+            // stored, and each store covers only positions already loaded, so in place
+            // is fine.
             unsafe {
-                let mut carry = L::splat(L::IDENTITY);
+                let mut carry = L::splat(portable::inclusive_tail(src, dst, 0, i, L::IDENTITY));
                 while i + 2 * w <= n {
                     let a = L::scan(L::loadu(src.add(i)));
                     let b = L::scan(L::loadu(src.add(i + w)));
                     let ca = L::vadd(carry, L::bcast_last(a));
-                    L::storeu(dst.add(i), L::vadd(carry, a));
-                    L::storeu(dst.add(i + w), L::vadd(ca, b));
+                    put(nt, dst.add(i), L::vadd(carry, a));
+                    put(nt, dst.add(i + w), L::vadd(ca, b));
                     carry = L::vadd(ca, L::bcast_last(b));
                     i += 2 * w;
                 }
                 if i + w <= n {
                     let a = L::scan(L::loadu(src.add(i)));
-                    L::storeu(dst.add(i), L::vadd(carry, a));
+                    put(nt, dst.add(i), L::vadd(carry, a));
                     carry = L::vadd(carry, L::bcast_last(a));
                     i += w;
+                }
+                if nt {
+                    L::fence();
                 }
                 portable::inclusive_tail(src, dst, i, n, L::first(carry))
             }
@@ -933,25 +1003,30 @@ macro_rules! simd_scan_kernels {
         #[target_feature(enable = $feat)]
         unsafe fn exclusive_k<L: Simd>(src: *const L, dst: *mut L, n: usize) -> L {
             let w = L::W;
-            let mut i = 0;
+            let nt = stream_start(src, dst, n);
+            let mut i = nt.unwrap_or(0);
+            let nt = nt.is_some();
             // SAFETY: as in `inclusive_k`.
             unsafe {
                 let f = L::splat(L::IDENTITY);
-                let mut carry = L::splat(L::ZERO);
+                let mut carry = L::splat(portable::exclusive_tail(src, dst, 0, i, L::ZERO));
                 while i + 2 * w <= n {
                     let a = L::scan(L::loadu(src.add(i)));
                     let b = L::scan(L::loadu(src.add(i + w)));
                     let ca = L::vadd(carry, L::bcast_last(a));
-                    L::storeu(dst.add(i), L::vadd(carry, L::shift_in(a, f)));
-                    L::storeu(dst.add(i + w), L::vadd(ca, L::shift_in(b, f)));
+                    put(nt, dst.add(i), L::vadd(carry, L::shift_in(a, f)));
+                    put(nt, dst.add(i + w), L::vadd(ca, L::shift_in(b, f)));
                     carry = L::vadd(ca, L::bcast_last(b));
                     i += 2 * w;
                 }
                 if i + w <= n {
                     let a = L::scan(L::loadu(src.add(i)));
-                    L::storeu(dst.add(i), L::vadd(carry, L::shift_in(a, f)));
+                    put(nt, dst.add(i), L::vadd(carry, L::shift_in(a, f)));
                     carry = L::vadd(carry, L::bcast_last(a));
                     i += w;
+                }
+                if nt {
+                    L::fence();
                 }
                 portable::exclusive_tail(src, dst, i, n, L::first(carry))
             }
@@ -971,43 +1046,59 @@ macro_rules! simd_scan_kernels {
             flags: F,
         ) {
             let w = L::W;
-            let mut i = 0;
+            let nt = stream_start(src, dst, n);
+            let mut i = nt.unwrap_or(0);
+            let nt = nt.is_some();
             // SAFETY: as in `inclusive_k`; one vector per iteration, loaded first.
             unsafe {
                 // The running sum of the segment that reaches into the next vector.
-                let mut carry = L::splat(L::IDENTITY);
+                let c = portable::seg_scan_tail::<L, F, EXCL>(src, dst, 0, i, flags, L::IDENTITY);
+                let mut carry = L::splat(c);
                 while i + w <= n {
                     let m = flags.mask(i, w) | u32::from(i == 0);
                     let (o, c) = L::seg_scan_block::<EXCL>(L::loadu(src.add(i)), m, carry);
-                    L::storeu(dst.add(i), o);
+                    put(nt, dst.add(i), o);
                     carry = c;
                     i += w;
+                }
+                if nt {
+                    L::fence();
                 }
                 portable::seg_scan_tail::<L, F, EXCL>(src, dst, i, n, flags, L::first(carry));
             }
         }
 
         /// Segmented sum of `src[..n]` into `dst[..n]`, as `portable::seg_sum_tail`:
-        /// backwards, the unaligned tail first, then whole vectors at multiples of `W`.
+        /// backwards, the elements after the last whole vector first, then whole vectors
+        /// from `k` on (`k = 0`, or where a streaming `dst` becomes aligned), then the
+        /// `k` elements before them.
         ///
         /// # Safety
         /// As for `seg_scan_k`.
         #[target_feature(enable = $feat)]
         unsafe fn seg_sum_k<L: Simd, F: FlagMask>(src: *const L, dst: *mut L, n: usize, flags: F) {
             let w = L::W;
-            let mut i = n / w * w;
-            // SAFETY: as in `inclusive_k`; vectors lie at `i..i + w` with `i + w <= n`.
+            let nt = stream_start(src, dst, n);
+            let k = nt.unwrap_or(0);
+            let nt = nt.is_some();
+            let mut i = k + (n - k) / w * w;
+            // SAFETY: as in `inclusive_k`; vectors lie at `i..i + w` with `k <= i` and
+            // `i + w <= n`, vector-aligned in `dst` when `nt`.
             unsafe {
                 let c = portable::seg_sum_tail(src, dst, i, n, flags, L::IDENTITY);
                 // What the segment continuing past the current vector adds to it.
                 let mut carry = L::splat(c);
-                while i >= w {
+                while i >= k + w {
                     i -= w;
                     let m = flags.mask(i, w) | u32::from(i == 0);
                     let (o, c) = L::seg_sum_block(L::loadu(src.add(i)), m, carry);
-                    L::storeu(dst.add(i), o);
+                    put(nt, dst.add(i), o);
                     carry = c;
                 }
+                if nt {
+                    L::fence();
+                }
+                portable::seg_sum_tail(src, dst, 0, k, flags, L::first(carry));
             }
         }
 

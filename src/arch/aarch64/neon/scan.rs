@@ -79,6 +79,16 @@ macro_rules! impl_simd {
                 // SAFETY: `p` is valid for writes of 16 bytes (contract).
                 unsafe { $store(p, v) }
             }
+            const STREAM: bool = false;
+            #[inline]
+            #[target_feature(enable = "neon")]
+            unsafe fn stream(p: *mut $t, v: $v) {
+                // SAFETY: as `storeu` (`STREAM` is false: never called to stream).
+                unsafe { $store(p, v) }
+            }
+            #[inline]
+            #[target_feature(enable = "neon")]
+            unsafe fn fence() {}
             #[inline]
             #[target_feature(enable = "neon")]
             unsafe fn splat(x: $t) -> $v {

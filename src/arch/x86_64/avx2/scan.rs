@@ -421,6 +421,20 @@ macro_rules! impl_simd {
                 // SAFETY: `p` is valid for writes of 32 bytes (contract); unaligned store.
                 unsafe { _mm256_storeu_si256(p.cast(), v) }
             }
+            const STREAM: bool = true;
+            #[inline]
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn stream(p: *mut $t, v: __m256i) {
+                // SAFETY: `p` is valid for writes of 32 bytes and 32-byte aligned
+                // (contract), as `movntdq` requires.
+                unsafe { _mm256_stream_si256(p.cast(), v) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,fma")]
+            unsafe fn fence() {
+                // `sfence` is safe to call: SSE is part of the x86-64 baseline.
+                _mm_sfence()
+            }
             #[inline]
             #[target_feature(enable = "avx2,fma")]
             unsafe fn splat($px: $t) -> __m256i {

@@ -118,6 +118,20 @@ macro_rules! impl_simd {
                 // SAFETY: `p` is valid for writes of 64 bytes (contract); unaligned store.
                 unsafe { _mm512_storeu_si512(p.cast(), v) }
             }
+            const STREAM: bool = true;
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+            unsafe fn stream(p: *mut $t, v: __m512i) {
+                // SAFETY: `p` is valid for writes of 64 bytes and 64-byte aligned
+                // (contract), as `movntdq` requires.
+                unsafe { _mm512_stream_si512(p.cast(), v) }
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+            unsafe fn fence() {
+                // `sfence` is safe to call: SSE is part of the x86-64 baseline.
+                _mm_sfence()
+            }
             #[inline]
             #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
             unsafe fn splat($px: $t) -> __m512i {
