@@ -640,6 +640,12 @@ macro_rules! simd_scan_kernels {
             /// # Safety
             /// The features are present.
             unsafe fn fence();
+            /// Asks for the cache line at `p` ahead of its use (a hint: it never faults, so
+            /// `p` may lie past the array; it is never dereferenced).
+            ///
+            /// # Safety
+            /// The features are present.
+            unsafe fn prefetch(p: *const Self);
             /// `x` in every lane.
             ///
             /// # Safety
@@ -940,6 +946,14 @@ macro_rules! simd_scan_kernels {
             (k <= n).then_some(k)
         }
 
+        /// How far ahead of the loads the streaming loops prefetch `src`, in bytes.
+        /// Measured on the development Xeon (32M elements, `examples/stream.rs`,
+        /// interleaved with memcpy): f64 inclusive scan / segmented sum on AVX-512 went
+        /// from 72-76% / 54-56% of memcpy without prefetch to 83% / 73-82% at 1 KiB and
+        /// 83-84% / 82-85% at 4 KiB, the hardware prefetcher alone not keeping one core's
+        /// read stream full next to the streaming stores.
+        const PREFETCH: usize = 4096;
+
         /// `storeu`, or `stream` when `nt` (then `p` is vector-aligned).
         ///
         /// # Safety
@@ -975,6 +989,9 @@ macro_rules! simd_scan_kernels {
             unsafe {
                 let mut carry = L::splat(portable::inclusive_tail(src, dst, 0, i, L::IDENTITY));
                 while i + 2 * w <= n {
+                    if nt {
+                        L::prefetch(src.wrapping_add(i + PREFETCH / size_of::<L>()));
+                    }
                     let a = L::scan(L::loadu(src.add(i)));
                     let b = L::scan(L::loadu(src.add(i + w)));
                     let ca = L::vadd(carry, L::bcast_last(a));
@@ -1090,6 +1107,9 @@ macro_rules! simd_scan_kernels {
                 let mut carry = L::splat(c);
                 while i >= k + w {
                     i -= w;
+                    if nt {
+                        L::prefetch(src.wrapping_sub(PREFETCH / size_of::<L>()).wrapping_add(i));
+                    }
                     let m = flags.mask(i, w) | u32::from(i == 0);
                     let (o, c) = L::seg_sum_block(L::loadu(src.add(i)), m, carry);
                     put(nt, dst.add(i), o);

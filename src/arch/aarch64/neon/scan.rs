@@ -91,6 +91,9 @@ macro_rules! impl_simd {
             unsafe fn fence() {}
             #[inline]
             #[target_feature(enable = "neon")]
+            unsafe fn prefetch(_: *const $t) {}
+            #[inline]
+            #[target_feature(enable = "neon")]
             unsafe fn splat(x: $t) -> $v {
                 $dup(x)
             }

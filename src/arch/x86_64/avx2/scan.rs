@@ -437,6 +437,12 @@ macro_rules! impl_simd {
             }
             #[inline]
             #[target_feature(enable = "avx2,fma")]
+            unsafe fn prefetch(p: *const $t) {
+                // `prefetcht0` never faults, whatever the address.
+                _mm_prefetch::<_MM_HINT_T0>(p.cast())
+            }
+            #[inline]
+            #[target_feature(enable = "avx2,fma")]
             unsafe fn splat($px: $t) -> __m256i {
                 $splat
             }

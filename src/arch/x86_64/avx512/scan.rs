@@ -134,6 +134,12 @@ macro_rules! impl_simd {
             }
             #[inline]
             #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
+            unsafe fn prefetch(p: *const $t) {
+                // `prefetcht0` never faults, whatever the address.
+                _mm_prefetch::<_MM_HINT_T0>(p.cast())
+            }
+            #[inline]
+            #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
             unsafe fn splat($px: $t) -> __m512i {
                 $splat
             }
