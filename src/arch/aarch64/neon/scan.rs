@@ -91,7 +91,7 @@ macro_rules! impl_simd {
             unsafe fn fence() {}
             #[inline]
             #[target_feature(enable = "neon")]
-            unsafe fn prefetch(_: *const $t) {}
+            unsafe fn prefetch(_: *const u8) {}
             #[inline]
             #[target_feature(enable = "neon")]
             unsafe fn splat(x: $t) -> $v {

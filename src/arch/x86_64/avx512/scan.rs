@@ -134,9 +134,9 @@ macro_rules! impl_simd {
             }
             #[inline]
             #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
-            unsafe fn prefetch(p: *const $t) {
+            unsafe fn prefetch(p: *const u8) {
                 // `prefetcht0` never faults, whatever the address.
-                _mm_prefetch::<_MM_HINT_T0>(p.cast())
+                _mm_prefetch::<_MM_HINT_T0>(p.cast::<i8>())
             }
             #[inline]
             #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]
