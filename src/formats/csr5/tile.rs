@@ -51,7 +51,9 @@ impl DescFormat {
         }
         let ybits = width((omega - 1) * sigma);
         let sbits = width(omega - 1);
-        let packed = sigma as u32 + ybits + sbits <= 32;
+        // Packed needs `sigma < 32` too, so every shift stays below 32 (with one lane,
+        // `sigma = 32` leaves zero-width offsets above a full `bit_flag`).
+        let packed = sigma < 32 && sigma as u32 + ybits + sbits <= 32;
         Some(DescFormat { sigma: sigma as u32, ybits, sbits, shift: if packed { sigma as u32 } else { 0 } })
     }
 
