@@ -10,9 +10,9 @@ use std::collections::BTreeMap;
 use common::splitmix;
 use proptest::prelude::*;
 use spblas::level3::{
-    Bin, MEDIUM_MAX, NBINS, RowMethod, SHORT_MAX, SpgemmConfig, a_at, bin_rows, galerkin, spgemm, spgemm_numeric,
-    spgemm_numeric_with, spgemm_symbolic, spgemm_symbolic_with, spgemm_with, spgemm_with_stats,
-    spgemm_workspace_len, spgemm_workspace_len_with, upper_bound,
+    Bin, MEDIUM_MAX, NBINS, RowMethod, SHORT_MAX, SpgemmConfig, a_at, bin_rows, galerkin, spgemm,
+    spgemm_numeric, spgemm_numeric_with, spgemm_symbolic, spgemm_symbolic_with, spgemm_with,
+    spgemm_with_stats, spgemm_workspace_len, spgemm_workspace_len_with, upper_bound,
 };
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -200,7 +200,18 @@ proptest! {
 /// its neighbours), plus rows whose products collide.
 #[test]
 fn rows_on_every_bin_edge_match_dense_every_method_and_isa() {
-    let targets = [0usize, 1, 2, 3, SHORT_MAX - 1, SHORT_MAX, SHORT_MAX + 1, MEDIUM_MAX - 1, MEDIUM_MAX, MEDIUM_MAX + 1];
+    let targets = [
+        0usize,
+        1,
+        2,
+        3,
+        SHORT_MAX - 1,
+        SHORT_MAX,
+        SHORT_MAX + 1,
+        MEDIUM_MAX - 1,
+        MEDIUM_MAX,
+        MEDIUM_MAX + 1,
+    ];
     let k = MEDIUM_MAX + 8;
     let n = 700;
     for canonical_b in [true, false] {
@@ -237,8 +248,9 @@ fn rows_on_every_bin_edge_match_dense_every_method_and_isa() {
         upper_bound(&av, &bv, &mut ub).unwrap();
         if canonical_b {
             assert_eq!(ub.iter().map(|&u| u as usize).collect::<Vec<_>>(), targets);
-            let bins: Vec<Bin> =
-                (0..targets.len()).map(|i| Bin::of(ub[i] as usize, av.row(i).unwrap().0.len(), bv.row_order())).collect();
+            let bins: Vec<Bin> = (0..targets.len())
+                .map(|i| Bin::of(ub[i] as usize, av.row(i).unwrap().0.len(), bv.row_order()))
+                .collect();
             assert_eq!(bins[0], Bin::Empty);
             assert_eq!(bins[1], Bin::Single);
             assert_eq!(bins[5], Bin::Short);
@@ -337,7 +349,8 @@ fn undersized_buffers_are_errors_and_leave_outputs_untouched() {
     assert_eq!(e, DimError::BufferTooSmall { buffer: "c_vals", needed: nnz, got: nnz - 1 });
     let e = spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi[..ws.idx - 1], &mut wv)).unwrap_err();
     assert_eq!(e, DimError::BufferTooSmall { buffer: "workspace.idx", needed: ws.idx, got: ws.idx - 1 });
-    let e = spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv[..ws.vals - 1])).unwrap_err();
+    let e =
+        spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv[..ws.vals - 1])).unwrap_err();
     assert_eq!(e, DimError::BufferTooSmall { buffer: "workspace.vals", needed: ws.vals, got: ws.vals - 1 });
     let e = spgemm_numeric(&a, &b, &row_ptr[..6], &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
     assert_eq!(e, DimError::Length { operand: "c_row_ptr", expected: 7, got: 6 });
@@ -370,7 +383,10 @@ fn unavailable_isa_is_an_error() {
     let (a, b) = small();
     for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
         let cfg = SpgemmConfig::new().isa(isa);
-        assert_eq!(spgemm_workspace_len_with(cfg, &a.view(), &b.view()).unwrap_err(), DimError::IsaUnavailable { isa });
+        assert_eq!(
+            spgemm_workspace_len_with(cfg, &a.view(), &b.view()).unwrap_err(),
+            DimError::IsaUnavailable { isa }
+        );
         assert_eq!(spgemm_with(cfg, &a.view(), &b.view()).unwrap_err(), DimError::IsaUnavailable { isa });
     }
 }
@@ -380,7 +396,8 @@ fn nnz_of_c_overflowing_u32_is_an_error() {
     // A column of 65 537 ones times a row of 65 537 ones: C is dense, 65 537² > u32::MAX
     // entries. Every row is a single-row copy, so the symbolic phase is O(nrows).
     let n = 65_537usize;
-    let a = CsrOwned::<f32, u32>::from_parts(n, 1, (0..=n as u32).collect(), vec![0; n], vec![1.0; n]).unwrap();
+    let a =
+        CsrOwned::<f32, u32>::from_parts(n, 1, (0..=n as u32).collect(), vec![0; n], vec![1.0; n]).unwrap();
     let b = CsrOwned::<f32, u32>::from_parts(1, n, vec![0, n as u32], (0..n as u32).collect(), vec![1.0; n])
         .unwrap();
     let (a, b) = (a.view(), b.view());
@@ -390,9 +407,11 @@ fn nnz_of_c_overflowing_u32_is_an_error() {
     assert_eq!(e, DimError::Overflow { what: "nnz(C)", value: n * n, max: u32::MAX as usize });
     assert!(row_ptr.iter().all(|&p| p == 5));
     // With u64 indices the same count fits.
-    let a64 = CsrOwned::<f32, u64>::from_parts(n, 1, (0..=n as u64).collect(), vec![0; n], vec![1.0; n]).unwrap();
+    let a64 =
+        CsrOwned::<f32, u64>::from_parts(n, 1, (0..=n as u64).collect(), vec![0; n], vec![1.0; n]).unwrap();
     let b64 =
-        CsrOwned::<f32, u64>::from_parts(1, n, vec![0, n as u64], (0..n as u64).collect(), vec![1.0; n]).unwrap();
+        CsrOwned::<f32, u64>::from_parts(1, n, vec![0, n as u64], (0..n as u64).collect(), vec![1.0; n])
+            .unwrap();
     let ws = spgemm_workspace_len(&a64.view(), &b64.view()).unwrap();
     let mut rp = vec![0u64; n + 1];
     assert_eq!(spgemm_symbolic(&a64.view(), &b64.view(), &mut rp, &mut vec![0u64; ws.idx]).unwrap(), n * n);
@@ -411,27 +430,27 @@ fn explicit_zeros_and_cancellations_are_kept() {
 
 #[test]
 fn hybrid_stats_account_for_rooms_and_bins() {
-    let a = gen_csr::<f64, u32>(300, 300, 9, true, |i, h| if i % 50 == 0 { 120 } else { (h % 9) as usize });
+    // Mostly short rows, every 50th row long: both the room and the progressive path.
+    let a = gen_csr::<f64, u32>(300, 300, 9, true, |i, h| if i % 50 == 0 { 120 } else { (h % 5) as usize });
     let (c, st) = spgemm_with_stats(SpgemmConfig::new(), &a.view(), &a.view()).unwrap();
     assert_eq!(st.nnz_c, c.nnz());
     let mut ub = vec![0u32; 300];
     assert_eq!(st.nnz_upper, upper_bound(&a.view(), &a.view(), &mut ub).unwrap());
     assert!(st.nnz_c <= st.nnz_upper);
     assert_eq!(st.rows_per_bin.iter().sum::<usize>(), 300);
-    assert_eq!(st.symbolic_rows, st.rows_per_bin[Bin::Long.index()]);
-    assert!(st.symbolic_rows > 0);
-    assert!(st.bytes_precise <= st.bytes_hybrid);
+    assert_eq!(
+        st.progressive_rows,
+        st.rows_per_bin[Bin::Medium.index()] + st.rows_per_bin[Bin::Long.index()]
+    );
+    assert!(st.progressive_rows > 0 && st.progressive_rows < 300);
     assert_eq!(st.bytes_precise, c.nnz() * 12 + 301 * 4);
-    // Short rows take their bound, long rows their exact length.
-    let long_exact: usize = (0..300)
-        .filter(|&i| Bin::of(ub[i] as usize, a.view().row(i).unwrap().0.len(), RowOrder::Canonical) == Bin::Long)
-        .map(|i| c.view().row(i).unwrap().0.len())
-        .sum();
-    let short_ub: usize = (0..300)
-        .filter(|&i| Bin::of(ub[i] as usize, a.view().row(i).unwrap().0.len(), RowOrder::Canonical) != Bin::Long)
-        .map(|i| ub[i] as usize)
-        .sum();
-    assert_eq!(st.bytes_hybrid, (long_exact + short_ub) * 12 + 301 * 4);
+    // Short rows take their bound as room; the progressive rows at least their length.
+    let bin = |i: usize| Bin::of(ub[i] as usize, a.view().row(i).unwrap().0.len(), RowOrder::Canonical);
+    let room: usize = (0..300).filter(|&i| bin(i) <= Bin::Short).map(|i| ub[i] as usize).sum();
+    let prog: usize =
+        (0..300).filter(|&i| bin(i) > Bin::Short).map(|i| c.view().row(i).unwrap().0.len()).sum();
+    assert!(st.bytes_hybrid >= (room.max(c.nnz()) + prog) * 12 + 301 * 4, "{st:?}");
+    assert!(room > 0 && prog > 0);
     assert_eq!(entries(&c.view()), reference(&a.view(), &a.view()));
 }
 

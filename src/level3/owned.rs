@@ -6,6 +6,7 @@ use alloc::vec::Vec;
 
 use super::rows::{self, Ctx, Scratch};
 use super::stages::check_inner;
+use super::stages::row_upper_bound;
 use super::{Bin, NBINS, SpgemmConfig, bin_rows, carve_idx, check_operands, kernel_for, needs, upper_bound};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
@@ -21,16 +22,27 @@ pub struct SpgemmStats {
     pub nnz_upper: usize,
     /// Rows per [`Bin`], in the order of [`Bin::ALL`].
     pub rows_per_bin: [usize; NBINS],
-    /// Rows whose length was counted exactly first (the long bin).
-    pub symbolic_rows: usize,
-    /// Bytes of the output arrays allocated by the hybrid method (upper-bound room for
-    /// short rows, exact room for long ones) before packing, `row_ptr` included.
+    /// Rows computed into the progressive side buffer (upper bound above
+    /// [`HYBRID_MAX`]); the others were computed into upper-bound room.
+    pub progressive_rows: usize,
+    /// Bytes of output arrays the hybrid method allocated: the upper-bound room (grown
+    /// to `nnz(C)` if smaller), the side buffer's capacity and the long rows' staging
+    /// buffer, `row_ptr` included.
     pub bytes_hybrid: usize,
     /// Bytes the precise method allocates for the same `C` (exact room for every row).
     pub bytes_precise: usize,
     /// Bytes of the workspace ([`super::spgemm_workspace_len`]'s two buffers).
     pub bytes_workspace: usize,
 }
+
+/// Rows whose upper bound is at most this (the [`Bin::Empty`], [`Bin::Single`] and
+/// [`Bin::Short`] bins; a single-row copy's bound is exact) are computed straight into
+/// upper-bound room of `C` by [`spgemm_with_stats`]; longer rows are computed once into
+/// a staging buffer and appended to a growing side buffer (the thesis's progressive
+/// allocation, 9.4.3). Upper-bound room for medium rows cost 3x on a banded `A²`
+/// (`nnz(Ĉ) / nnz(C)` = 9: 70 MB of room touched for 8 MB of result), while the side
+/// buffer costs one extra copy of the row.
+pub const HYBRID_MAX: usize = super::SHORT_MAX;
 
 /// `C = A·B` as a new canonical [`CsrOwned`] on [`crate::Isa::detect`] by the per-bin
 /// rule; see [`spgemm_with_stats`].
@@ -65,12 +77,16 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
     spgemm_with_stats(cfg, a, b).map(|(c, _)| c)
 }
 
-/// `C = A·B` (feature `alloc`) by the hybrid allocation of thesis 9.4.3: after the upper
-/// bound and the binning, rows of the long bin (upper bound above
-/// [`super::MEDIUM_MAX`]) are counted exactly by the symbolic kernel; every other row
-/// gets its upper bound as room and is computed in one pass, with no symbolic pass;
-/// then the rows are packed in place (arrange) and the arrays trimmed. Allocates the
-/// workspace, the room (`bytes_hybrid` in the [`SpgemmStats`]) and `row_ptr`.
+/// `C = A·B` (feature `alloc`) by the hybrid allocation of thesis 9.4.3, every row
+/// computed exactly once, with no symbolic pass: after the upper bound and the binning,
+/// rows of the [`Bin::Empty`], [`Bin::Single`] and [`Bin::Short`] bins get their upper
+/// bound as room in `C`'s arrays and are computed into it; longer rows (upper bound above
+/// [`HYBRID_MAX`]) are computed into a staging buffer and appended to a side buffer
+/// that grows as needed (progressive allocation). Arrange: the rows are then moved to
+/// their final places in `C`'s arrays in two in-place passes (rows moving down in
+/// increasing order, then rows moving up and the side buffer's rows in decreasing order,
+/// so no row overwrites one not yet moved), and the arrays trimmed. The
+/// [`SpgemmStats`] say how many bytes that took against the precise method.
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
@@ -93,17 +109,19 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     let mut bin_ptr = [0usize; NBINS + 1];
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
     let ctx = Ctx { a, b, isa };
-    // Room per row: the upper bound, or for the long bin the exact length.
-    let long = Bin::Long.index();
+    // Room per row (upper bound for the short bins, none for the rest), and the staging
+    // room the longest of the rest needs (a row has at most `b.ncols()` entries).
+    let in_room = |bin: Bin| bin <= Bin::Short;
     let mut room = vec![0usize; nrows + 1];
+    let mut stage = 0usize;
     for (k, bin) in Bin::ALL.into_iter().enumerate() {
         for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
             let i = r.to_usize();
-            room[i + 1] = if k == long {
-                rows::symbolic_row(&ctx, kernel_for(bin, cfg.method), i, &mut *s.si, &mut *s.bits)
+            if in_room(bin) {
+                room[i + 1] = row_upper_bound(a, b, i);
             } else {
-                ub[i].to_usize()
-            };
+                stage = stage.max(row_upper_bound(a, b, i).min(b.ncols()));
+            }
         }
     }
     for i in 0..nrows {
@@ -115,48 +133,81 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     }
     let total = room[nrows];
     let (mut col_idx, mut vals) = (vec![I::ZERO; total], vec![T::ZERO; total]);
+    let (mut stage_i, mut stage_v) = (vec![I::ZERO; stage], vec![T::ZERO; stage]);
+    let (mut side_i, mut side_v) = (Vec::new(), Vec::new());
+    // Where each progressive row starts in the side buffer.
+    let mut side_at = vec![0usize; nrows];
+    let not_reached = |i: usize, expected: usize| {
+        // A row never outgrows its upper bound, nor `b.ncols()`.
+        move |got: usize| DimError::RowLength { operand: "room", row: i, expected, got }
+    };
     for (k, bin) in Bin::ALL.into_iter().enumerate() {
         let kernel = kernel_for(bin, cfg.method);
         for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
             let i = r.to_usize();
-            let range = room[i]..room[i + 1];
-            let len = rows::numeric_row(
-                &ctx,
-                kernel,
-                i,
-                &mut col_idx[range.clone()],
-                &mut vals[range],
-                &mut s,
-                false,
-            )
-            // Not reached: a row never outgrows its upper bound or its exact count.
-            .map_err(|got| DimError::RowLength {
-                operand: "room",
-                row: i,
-                expected: room[i + 1] - room[i],
-                got,
-            })?;
-            // Row lengths fit `I` (each is at most `b.ncols()`).
+            let len = if in_room(bin) {
+                let range = room[i]..room[i + 1];
+                let (di, dv) = (&mut col_idx[range.clone()], &mut vals[range.clone()]);
+                rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false)
+                    .map_err(not_reached(i, range.len()))?
+            } else {
+                let len = rows::numeric_row(&ctx, kernel, i, &mut stage_i, &mut stage_v, &mut s, false)
+                    .map_err(not_reached(i, stage))?;
+                side_at[i] = side_i.len();
+                side_i.extend_from_slice(&stage_i[..len]);
+                side_v.extend_from_slice(&stage_v[..len]);
+                len
+            };
+            // Row lengths fit `I` (each is at most `b.ncols()`); `ub` is free after binning.
             ub[i] = I::from_usize_unchecked(len);
         }
     }
-    // Arrange: pack the rows down in order (each moves to at most its room's start).
+    // Final row pointers.
     let mut row_ptr = Vec::with_capacity(nrows + 1);
     row_ptr.push(I::ZERO);
-    let mut o = 0usize;
-    for i in 0..nrows {
-        let len = ub[i].to_usize();
-        col_idx.copy_within(room[i]..room[i] + len, o);
-        vals.copy_within(room[i]..room[i] + len, o);
-        o += len;
-        row_ptr.push(I::from_usize(o).ok_or(DimError::Overflow {
+    let mut nnz = 0usize;
+    for &len in ub.iter() {
+        nnz += len.to_usize();
+        row_ptr.push(I::from_usize(nnz).ok_or(DimError::Overflow {
             what: "nnz(C)",
-            value: o,
+            value: nnz,
             max: I::MAX_USIZE,
         })?);
     }
-    col_idx.truncate(o);
-    vals.truncate(o);
+    let dst = |i: usize| row_ptr[i].to_usize();
+    if nnz > total {
+        col_idx.resize(nnz, I::ZERO);
+        vals.resize(nnz, T::ZERO);
+    }
+    let room_bytes = col_idx.len();
+    // Arrange, pass 1: rooms whose rows move down (or stay), in increasing order; a row's
+    // target never reaches into a later row's room, nor an earlier row not yet moved.
+    let room_row = |i: usize| room[i + 1] > room[i];
+    for i in 0..nrows {
+        let len = ub[i].to_usize();
+        if room_row(i) && dst(i) <= room[i] && len > 0 {
+            col_idx.copy_within(room[i]..room[i] + len, dst(i));
+            vals.copy_within(room[i]..room[i] + len, dst(i));
+        }
+    }
+    // Pass 2: rows moving up and the side buffer's rows, in decreasing order.
+    for i in (0..nrows).rev() {
+        let (len, d) = (ub[i].to_usize(), dst(i));
+        if len == 0 {
+            continue;
+        }
+        if room_row(i) {
+            if d > room[i] {
+                col_idx.copy_within(room[i]..room[i] + len, d);
+                vals.copy_within(room[i]..room[i] + len, d);
+            }
+        } else {
+            col_idx[d..d + len].copy_from_slice(&side_i[side_at[i]..side_at[i] + len]);
+            vals[d..d + len].copy_from_slice(&side_v[side_at[i]..side_at[i] + len]);
+        }
+    }
+    col_idx.truncate(nnz);
+    vals.truncate(nnz);
     col_idx.shrink_to_fit();
     vals.shrink_to_fit();
     let pair = core::mem::size_of::<I>() + core::mem::size_of::<T>();
@@ -166,12 +217,14 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
         *c = bin_ptr[k + 1] - bin_ptr[k];
     }
     let stats = SpgemmStats {
-        nnz_c: o,
+        nnz_c: nnz,
         nnz_upper,
         rows_per_bin,
-        symbolic_rows: rows_per_bin[long],
-        bytes_hybrid: total.saturating_mul(pair).saturating_add(ptr_bytes),
-        bytes_precise: o.saturating_mul(pair).saturating_add(ptr_bytes),
+        progressive_rows: rows_per_bin[Bin::Medium.index()] + rows_per_bin[Bin::Long.index()],
+        bytes_hybrid: (room_bytes + side_i.capacity().max(side_v.capacity()) + stage)
+            .saturating_mul(pair)
+            .saturating_add(ptr_bytes),
+        bytes_precise: nnz.saturating_mul(pair).saturating_add(ptr_bytes),
         bytes_workspace: wl.idx * core::mem::size_of::<I>() + wl.vals * core::mem::size_of::<T>(),
     };
     let c = CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical);
