@@ -106,7 +106,7 @@ fn bench_square(c: &mut Criterion) {
 fn bench_bins(c: &mut Criterion) {
     let isa = Isa::detect();
     // (upper bound per row, entries per row of A)
-    for (m, r) in [(8usize, 2usize), (32, 4), (128, 8), (512, 16), (2048, 32)] {
+    for (m, r) in [(8usize, 2usize), (32, 4), (128, 8), (256, 16), (512, 16), (2048, 32)] {
         let cb = m / r;
         for ncols in [1usize << 12, 1 << 20] {
             // About 2^18 products per product.

@@ -47,7 +47,7 @@ pub enum RowMethod {
 
 /// [`RowMethod::Spa`] sorts its recorded columns instead of scanning the marker words when
 /// the span covers more than this many words per distinct column.
-pub const SPA_SORT_RATIO: usize = 4;
+pub const SPA_SORT_RATIO: usize = 1;
 
 impl RowMethod {
     /// Every method.

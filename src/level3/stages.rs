@@ -14,12 +14,12 @@ use super::RowMethod;
 pub const SHORT_MAX: usize = 32;
 
 /// Upper bound up to which a row is [`Bin::Medium`]; above it a row is [`Bin::Long`].
-pub const MEDIUM_MAX: usize = 512;
+pub const MEDIUM_MAX: usize = 256;
 
 /// The method of the [`Bin::Short`] rows.
-pub const SHORT_METHOD: RowMethod = RowMethod::Spa;
+pub const SHORT_METHOD: RowMethod = RowMethod::BitonicEsc;
 /// The method of the [`Bin::Medium`] rows.
-pub const MEDIUM_METHOD: RowMethod = RowMethod::Spa;
+pub const MEDIUM_METHOD: RowMethod = RowMethod::BitonicEsc;
 /// The method of the [`Bin::Long`] rows.
 pub const LONG_METHOD: RowMethod = RowMethod::Spa;
 
