@@ -14,7 +14,7 @@
 //!    first, and the rows are then packed in place.
 //!
 //! **Semantics.** `C`'s rows come out sorted by column without duplicates
-//! ([`RowOrder::Canonical`](crate::RowOrder::Canonical)); products that fall on one
+//! ([`RowOrder::Canonical`]); products that fall on one
 //! column are summed; explicit zeros and cancellations are kept (the pattern of `C`
 //! depends on the patterns of `A` and `B` only). `A` and `B` may have unsorted rows and
 //! duplicates: every method but [`RowMethod::Merge`] takes products in any order, and
@@ -67,6 +67,7 @@ use crate::arch::Checked;
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, DimError, Index, Isa, RowOrder, Scalar};
+
 use rows::{Ctx, Kernel, Scratch};
 use stages::{check_buf, check_inner, row_upper_bound};
 
@@ -134,7 +135,7 @@ fn words_in<X>(words: usize) -> usize {
 }
 
 impl Needs {
-    fn workspace<T, I>(&self) -> SpgemmWorkspace {
+    fn workspace<I>(&self) -> SpgemmWorkspace {
         let words = self.esc_words.saturating_add(self.bits_words);
         SpgemmWorkspace {
             idx: self
@@ -228,7 +229,7 @@ pub fn spgemm_workspace_len_with<T: Scalar, I: Index>(
     b: &Csr<'_, T, I>,
 ) -> Result<SpgemmWorkspace, DimError> {
     check_operands(&cfg, a, b)?;
-    Ok(needs(&cfg, a, b).workspace::<T, I>())
+    Ok(needs(&cfg, a, b).workspace::<I>())
 }
 
 /// The index workspace cut into its parts: bounds, permutation, scratch indices, ESC and
@@ -295,7 +296,7 @@ pub fn spgemm_symbolic_with<T: Scalar, I: Index + Key>(
     let nrows = a.nrows();
     check_buf("row_ptr_c", nrows + 1, row_ptr_c.len())?;
     let n = needs(&cfg, a, b);
-    check_buf("workspace", n.workspace::<T, I>().idx, workspace.len())?;
+    check_buf("workspace", n.workspace::<I>().idx, workspace.len())?;
     let (ub, perm, si, _, bits) = carve_idx(&n, workspace);
     upper_bound(a, b, ub)?;
     let mut bin_ptr = [0usize; NBINS + 1];
@@ -391,7 +392,7 @@ pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
     check_buf("c_col_idx", nnz, c_col_idx.len())?;
     check_buf("c_vals", nnz, c_vals.len())?;
     let n = needs(&cfg, a, b);
-    let wl = n.workspace::<T, I>();
+    let wl = n.workspace::<I>();
     let (wi, wv) = workspace;
     check_buf("workspace.idx", wl.idx, wi.len())?;
     check_buf("workspace.vals", wl.vals, wv.len())?;

@@ -100,7 +100,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     let isa = check_operands(&cfg, a, b)?;
     let nrows = a.nrows();
     let n = needs(&cfg, a, b);
-    let wl = n.workspace::<T, I>();
+    let wl = n.workspace::<I>();
     let (mut wi, mut wv) = (vec![I::ZERO; wl.idx], vec![T::ZERO; wl.vals]);
     let (ub, perm, si, esc, bits) = carve_idx(&n, &mut wi);
     let (sv, rest) = wv.split_at_mut(n.scratch);

@@ -136,8 +136,8 @@ pub fn upper_bound<T: Scalar, I: Index>(
 }
 
 /// Stage 2 (thesis 9.4.2, Alg. 35's binning): a stable counting sort of the rows by
-/// [`Bin::of`] their upper bound `ub` (from [`upper_bound`]): `perm[bin_ptr[k]..bin_ptr[k
-/// + 1]]` are the rows of bin `Bin::ALL[k]`, ascending.
+/// [`Bin::of`] their upper bound `ub` (from [`upper_bound`]):
+/// `perm[bin_ptr[k]..bin_ptr[k + 1]]` are the rows of bin `Bin::ALL[k]`, ascending.
 ///
 /// # Errors
 /// [`DimError::Inner`]; [`DimError::Length`] (`"ub"`) if `ub` is shorter than
