@@ -139,7 +139,11 @@ fn operands<T: Scalar, I: Index>() -> impl Strategy<Value = (CsrOwned<T, I>, Csr
     (0usize..=40, 0usize..=40, n, 0usize..=12, any::<u64>(), any::<bool>(), any::<bool>()).prop_map(
         |(m, k, n, max_len, seed, ca, cb)| {
             let len = move |_i: usize, h: u64| {
-                if h.is_multiple_of(11) { 40 + (h >> 8) as usize % 60 } else { (h >> 8) as usize % (max_len + 1) }
+                if h.is_multiple_of(11) {
+                    40 + (h >> 8) as usize % 60
+                } else {
+                    (h >> 8) as usize % (max_len + 1)
+                }
             };
             let a = gen_csr::<T, I>(m, k, seed, ca, len);
             let b = gen_csr::<T, I>(k, n, seed.wrapping_add(1), cb, len);
