@@ -438,14 +438,10 @@ fn run_matrix<T: Scalar, I: Index>(
 }
 
 /// The SpGEMM baseline: Gustavson's row-by-row product (thesis 9.3) with a dense
-/// accumulator and a row-stamp marker, each row's columns sorted, into growing `Vec`s.
-fn gustavson<T: Scalar, I: Index>(
-    a: &Csr<'_, T, I>,
-    b: &Csr<'_, T, I>,
-    acc: &mut [T],
-    mark: &mut [usize],
-) -> (Vec<I>, Vec<I>, Vec<T>) {
-    mark.fill(usize::MAX);
+/// accumulator and a row-stamp marker (allocated per call, as SciPy does), each row's
+/// columns sorted, into growing `Vec`s.
+fn gustavson<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> (Vec<I>, Vec<I>, Vec<T>) {
+    let (mut acc, mut mark) = (vec![T::ZERO; b.ncols()], vec![usize::MAX; b.ncols()]);
     let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
     let mut touched: Vec<usize> = Vec::new();
@@ -498,8 +494,7 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
         ));
     }
     let (c, st) = spgemm_with_stats(cfg, a, a).expect("square, isa available");
-    let (mut acc, mut mark) = (vec![T::ZERO; a.ncols()], vec![0usize; a.ncols()]);
-    let (bp, bc, bv) = gustavson(a, a, &mut acc, &mut mark);
+    let (bp, bc, bv) = gustavson(a, a);
     let cv = c.view();
     let agree = bp == cv.row_ptr() && bc == cv.col_idx();
     let scale = bv.iter().fold(0.0f64, |m, v| m.max(v.to_f64().abs())).max(f64::MIN_POSITIVE);
@@ -507,7 +502,7 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
         bv.iter().zip(cv.vals()).fold(0.0f64, |m, (x, y)| m.max((x.to_f64() - y.to_f64()).abs())) / scale;
     let (tb, t) = median_pair(
         &mut || {
-            black_box(gustavson(black_box(a), a, &mut acc, &mut mark));
+            black_box(gustavson(black_box(a), a));
         },
         &mut || {
             black_box(spgemm_with_stats(cfg, black_box(a), a).expect("checked"));

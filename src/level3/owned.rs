@@ -22,12 +22,13 @@ pub struct SpgemmStats {
     pub nnz_upper: usize,
     /// Rows per [`Bin`], in the order of [`Bin::ALL`].
     pub rows_per_bin: [usize; NBINS],
-    /// Rows computed into the progressive side buffer (upper bound above
-    /// [`HYBRID_MAX`]); the others were computed into upper-bound room.
-    pub progressive_rows: usize,
-    /// Bytes of output arrays the hybrid method allocated: the upper-bound room (grown
-    /// to `nnz(C)` if smaller), the side buffer's capacity and the long rows' staging
-    /// buffer, `row_ptr` included.
+    /// Rows whose length was counted exactly before computing them (upper bound above
+    /// [`HYBRID_MAX`]: the long bin); the others were computed straight into upper-bound
+    /// room.
+    pub symbolic_rows: usize,
+    /// Bytes of the output arrays the hybrid method allocated (upper bound for the short
+    /// and medium rows, exact length for the long ones), `row_ptr` included. Pages are
+    /// written only up to `nnz(C)` plus one row's room.
     pub bytes_hybrid: usize,
     /// Bytes the precise method allocates for the same `C` (exact room for every row).
     pub bytes_precise: usize,
@@ -35,14 +36,10 @@ pub struct SpgemmStats {
     pub bytes_workspace: usize,
 }
 
-/// Rows whose upper bound is at most this (the [`Bin::Empty`], [`Bin::Single`] and
-/// [`Bin::Short`] bins; a single-row copy's bound is exact) are computed straight into
-/// upper-bound room of `C` by [`spgemm_with_stats`]; longer rows are computed once into
-/// a staging buffer and appended to a growing side buffer (the thesis's progressive
-/// allocation, 9.4.3). Upper-bound room for medium rows cost 3x on a banded `A²`
-/// (`nnz(Ĉ) / nnz(C)` = 9: 70 MB of room touched for 8 MB of result), while the side
-/// buffer costs one extra copy of the row.
-pub const HYBRID_MAX: usize = super::SHORT_MAX;
+/// Rows whose upper bound is at most this (every bin but [`Bin::Long`]) get their upper
+/// bound as room in [`spgemm_with_stats`] and are computed in one pass; longer rows are
+/// counted exactly first.
+pub const HYBRID_MAX: usize = super::MEDIUM_MAX;
 
 /// `C = A·B` as a new canonical [`CsrOwned`] on [`crate::Isa::detect`] by the per-bin
 /// rule; see [`spgemm_with_stats`].
@@ -77,21 +74,23 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
     spgemm_with_stats(cfg, a, b).map(|(c, _)| c)
 }
 
-/// `C = A·B` (feature `alloc`) by the hybrid allocation of thesis 9.4.3, every row
-/// computed exactly once, with no symbolic pass: after the upper bound and the binning,
-/// rows of the [`Bin::Empty`], [`Bin::Single`] and [`Bin::Short`] bins get their upper
-/// bound as room in `C`'s arrays and are computed into it; longer rows (upper bound above
-/// [`HYBRID_MAX`]) are computed into a staging buffer and appended to a side buffer
-/// that grows as needed (progressive allocation). Arrange: the rows are then moved to
-/// their final places in `C`'s arrays in two in-place passes (rows moving down in
-/// increasing order, then rows moving up and the side buffer's rows in decreasing order,
-/// so no row overwrites one not yet moved), and the arrays trimmed. The
+/// `C = A·B` (feature `alloc`) by the hybrid allocation of thesis 9.4.3. After the upper
+/// bound and the binning, the rows of the long bin (upper bound above [`HYBRID_MAX`])
+/// are counted exactly by the symbolic kernel; every other row gets its upper bound as
+/// room, with no symbolic pass. One allocation of the summed room holds `C`; the rows are
+/// then computed in row order, each straight into the room at the end of the rows
+/// before it (the room is trimmed to the row's length at once, so rows land packed and
+/// the arrange stage is free), and the arrays finally shrunk to `nnz(C)`. The
 /// [`SpgemmStats`] say how many bytes that took against the precise method.
+///
+/// (A first version computed rows bin by bin into fixed upper-bound rooms and packed
+/// them afterwards, as on a GPU; on a CPU the untrimmed room cost 3x on a banded `A²`,
+/// whose `nnz(Ĉ)` is 9x `nnz(C)`, in page faults alone.)
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
 /// forced merge on a non-canonical `B`); [`DimError::Overflow`] (`"nnz(C)"`) if `nnz(C)`
-/// does not fit `I`, or (`"room"`) if the room does not fit `usize`.
+/// does not fit `I`, or (`"room"`) if the room cannot be allocated.
 pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
@@ -109,123 +108,66 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     let mut bin_ptr = [0usize; NBINS + 1];
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
     let ctx = Ctx { a, b, isa };
-    // Room per row (upper bound for the short bins, none for the rest), and the staging
-    // room the longest of the rest needs (a row has at most `b.ncols()` entries).
-    let in_room = |bin: Bin| bin <= Bin::Short;
-    let mut room = vec![0usize; nrows + 1];
-    let mut stage = 0usize;
-    for (k, bin) in Bin::ALL.into_iter().enumerate() {
-        for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
-            let i = r.to_usize();
-            if in_room(bin) {
-                room[i + 1] = row_upper_bound(a, b, i);
-            } else {
-                stage = stage.max(row_upper_bound(a, b, i).min(b.ncols()));
-            }
-        }
+    // Room per row, in `ub`: the exact length for the long bin, the bound for the rest.
+    let long = Bin::Long.index();
+    for &r in &perm[bin_ptr[long]..bin_ptr[long + 1]] {
+        let i = r.to_usize();
+        let kernel = kernel_for(Bin::Long, cfg.method);
+        // A row's length is at most `b.ncols() < I::MAX`.
+        ub[i] = I::from_usize_unchecked(rows::symbolic_row(&ctx, kernel, i, &mut *s.si, &mut *s.bits));
     }
-    for i in 0..nrows {
-        room[i + 1] = room[i].checked_add(room[i + 1]).ok_or(DimError::Overflow {
-            what: "room",
-            value: usize::MAX,
-            max: usize::MAX,
-        })?;
-    }
-    let total = room[nrows];
-    let (mut col_idx, mut vals) = (vec![I::ZERO; total], vec![T::ZERO; total]);
-    let (mut stage_i, mut stage_v) = (vec![I::ZERO; stage], vec![T::ZERO; stage]);
-    let (mut side_i, mut side_v) = (Vec::new(), Vec::new());
-    // Where each progressive row starts in the side buffer.
-    let mut side_at = vec![0usize; nrows];
-    let not_reached = |i: usize, expected: usize| {
-        // A row never outgrows its upper bound, nor `b.ncols()`.
-        move |got: usize| DimError::RowLength { operand: "room", row: i, expected, got }
-    };
-    for (k, bin) in Bin::ALL.into_iter().enumerate() {
-        let kernel = kernel_for(bin, cfg.method);
-        for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
-            let i = r.to_usize();
-            let len = if in_room(bin) {
-                let range = room[i]..room[i + 1];
-                let (di, dv) = (&mut col_idx[range.clone()], &mut vals[range.clone()]);
-                rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false)
-                    .map_err(not_reached(i, range.len()))?
-            } else {
-                let len = rows::numeric_row(&ctx, kernel, i, &mut stage_i, &mut stage_v, &mut s, false)
-                    .map_err(not_reached(i, stage))?;
-                side_at[i] = side_i.len();
-                side_i.extend_from_slice(&stage_i[..len]);
-                side_v.extend_from_slice(&stage_v[..len]);
-                len
-            };
-            // Row lengths fit `I` (each is at most `b.ncols()`); `ub` is free after binning.
-            ub[i] = I::from_usize_unchecked(len);
-        }
-    }
-    // Final row pointers.
+    let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
+    let total = ub.iter().try_fold(0usize, |t, &r| t.checked_add(r.to_usize())).ok_or(room_err)?;
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    col_idx.try_reserve_exact(total).map_err(|_| room_err)?;
+    vals.try_reserve_exact(total).map_err(|_| room_err)?;
+    let (cap_i, cap_v) = (col_idx.capacity(), vals.capacity());
     let mut row_ptr = Vec::with_capacity(nrows + 1);
     row_ptr.push(I::ZERO);
-    let mut nnz = 0usize;
-    for &len in ub.iter() {
-        nnz += len.to_usize();
-        row_ptr.push(I::from_usize(nnz).ok_or(DimError::Overflow {
+    let (ap, order) = (a.row_ptr(), b.row_order());
+    for i in 0..nrows {
+        let bin = Bin::of(row_upper_bound(a, b, i), ap[i + 1].to_usize() - ap[i].to_usize(), order);
+        let room = ub[i].to_usize();
+        let start = col_idx.len();
+        col_idx.resize(start + room, I::ZERO);
+        vals.resize(start + room, T::ZERO);
+        let len = rows::numeric_row(
+            &ctx,
+            kernel_for(bin, cfg.method),
+            i,
+            &mut col_idx[start..],
+            &mut vals[start..],
+            &mut s,
+            bin == Bin::Long,
+        )
+        // Not reached: a row never outgrows its upper bound, nor its exact count.
+        .map_err(|got| DimError::RowLength { operand: "room", row: i, expected: room, got })?;
+        col_idx.truncate(start + len);
+        vals.truncate(start + len);
+        let end = start + len;
+        row_ptr.push(I::from_usize(end).ok_or(DimError::Overflow {
             what: "nnz(C)",
-            value: nnz,
+            value: end,
             max: I::MAX_USIZE,
         })?);
     }
-    let dst = |i: usize| row_ptr[i].to_usize();
-    if nnz > total {
-        col_idx.resize(nnz, I::ZERO);
-        vals.resize(nnz, T::ZERO);
-    }
-    let room_bytes = col_idx.len();
-    // Arrange, pass 1: rooms whose rows move down (or stay), in increasing order; a row's
-    // target never reaches into a later row's room, nor an earlier row not yet moved.
-    let room_row = |i: usize| room[i + 1] > room[i];
-    for i in 0..nrows {
-        let len = ub[i].to_usize();
-        if room_row(i) && dst(i) <= room[i] && len > 0 {
-            col_idx.copy_within(room[i]..room[i] + len, dst(i));
-            vals.copy_within(room[i]..room[i] + len, dst(i));
-        }
-    }
-    // Pass 2: rows moving up and the side buffer's rows, in decreasing order.
-    for i in (0..nrows).rev() {
-        let (len, d) = (ub[i].to_usize(), dst(i));
-        if len == 0 {
-            continue;
-        }
-        if room_row(i) {
-            if d > room[i] {
-                col_idx.copy_within(room[i]..room[i] + len, d);
-                vals.copy_within(room[i]..room[i] + len, d);
-            }
-        } else {
-            col_idx[d..d + len].copy_from_slice(&side_i[side_at[i]..side_at[i] + len]);
-            vals[d..d + len].copy_from_slice(&side_v[side_at[i]..side_at[i] + len]);
-        }
-    }
-    col_idx.truncate(nnz);
-    vals.truncate(nnz);
+    let nnz = col_idx.len();
     col_idx.shrink_to_fit();
     vals.shrink_to_fit();
-    let pair = core::mem::size_of::<I>() + core::mem::size_of::<T>();
     let ptr_bytes = (nrows + 1) * core::mem::size_of::<I>();
     let mut rows_per_bin = [0usize; NBINS];
     for (k, c) in rows_per_bin.iter_mut().enumerate() {
         *c = bin_ptr[k + 1] - bin_ptr[k];
     }
+    let (si_, st_) = (core::mem::size_of::<I>(), core::mem::size_of::<T>());
     let stats = SpgemmStats {
         nnz_c: nnz,
         nnz_upper,
         rows_per_bin,
-        progressive_rows: rows_per_bin[Bin::Medium.index()] + rows_per_bin[Bin::Long.index()],
-        bytes_hybrid: (room_bytes + side_i.capacity().max(side_v.capacity()) + stage)
-            .saturating_mul(pair)
-            .saturating_add(ptr_bytes),
-        bytes_precise: nnz.saturating_mul(pair).saturating_add(ptr_bytes),
-        bytes_workspace: wl.idx * core::mem::size_of::<I>() + wl.vals * core::mem::size_of::<T>(),
+        symbolic_rows: rows_per_bin[long],
+        bytes_hybrid: (cap_i * si_ + cap_v * st_).saturating_add(ptr_bytes),
+        bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
+        bytes_workspace: wl.idx * si_ + wl.vals * st_,
     };
     let c = CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical);
     Ok((c, stats))
