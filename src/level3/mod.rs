@@ -57,7 +57,7 @@ mod stages;
 mod owned;
 
 #[cfg(feature = "alloc")]
-pub use owned::{HYBRID_MAX, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
+pub use owned::{HYBRID_MAX, LONG_ROOM, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
 pub use rows::{RowMethod, SPA_SORT_RATIO};
 pub use stages::{
     Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, bin_rows, upper_bound,

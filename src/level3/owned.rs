@@ -22,13 +22,13 @@ pub struct SpgemmStats {
     pub nnz_upper: usize,
     /// Rows per [`Bin`], in the order of [`Bin::ALL`].
     pub rows_per_bin: [usize; NBINS],
-    /// Rows whose length was counted exactly before computing them (upper bound above
-    /// [`HYBRID_MAX`]: the long bin); the others were computed straight into upper-bound
+    /// Rows of the long bin (upper bound above [`HYBRID_MAX`]), allocated
+    /// progressively; the others were computed straight into upper-bound room.
+    pub progressive_rows: usize,
+    /// Peak bytes of the output arrays in the hybrid method (upper bound for the short
+    /// and medium rows, [`LONG_ROOM`] for each long one, grown 2x when a long row needs
+    /// more), `row_ptr` included. Pages are written only up to `nnz(C)` plus one row's
     /// room.
-    pub symbolic_rows: usize,
-    /// Bytes of the output arrays the hybrid method allocated (upper bound for the short
-    /// and medium rows, exact length for the long ones), `row_ptr` included. Pages are
-    /// written only up to `nnz(C)` plus one row's room.
     pub bytes_hybrid: usize,
     /// Bytes the precise method allocates for the same `C` (exact room for every row).
     pub bytes_precise: usize,
@@ -37,9 +37,12 @@ pub struct SpgemmStats {
 }
 
 /// Rows whose upper bound is at most this (every bin but [`Bin::Long`]) get their upper
-/// bound as room in [`spgemm_with_stats`] and are computed in one pass; longer rows are
-/// counted exactly first.
+/// bound as room in [`spgemm_with_stats`]; longer rows get [`LONG_ROOM`] each and the
+/// arrays grow when one needs more.
 pub const HYBRID_MAX: usize = super::MEDIUM_MAX;
+
+/// Initial room per long row in [`spgemm_with_stats`] (the thesis's fixed size, 9.4.3).
+pub const LONG_ROOM: usize = 256;
 
 /// `C = A·B` as a new canonical [`CsrOwned`] on [`crate::Isa::detect`] by the per-bin
 /// rule; see [`spgemm_with_stats`].
@@ -74,18 +77,20 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
     spgemm_with_stats(cfg, a, b).map(|(c, _)| c)
 }
 
-/// `C = A·B` (feature `alloc`) by the hybrid allocation of thesis 9.4.3. After the upper
-/// bound and the binning, the rows of the long bin (upper bound above [`HYBRID_MAX`])
-/// are counted exactly by the symbolic kernel; every other row gets its upper bound as
-/// room, with no symbolic pass. One allocation of the summed room holds `C`; the rows are
-/// then computed in row order, each straight into the room at the end of the rows
-/// before it (the room is trimmed to the row's length at once, so rows land packed and
-/// the arrange stage is free), and the arrays finally shrunk to `nnz(C)`. The
-/// [`SpgemmStats`] say how many bytes that took against the precise method.
+/// `C = A·B` (feature `alloc`) by the hybrid allocation of thesis 9.4.3, with no
+/// symbolic pass: after the upper bound and the binning, one allocation holds the upper
+/// bound of every row outside the long bin plus [`LONG_ROOM`] per long row (Alg. 35's
+/// `C̃`). Rows are then computed in row order, each into the room at the end of the rows
+/// before it, which is trimmed to the row's length at once, so rows land packed and the
+/// arrange stage costs nothing; when a long row needs more room than is left the arrays
+/// grow (at least 2x, the progressive part). Finally the arrays are shrunk to
+/// `nnz(C)`. The [`SpgemmStats`] say how many bytes that took against the precise
+/// method.
 ///
 /// (A first version computed rows bin by bin into fixed upper-bound rooms and packed
 /// them afterwards, as on a GPU; on a CPU the untrimmed room cost 3x on a banded `A²`,
-/// whose `nnz(Ĉ)` is 9x `nnz(C)`, in page faults alone.)
+/// whose `nnz(Ĉ)` is 9x `nnz(C)`, in page faults alone. A second one counted long rows
+/// exactly first; that symbolic pass made it slower than a plain Gustavson loop.)
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
@@ -108,27 +113,31 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     let mut bin_ptr = [0usize; NBINS + 1];
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
     let ctx = Ctx { a, b, isa };
-    // Room per row, in `ub`: the exact length for the long bin, the bound for the rest.
+    // Room: the bound for every row outside the long bin, [`LONG_ROOM`] for each long one.
     let long = Bin::Long.index();
-    for &r in &perm[bin_ptr[long]..bin_ptr[long + 1]] {
-        let i = r.to_usize();
-        let kernel = kernel_for(Bin::Long, cfg.method);
-        // A row's length is at most `b.ncols() < I::MAX`.
-        ub[i] = I::from_usize_unchecked(rows::symbolic_row(&ctx, kernel, i, &mut *s.si, &mut *s.bits));
-    }
     let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
-    let total = ub.iter().try_fold(0usize, |t, &r| t.checked_add(r.to_usize())).ok_or(room_err)?;
+    let mut total = 0usize;
+    for (k, &r) in perm.iter().enumerate() {
+        let room = if k >= bin_ptr[long] { LONG_ROOM } else { ub[r.to_usize()].to_usize() };
+        total = total.checked_add(room).ok_or(room_err)?;
+    }
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
     col_idx.try_reserve_exact(total).map_err(|_| room_err)?;
     vals.try_reserve_exact(total).map_err(|_| room_err)?;
-    let (cap_i, cap_v) = (col_idx.capacity(), vals.capacity());
+    let mut peak = (col_idx.capacity(), vals.capacity());
     let mut row_ptr = Vec::with_capacity(nrows + 1);
     row_ptr.push(I::ZERO);
     let (ap, order) = (a.row_ptr(), b.row_order());
     for i in 0..nrows {
-        let bin = Bin::of(row_upper_bound(a, b, i), ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        let room = ub[i].to_usize();
+        let ub_i = row_upper_bound(a, b, i);
+        let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
+        // A long row needs at most `min(ub, ncols)`; if the room left is short, the
+        // arrays grow (`Vec::reserve`: at least 2x, the thesis's progression).
+        let room = ub_i.min(b.ncols());
         let start = col_idx.len();
+        col_idx.try_reserve(room).map_err(|_| room_err)?;
+        vals.try_reserve(room).map_err(|_| room_err)?;
+        peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
         col_idx.resize(start + room, I::ZERO);
         vals.resize(start + room, T::ZERO);
         let len = rows::numeric_row(
@@ -138,9 +147,9 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
             &mut col_idx[start..],
             &mut vals[start..],
             &mut s,
-            bin == Bin::Long,
+            false,
         )
-        // Not reached: a row never outgrows its upper bound, nor its exact count.
+        // Not reached: a row never outgrows its upper bound, nor `b.ncols()`.
         .map_err(|got| DimError::RowLength { operand: "room", row: i, expected: room, got })?;
         col_idx.truncate(start + len);
         vals.truncate(start + len);
@@ -164,8 +173,8 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
         nnz_c: nnz,
         nnz_upper,
         rows_per_bin,
-        symbolic_rows: rows_per_bin[long],
-        bytes_hybrid: (cap_i * si_ + cap_v * st_).saturating_add(ptr_bytes),
+        progressive_rows: rows_per_bin[long],
+        bytes_hybrid: (peak.0 * si_ + peak.1 * st_).saturating_add(ptr_bytes),
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
         bytes_workspace: wl.idx * si_ + wl.vals * st_,
     };
