@@ -17,7 +17,7 @@ pub const SHORT_MAX: usize = 32;
 pub const MEDIUM_MAX: usize = 256;
 
 /// The method of the [`Bin::Short`] rows.
-pub const SHORT_METHOD: RowMethod = RowMethod::BitonicEsc;
+pub const SHORT_METHOD: RowMethod = RowMethod::Spa;
 /// The method of the [`Bin::Medium`] rows.
 pub const MEDIUM_METHOD: RowMethod = RowMethod::BitonicEsc;
 /// The method of the [`Bin::Long`] rows.
