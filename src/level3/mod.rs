@@ -148,12 +148,22 @@ impl Needs {
     }
 }
 
-/// The kernel a row of `bin` runs under `method` (`None`: the per-bin rule).
-fn kernel_for(bin: Bin, method: Option<RowMethod>) -> Kernel {
+/// The kernel row `i` (upper bound `ub`, in `bin`) runs under `method` (`None`: the
+/// per-bin rule; a medium row whose products concentrate, see [`MEDIUM_METHOD`], takes
+/// the SPA instead).
+fn kernel_for<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    i: usize,
+    ub: usize,
+    bin: Bin,
+    method: Option<RowMethod>,
+) -> Kernel {
     match (bin, method) {
         (Bin::Empty, _) => Kernel::Empty,
         (_, Some(m)) => Kernel::Acc(m),
         (Bin::Single, None) => Kernel::Copy,
+        (Bin::Medium, None) if stages::b_span(a, b, i) <= ub => Kernel::Acc(RowMethod::Spa),
         (bin, None) => Kernel::Acc(bin.method().unwrap_or(RowMethod::Spa)),
     }
 }
@@ -180,7 +190,7 @@ fn needs<T: Scalar, I: Index>(cfg: &SpgemmConfig, a: &Csr<'_, T, I>, b: &Csr<'_,
     for i in 0..a.nrows() {
         let ub = row_upper_bound(a, b, i);
         let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        match kernel_for(bin, cfg.method) {
+        match kernel_for(a, b, i, ub, bin, cfg.method) {
             Kernel::Empty | Kernel::Copy => {}
             Kernel::Acc(RowMethod::Heap) => heap_esc = heap_esc.max(ub),
             Kernel::Acc(RowMethod::BitonicEsc) => {
@@ -305,9 +315,9 @@ pub fn spgemm_symbolic_with<T: Scalar, I: Index + Key>(
     // Row lengths go into `ub` (no longer needed once binned), so `row_ptr_c` is written
     // only when the total is known to fit.
     for (k, bin) in Bin::ALL.into_iter().enumerate() {
-        let kernel = kernel_for(bin, cfg.method);
         for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
             let i = r.to_usize();
+            let kernel = kernel_for(a, b, i, ub[i].to_usize(), bin, cfg.method);
             // A row's length is at most `b.ncols() < I::MAX`.
             ub[i] = I::from_usize_unchecked(rows::symbolic_row(&ctx, kernel, i, si, bits));
         }
@@ -404,9 +414,9 @@ pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
     let ctx = Ctx { a, b, isa };
     for (k, bin) in Bin::ALL.into_iter().enumerate() {
-        let kernel = kernel_for(bin, cfg.method);
         for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
             let i = r.to_usize();
+            let kernel = kernel_for(a, b, i, ub[i].to_usize(), bin, cfg.method);
             let range = c_row_ptr[i].to_usize()..c_row_ptr[i + 1].to_usize();
             let expected = range.len();
             let (di, dv) = (&mut c_col_idx[range.clone()], &mut c_vals[range]);

@@ -142,7 +142,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
         vals.resize(start + room, T::ZERO);
         let len = rows::numeric_row(
             &ctx,
-            kernel_for(bin, cfg.method),
+            kernel_for(a, b, i, ub_i, bin, cfg.method),
             i,
             &mut col_idx[start..],
             &mut vals[start..],

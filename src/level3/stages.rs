@@ -18,7 +18,10 @@ pub const MEDIUM_MAX: usize = 256;
 
 /// The method of the [`Bin::Short`] rows.
 pub const SHORT_METHOD: RowMethod = RowMethod::Spa;
-/// The method of the [`Bin::Medium`] rows.
+/// The method of the [`Bin::Medium`] rows — except rows whose referenced rows of `B`
+/// span no more columns than the upper bound (so the products pile up on few columns:
+/// stencils, bands), which take [`RowMethod::Spa`]: the sorting network sorts all `m`
+/// candidates, the SPA only the distinct ones.
 pub const MEDIUM_METHOD: RowMethod = RowMethod::BitonicEsc;
 /// The method of the [`Bin::Long`] rows.
 pub const LONG_METHOD: RowMethod = RowMethod::Spa;
@@ -110,6 +113,26 @@ pub(crate) fn row_upper_bound<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_
     let bp = b.row_ptr();
     let r = a.row_range(i).unwrap_or(0..0);
     a.col_idx()[r].iter().map(|&k| bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize()).sum()
+}
+
+/// Columns spanned by the rows of `B` that row `i` of `A` references (largest last column
+/// minus smallest first column, plus one; 0 if all are empty), read off their ends in
+/// `O(nnz(row of A))`; `usize::MAX` if `B`'s rows are unsorted (unknown without a pass).
+pub(crate) fn b_span<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>, i: usize) -> usize {
+    if b.row_order() == RowOrder::Unsorted {
+        return usize::MAX;
+    }
+    let (bp, bc) = (b.row_ptr(), b.col_idx());
+    let (mut lo, mut hi) = (usize::MAX, 0usize);
+    let r = a.row_range(i).unwrap_or(0..0);
+    for &k in &a.col_idx()[r] {
+        let (s, e) = (bp[k.to_usize()].to_usize(), bp[k.to_usize() + 1].to_usize());
+        if s < e {
+            lo = lo.min(bc[s].to_usize());
+            hi = hi.max(bc[e - 1].to_usize());
+        }
+    }
+    if lo > hi { 0 } else { hi - lo + 1 }
 }
 
 /// Stage 1 (thesis 9.4.1): the upper bound of each row of `C = A·B` into
