@@ -11,8 +11,8 @@ use common::splitmix;
 use proptest::prelude::*;
 use spblas::level3::{
     Bin, LONG_ROOM, MEDIUM_MAX, NBINS, RowMethod, SHORT_MAX, SpgemmConfig, a_at, bin_rows, galerkin, spgemm,
-    spgemm_numeric, spgemm_numeric_with, spgemm_symbolic, spgemm_symbolic_with, spgemm_with,
-    spgemm_with_stats, spgemm_workspace_len, spgemm_workspace_len_with, upper_bound,
+    spgemm_numeric, spgemm_numeric_rows, spgemm_numeric_with, spgemm_symbolic, spgemm_symbolic_with,
+    spgemm_with, spgemm_with_stats, spgemm_workspace_len, spgemm_workspace_len_with, upper_bound,
 };
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -113,6 +113,24 @@ fn check_config<T: Scalar + ScanElem, I: Index + Key>(
     let c = Csr::new(a.nrows(), b.ncols(), &row_ptr, &ci, &cv).unwrap();
     prop_assert_eq!(c.row_order(), RowOrder::Canonical);
     prop_assert_eq!(entries(&c), want, "numeric {:?}", cfg);
+    // Stage 3 bin by bin (the public per-bin entry point) gives the same arrays; rows of
+    // other bins stay untouched.
+    let mut ub = vec![I::ZERO; a.nrows()];
+    upper_bound(a, b, &mut ub).unwrap();
+    let mut perm = vec![I::ZERO; a.nrows()];
+    let mut bin_ptr = [0usize; NBINS + 1];
+    bin_rows(a, b, &ub, &mut perm, &mut bin_ptr).unwrap();
+    let (mut pi, mut pv) = (vec![I::MAX; nnz], vec![T::from_f64(-7.0); nnz]);
+    for k in 0..NBINS {
+        let rows = &perm[bin_ptr[k]..bin_ptr[k + 1]];
+        spgemm_numeric_rows(cfg, a, b, rows, &row_ptr, &mut pi, &mut pv, (&mut wi, &mut wv)).unwrap();
+        for &r in rows {
+            let range = row_ptr[r.to_usize()].to_usize()..row_ptr[r.to_usize() + 1].to_usize();
+            prop_assert_eq!(&pi[range.clone()], &ci[range.clone()]);
+            prop_assert!(pv[range.clone()].iter().zip(&cv[range]).all(|(x, y)| x.to_f64() == y.to_f64()));
+        }
+    }
+    prop_assert!(pi == ci, "per-bin {:?}", cfg);
     let h = spgemm_with(cfg, a, b).unwrap();
     prop_assert_eq!(h.view().row_order(), RowOrder::Canonical);
     prop_assert_eq!((h.nrows(), h.ncols()), (a.nrows(), b.ncols()));
@@ -376,6 +394,19 @@ fn undersized_buffers_are_errors_and_leave_outputs_untouched() {
         let e = spgemm_numeric(&a, &b, &shifted, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
         assert!(matches!(e, DimError::RowLength { operand: "c_row_ptr", .. }), "{e:?}");
     }
+    let e = spgemm_numeric_rows(
+        SpgemmConfig::new(),
+        &a,
+        &b,
+        &[0, 6],
+        &row_ptr,
+        &mut ci,
+        &mut cv,
+        (&mut wi, &mut wv),
+    )
+    .unwrap_err();
+    assert_eq!(e, DimError::OutOfRange { operand: "rows", position: 1, value: 6, max: 5 });
+    assert!(untouched(&ci, &cv));
     // And a correct call works after all that.
     spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
     let c = Csr::new(6, 7, &row_ptr, &ci, &cv).unwrap();

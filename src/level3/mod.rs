@@ -413,20 +413,83 @@ pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
     let mut bin_ptr = [0usize; NBINS + 1];
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
     let ctx = Ctx { a, b, isa };
-    for (k, bin) in Bin::ALL.into_iter().enumerate() {
-        for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
-            let i = r.to_usize();
-            let kernel = kernel_for(a, b, i, ub[i].to_usize(), bin, cfg.method);
-            let range = c_row_ptr[i].to_usize()..c_row_ptr[i + 1].to_usize();
-            let expected = range.len();
-            let (di, dv) = (&mut c_col_idx[range.clone()], &mut c_vals[range]);
-            rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, true).map_err(|got| DimError::RowLength {
-                operand: "c_row_ptr",
-                row: i,
-                expected,
-                got,
-            })?;
-        }
+    for k in 0..NBINS {
+        numeric_rows(
+            &ctx,
+            cfg.method,
+            &perm[bin_ptr[k]..bin_ptr[k + 1]],
+            c_row_ptr,
+            c_col_idx,
+            c_vals,
+            &mut s,
+        )?;
     }
     Ok(())
+}
+
+/// Stage 3 on the rows listed, each by its bin's kernel (see [`kernel_for`]).
+fn numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    method: Option<RowMethod>,
+    rows: &[I],
+    c_row_ptr: &[I],
+    c_col_idx: &mut [I],
+    c_vals: &mut [T],
+    s: &mut Scratch<'_, T, I>,
+) -> Result<(), DimError> {
+    let (a, b) = (ctx.a, ctx.b);
+    let (ap, order) = (a.row_ptr(), b.row_order());
+    for &r in rows {
+        let i = r.to_usize();
+        let ub = row_upper_bound(a, b, i);
+        let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);
+        let kernel = kernel_for(a, b, i, ub, bin, method);
+        let range = c_row_ptr[i].to_usize()..c_row_ptr[i + 1].to_usize();
+        let expected = range.len();
+        let (di, dv) = (&mut c_col_idx[range.clone()], &mut c_vals[range]);
+        rows::numeric_row(ctx, kernel, i, di, dv, s, true).map_err(|got| DimError::RowLength {
+            operand: "c_row_ptr",
+            row: i,
+            expected,
+            got,
+        })?;
+    }
+    Ok(())
+}
+
+/// [`spgemm_numeric_with`] restricted to the rows listed in `rows` (stage 3 on part of
+/// `C`; the other rows of `c_col_idx`/`c_vals` are not touched): e.g. one bin's rows,
+/// `perm[bin_ptr[k]..bin_ptr[k + 1]]` from [`bin_rows`], to time or schedule bins
+/// separately. Each row still takes its own bin's kernel (or `cfg.method`). Arguments,
+/// workspace and errors as [`spgemm_numeric_with`], plus [`DimError::OutOfRange`]
+/// (`"rows"`) for a row not below `a.nrows()`, checked before anything is written.
+#[allow(clippy::too_many_arguments)]
+pub fn spgemm_numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    rows: &[I],
+    c_row_ptr: &[I],
+    c_col_idx: &mut [I],
+    c_vals: &mut [T],
+    workspace: (&mut [I], &mut [T]),
+) -> Result<(), DimError> {
+    let isa = check_operands(&cfg, a, b)?;
+    let nrows = a.nrows();
+    if let Some(position) = rows.iter().position(|r| r.to_usize() >= nrows) {
+        let value = rows[position].to_usize();
+        return Err(DimError::OutOfRange { operand: "rows", position, value, max: nrows.saturating_sub(1) });
+    }
+    let nnz = check_row_ptr(c_row_ptr, nrows)?;
+    check_buf("c_col_idx", nnz, c_col_idx.len())?;
+    check_buf("c_vals", nnz, c_vals.len())?;
+    let n = needs(&cfg, a, b);
+    let wl = n.workspace::<I>();
+    let (wi, wv) = workspace;
+    check_buf("workspace.idx", wl.idx, wi.len())?;
+    check_buf("workspace.vals", wl.vals, wv.len())?;
+    let (_, _, si, esc, bits) = carve_idx(&n, wi);
+    let (sv, rest) = wv.split_at_mut(n.scratch);
+    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
+    numeric_rows(&Ctx { a, b, isa }, cfg.method, rows, c_row_ptr, c_col_idx, c_vals, &mut s)
 }
