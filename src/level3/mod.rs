@@ -9,9 +9,12 @@
 //!    accumulator — for the rest.
 //! 4. Arrange — rows land at their place in `C`: at `row_ptr` from the symbolic phase
 //!    ([`spgemm_symbolic`] then [`spgemm_numeric`], the "precise" method), or, with
-//!    `alloc`, by the thesis's hybrid allocation ([`spgemm`], 9.4.3): rows with a small
-//!    bound are computed once into upper-bound room, only long rows get an exact count
-//!    first, and the rows are then packed in place.
+//!    `alloc`, by the thesis's hybrid allocation ([`spgemm`], 9.4.3): upper-bound room
+//!    for rows up to [`HYBRID_MAX`], a fixed [`LONG_ROOM`] grown on demand for longer
+//!    ones, no symbolic pass.
+//!
+//! Stages 1–3 are public ([`upper_bound`], [`bin_rows`], [`spgemm_numeric_rows`] for one
+//! bin's rows), so a caller can time them or run bins as independent chunks.
 //!
 //! **Semantics.** `C`'s rows come out sorted by column without duplicates
 //! ([`RowOrder::Canonical`]); products that fall on one
@@ -29,26 +32,44 @@
 //! # Bins
 //!
 //! The thesis bins rows into 38 groups sized to a GPU's thread groups and scratchpad;
-//! one CPU core has neither, so the bins here are:
+//! one CPU core has neither, so the bins here are five, and their kernels were chosen by
+//! measurement:
 //!
 //! | [`Bin`] | upper bound | kernel |
 //! |---|---|---|
 //! | `Empty` | 0 | none |
 //! | `Single` | 1, or one entry in the row of `A` with a canonical `B` | scaled copy of a row of `B` |
-//! | `Short` | `2..=`[`SHORT_MAX`] (32) | [`SHORT_METHOD`] |
-//! | `Medium` | up to [`MEDIUM_MAX`] (512) | [`MEDIUM_METHOD`] |
-//! | `Long` | above | [`LONG_METHOD`] |
+//! | `Short` | `2..=`[`SHORT_MAX`] (32) | [`SHORT_METHOD`]: SPA |
+//! | `Medium` | up to [`MEDIUM_MAX`] (256) | [`MEDIUM_METHOD`]: bitonic ESC; SPA when the referenced rows of `B` span at most `ub` columns |
+//! | `Long` | above | [`LONG_METHOD`]: SPA |
 //!
-//! Measured with `benches/spgemm.rs` (`A²`, every row forced onto each method, one
-//! core): the dense accumulator ([`RowMethod::Spa`]) wins in every bin on every
-//! generated class, as the SPA did for two-way addition in `level1`: its cost is the `m`
-//! scattered updates plus either a scan of the marker words over the row's span or, for
-//! a short row in a wide matrix, a bitonic sort of its `k` distinct columns, against the
-//! `O(m log m)` heap and `O(m log² m)` sorting network over all `m` candidates, and the
-//! merge's `O(m)` per row of `A`. So all three accumulation bins run the SPA today; the
-//! bins stay (a row's bin also decides whether the hybrid allocation counts it exactly,
-//! and each bin is an independent chunk for a runtime), and the other methods stay
-//! available to force ([`SpgemmConfig::method`]).
+//! `benches/spgemm.rs`, group `bins` (`A·B`, `A` uniform random `n/m x 4096` with `r`
+//! entries per row, `B` uniform random `4096 x ncols` with `m / r`, about 2^18
+//! products; every row forced onto each method; one shared x86-64 core with AVX-512,
+//! f64/u32, median ms, noisy to ±30%):
+//!
+//! | ub | ncols | heap | bitonic ESC | merge | SPA |
+//! |---|---|---|---|---|---|
+//! | 8 | 4K | 4.5 | 2.9 | 3.5 | **2.1** |
+//! | 8 | 1M | 4.1 | **2.4** | 9.3 | 2.2–9.9 |
+//! | 32 | 4K | 12.6 | **3.2** | 8.6 | 3.8 |
+//! | 32 | 1M | 7.6 | **1.4** | 4.0 | 2.3 |
+//! | 128 | 4K | 9.7 | **1.8** | 6.0 | 2.5 |
+//! | 128 | 1M | 8.3 | **1.1** | 4.2 | 1.7 |
+//! | 256 | 4K | | **2.0** | | 2.1 |
+//! | 256 | 1M | | **2.2** | | 2.5 |
+//! | 512 | 4K | | 2.7 | | **1.9** |
+//! | 512 | 1M | | 2.4 | | **1.6** |
+//! | 2048 | 4K | | 3.4 | | **2.3** |
+//! | 2048 | 1M | | 3.4 | | **2.3** |
+//!
+//! The heap (`O(m log m)`) and the merge (`O(m)` per row of `A`) never win. Random
+//! columns are the sorting network's best case (few duplicates); on a stencil `A²`
+//! (suite `poisson2d`, upper bound about 25, half of the products duplicates) the SPA
+//! was 2x faster than the ESC on short rows, hence the SPA for `Short`; on a band
+//! (upper bound 289, 9 products per entry of `C`) likewise for medium rows, hence the
+//! span test: the ESC sorts all `m` candidates, the SPA only the distinct ones. The
+//! other methods stay available to force ([`SpgemmConfig::method`]).
 
 mod rows;
 mod stages;

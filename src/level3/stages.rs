@@ -7,13 +7,13 @@ use super::RowMethod;
 
 /// Upper bound (candidate products) up to which a row is [`Bin::Short`].
 ///
-/// Re-tuned for one CPU core (see the [module docs](super#bins)): up to here the
-/// candidates of a row fit in a few SIMD registers' worth of L1 and sorting them
-/// (heap, bitonic ESC) costs about as much as the dense accumulator's scattered reads
-/// and its order pass.
+/// Re-tuned for one CPU core (see the [module docs](super#bins)): up to here the dense
+/// accumulator's few scattered updates beat sorting the candidates on structured
+/// matrices and tie on random ones; it is also the hybrid allocation's smallest room.
 pub const SHORT_MAX: usize = 32;
 
 /// Upper bound up to which a row is [`Bin::Medium`]; above it a row is [`Bin::Long`].
+/// The bitonic ESC beat the SPA up to 256 candidates and lost from 512 on (module docs).
 pub const MEDIUM_MAX: usize = 256;
 
 /// The method of the [`Bin::Short`] rows.
