@@ -34,8 +34,8 @@ use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
 use spblas::level2::{CsrMethod, spmv_csr};
 use spblas::level3::{
-    Bin, NBINS, SpgemmConfig, bin_rows, spgemm_numeric_with, spgemm_symbolic_with, spgemm_with_stats,
-    spgemm_workspace_len_with, upper_bound,
+    Bin, NBINS, SpgemmConfig, bin_rows, spgemm_numeric_rows, spgemm_numeric_with, spgemm_symbolic_with,
+    spgemm_with_stats, spgemm_workspace_len_with, upper_bound,
 };
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -526,16 +526,41 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
         spgemm_numeric_with(cfg, black_box(a), a, &row_ptr, &mut ci, &mut cvals, (&mut wi, &mut wv))
             .expect("checked");
     });
+    // Stage 3 bin by bin.
+    let mut per_bin = Vec::new();
+    for (k, bin) in Bin::ALL.iter().enumerate() {
+        let rows = &perm[bin_ptr[k]..bin_ptr[k + 1]];
+        if rows.is_empty() || matches!(bin, Bin::Empty) {
+            continue;
+        }
+        let t = median_time(|| {
+            spgemm_numeric_rows(
+                cfg,
+                black_box(a),
+                a,
+                rows,
+                &row_ptr,
+                &mut ci,
+                &mut cvals,
+                (&mut wi, &mut wv),
+            )
+            .expect("checked");
+        });
+        per_bin.push(format!("{}={:.2}", bin.name(), t.as_secs_f64() * 1e3));
+    }
     let flops = 2.0 * products as f64;
     let gf = |t: Duration| flops / t.as_secs_f64() / 1e9;
     let ms = |t: Duration| t.as_secs_f64() * 1e3;
     let mb = |b: usize| b as f64 / (1 << 20) as f64;
-    let bins: Vec<String> =
-        Bin::ALL.iter().map(|b| format!("{}={}", b.name(), st.rows_per_bin[b.index()])).collect();
+    let bins: Vec<String> = Bin::ALL
+        .iter()
+        .filter(|b| st.rows_per_bin[b.index()] > 0)
+        .map(|b| format!("{}={}", b.name(), st.rows_per_bin[b.index()]))
+        .collect();
     let note =
         if agree { format!("max rel diff {diff:.1e}") } else { "PATTERN DIFFERS from baseline".into() };
     Some(format!(
-        "| {name:<16} | {class:<9} | {:>4} | {:>10} | {products:>11} | {:>10} | {:>5.3} | {:>8.2} | {:>8.2} | {:>6.2} | {:>6.2} | {:>6.2} | {:>8.1} | {:>8.1} | {:>6.2} | {:>6.2} | {:>7.2} | {:>7.2} | {} {}",
+        "| {name:<16} | {class:<9} | {:>4} | {:>10} | {products:>11} | {:>10} | {:>5.3} | {:>8.2} | {:>8.2} | {:>6.2} | {:>6.2} | {:>6.2} | {:>8.1} | {:>8.1} | {:>6.2} | {:>6.2} | {:>7.2} | {:>7.2} | rows {}; num ms {}; {}",
         T::NAME,
         a.nnz(),
         st.nnz_c,
@@ -552,6 +577,7 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
         ms(t_sym),
         ms(t_num),
         bins.join(" "),
+        per_bin.join(" "),
         note
     ))
 }
@@ -561,7 +587,7 @@ fn spgemm_header() {
         "\nSpGEMM C = A·A (thesis ch. 9), isa as above, single thread; ours = level3::spgemm (hybrid allocation), base = Gustavson with a dense accumulator, timed alternately\n"
     );
     println!(
-        "| {:<16} | {:<9} | {:>4} | {:>10} | {:>11} | {:>10} | {:>5} | {:>8} | {:>8} | {:>6} | {:>6} | {:>6} | {:>8} | {:>8} | {:>6} | {:>6} | {:>7} | {:>7} | rows per bin, check",
+        "| {:<16} | {:<9} | {:>4} | {:>10} | {:>11} | {:>10} | {:>5} | {:>8} | {:>8} | {:>6} | {:>6} | {:>6} | {:>8} | {:>8} | {:>6} | {:>6} | {:>7} | {:>7} | rows and numeric ms per bin, check",
         "matrix",
         "class",
         "prec",
