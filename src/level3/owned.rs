@@ -1,7 +1,6 @@
 //! Owned conveniences (feature `alloc`): `C = A·B` by the thesis's hybrid allocation
 //! (9.4.3), the Galerkin triple product and `A·Aᵀ` (9.5).
 
-use alloc::vec;
 use alloc::vec::Vec;
 
 use super::rows::{self, Ctx, Scratch};
@@ -95,7 +94,7 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
 /// forced merge on a non-canonical `B`); [`DimError::Overflow`] (`"nnz(C)"`) if `nnz(C)`
-/// does not fit `I`, or (`"room"`) if the room cannot be allocated.
+/// does not fit `I`, or (`"room"`) if the room or the workspace cannot be allocated.
 pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
@@ -105,7 +104,13 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     let nrows = a.nrows();
     let n = needs(&cfg, a, b);
     let wl = n.workspace::<I>();
-    let (mut wi, mut wv) = (vec![I::ZERO; wl.idx], vec![T::ZERO; wl.vals]);
+    let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
+    // A workspace too large to allocate is an error, not an abort.
+    let (mut wi, mut wv) = (Vec::new(), Vec::new());
+    wi.try_reserve_exact(wl.idx).map_err(|_| room_err)?;
+    wv.try_reserve_exact(wl.vals).map_err(|_| room_err)?;
+    wi.resize(wl.idx, I::ZERO);
+    wv.resize(wl.vals, T::ZERO);
     let (ub, perm, si, esc, bits) = carve_idx(&n, &mut wi);
     let (sv, rest) = wv.split_at_mut(n.scratch);
     let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
@@ -115,7 +120,6 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     let ctx = Ctx { a, b, isa };
     // Room: the bound for every row outside the long bin, [`LONG_ROOM`] for each long one.
     let long = Bin::Long.index();
-    let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
     let mut total = 0usize;
     for (k, &r) in perm.iter().enumerate() {
         let room = if k >= bin_ptr[long] { LONG_ROOM } else { ub[r.to_usize()].to_usize() };
@@ -203,10 +207,17 @@ pub fn galerkin<T: Scalar + ScanElem, I: Index + Key>(
 /// `A·Aᵀ` (thesis 9.5), with `Aᵀ` built by [`Csr::transpose_into`] (the CSC of `A`).
 ///
 /// # Errors
-/// [`DimError::Overflow`] if `nnz(A·Aᵀ)` does not fit `I`.
+/// [`DimError::Overflow`] if `nnz(A·Aᵀ)` does not fit `I`, or (`"transpose"`, `"room"`)
+/// if `Aᵀ` or the product cannot be allocated.
 pub fn a_at<T: Scalar + ScanElem, I: Index + Key>(a: &Csr<'_, T, I>) -> Result<CsrOwned<T, I>, DimError> {
     let (np, nnz) = a.transpose_len();
-    let (mut rp, mut ci, mut v) = (vec![I::ZERO; np], vec![I::ZERO; nnz], vec![T::ZERO; nnz]);
+    let room_err = DimError::Overflow { what: "transpose", value: np, max: isize::MAX as usize };
+    let (mut rp, mut ci, mut v) = (Vec::new(), Vec::new(), Vec::new());
+    // `ncols` may be huge with few entries: an error, not an abort.
+    rp.try_reserve_exact(np).map_err(|_| room_err)?;
+    rp.resize(np, I::ZERO);
+    ci.resize(nnz, I::ZERO);
+    v.resize(nnz, T::ZERO);
     let at = a
         .transpose_into(&mut rp, &mut ci, &mut v)
         // Not reached: a valid `A` has a valid transpose (same nnz, dimensions swapped).

@@ -112,7 +112,10 @@ pub(crate) fn check_buf(buffer: &'static str, needed: usize, got: usize) -> Resu
 pub(crate) fn row_upper_bound<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>, i: usize) -> usize {
     let bp = b.row_ptr();
     let r = a.row_range(i).unwrap_or(0..0);
-    a.col_idx()[r].iter().map(|&k| bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize()).sum()
+    // Saturating: on a 32-bit target 64K entries times a row of 64K already overflow.
+    a.col_idx()[r]
+        .iter()
+        .fold(0usize, |s, &k| s.saturating_add(bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize()))
 }
 
 /// Columns spanned by the rows of `B` that row `i` of `A` references (largest last column
