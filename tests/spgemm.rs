@@ -547,3 +547,30 @@ proptest! {
         prop_assert_eq!(aat.view().row_order(), RowOrder::Canonical);
     }
 }
+
+#[test]
+fn huge_ncols_are_errors_or_work_without_dense_scratch() {
+    let n = 1usize << 60;
+    let a = CsrOwned::<f64, u64>::from_parts(1, 2, vec![0, 2], vec![0, 1], vec![2.0, 3.0]).unwrap();
+    let b = CsrOwned::<f64, u64>::from_parts(2, n, vec![0, 1, 2], vec![5, (n - 1) as u64], vec![1.0, 1.0])
+        .unwrap();
+    let (av, bv) = (a.view(), b.view());
+    // The SPA's dense row would need 2^63 bytes: an error, not an abort.
+    let e = spgemm(&av, &bv).unwrap_err();
+    assert!(matches!(e, DimError::Overflow { what: "room", .. }), "{e:?}");
+    // The merge's symbolic form is the SPA's marker bits (2^54 words): an error too.
+    let e = spgemm_with(SpgemmConfig::new().method(RowMethod::Merge), &av, &bv).unwrap_err();
+    assert!(matches!(e, DimError::Overflow { what: "room", .. }), "{e:?}");
+    // The sorting methods need no dense scratch and work.
+    for m in [RowMethod::BitonicEsc, RowMethod::Heap] {
+        let c = spgemm_with(SpgemmConfig::new().method(m), &av, &bv).unwrap();
+        assert_eq!(entries(&c.view()), vec![(0, 5, 2.0), (0, n - 1, 3.0)]);
+    }
+    // A single-row copy needs none either.
+    let one = CsrOwned::<f64, u64>::from_parts(1, 2, vec![0, 1], vec![1], vec![4.0]).unwrap();
+    let c = spgemm(&one.view(), &bv).unwrap();
+    assert_eq!(entries(&c.view()), vec![(0, n - 1, 4.0)]);
+    // Aᵀ of a 1 x 2^60 matrix would need 2^60 row pointers.
+    let e = a_at(&bv).unwrap_err();
+    assert!(matches!(e, DimError::Overflow { what: "transpose", .. }), "{e:?}");
+}
