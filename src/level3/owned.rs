@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::rows::{self, Ctx, Scratch};
+use super::rows::{self, Ctx, Kernel, Scratch};
 use super::stages::check_inner;
 use super::stages::row_upper_bound;
 use super::{Bin, NBINS, SpgemmConfig, bin_rows, carve_idx, check_operands, kernel_for, needs, upper_bound};
@@ -26,8 +26,8 @@ pub struct SpgemmStats {
     pub progressive_rows: usize,
     /// Peak bytes of the output arrays in the hybrid method (upper bound for the short
     /// and medium rows, [`LONG_ROOM`] for each long one, grown 2x when a long row needs
-    /// more), `row_ptr` included. Pages are written only up to `nnz(C)` plus one row's
-    /// room.
+    /// more) and of the staging row, `row_ptr` included. Pages are written only up to
+    /// `nnz(C)`.
     pub bytes_hybrid: usize,
     /// Bytes the precise method allocates for the same `C` (exact room for every row).
     pub bytes_precise: usize,
@@ -79,8 +79,8 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
 /// `C = A·B` (feature `alloc`) by the hybrid allocation of thesis 9.4.3, with no
 /// symbolic pass: after the upper bound and the binning, one allocation holds the upper
 /// bound of every row outside the long bin plus [`LONG_ROOM`] per long row (Alg. 35's
-/// `C̃`). Rows are then computed in row order, each into the room at the end of the rows
-/// before it, which is trimmed to the row's length at once, so rows land packed and the
+/// `C̃`). Rows are then computed in row order and appended — a single-row copy straight
+/// into `C`, an accumulated row through a staging row — so rows land packed and the
 /// arrange stage costs nothing; when a long row needs more room than is left the arrays
 /// grow (at least 2x, the progressive part). Finally the arrays are shrunk to
 /// `nnz(C)`. The [`SpgemmStats`] say how many bytes that took against the precise
@@ -129,35 +129,44 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     col_idx.try_reserve_exact(total).map_err(|_| room_err)?;
     vals.try_reserve_exact(total).map_err(|_| room_err)?;
     let mut peak = (col_idx.capacity(), vals.capacity());
+    // Accumulated rows are computed in a staging buffer as long as the longest row can
+    // be (`min(ub, ncols)`) and appended: zero-filling their room in `C` instead cost
+    // more than the copy where `nnz(Ĉ)` is many times `nnz(C)` (a band: 9x).
+    let stage = ub.iter().map(|u| u.to_usize().min(b.ncols())).max().unwrap_or(0);
+    let (mut stage_i, mut stage_v) = (Vec::new(), Vec::new());
+    stage_i.try_reserve_exact(stage).map_err(|_| room_err)?;
+    stage_v.try_reserve_exact(stage).map_err(|_| room_err)?;
+    stage_i.resize(stage, I::ZERO);
+    stage_v.resize(stage, T::ZERO);
     let mut row_ptr = Vec::with_capacity(nrows + 1);
     row_ptr.push(I::ZERO);
     let (ap, order) = (a.row_ptr(), b.row_order());
     for i in 0..nrows {
         let ub_i = row_upper_bound(a, b, i);
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        // A long row needs at most `min(ub, ncols)`; if the room left is short, the
-        // arrays grow (`Vec::reserve`: at least 2x, the thesis's progression).
+        let kernel = kernel_for(a, b, i, ub_i, bin, cfg.method);
+        // A row needs at most `min(ub, ncols)`; if the room left is short, the arrays
+        // grow (`Vec::reserve`: at least 2x, the thesis's progression).
         let room = ub_i.min(b.ncols());
         let start = col_idx.len();
         col_idx.try_reserve(room).map_err(|_| room_err)?;
         vals.try_reserve(room).map_err(|_| room_err)?;
         peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
-        col_idx.resize(start + room, I::ZERO);
-        vals.resize(start + room, T::ZERO);
-        let len = rows::numeric_row(
-            &ctx,
-            kernel_for(a, b, i, ub_i, bin, cfg.method),
-            i,
-            &mut col_idx[start..],
-            &mut vals[start..],
-            &mut s,
-            false,
-        )
         // Not reached: a row never outgrows its upper bound, nor `b.ncols()`.
-        .map_err(|got| DimError::RowLength { operand: "room", row: i, expected: room, got })?;
-        col_idx.truncate(start + len);
-        vals.truncate(start + len);
-        let end = start + len;
+        let too_long = |got| DimError::RowLength { operand: "room", row: i, expected: room, got };
+        if matches!(kernel, Kernel::Acc(_)) {
+            let (di, dv) = (&mut stage_i[..room], &mut stage_v[..room]);
+            let len = rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?;
+            col_idx.extend_from_slice(&di[..len]);
+            vals.extend_from_slice(&dv[..len]);
+        } else {
+            // Empty, or a copy of exactly `room` entries: straight into `C`.
+            col_idx.resize(start + room, I::ZERO);
+            vals.resize(start + room, T::ZERO);
+            let (di, dv) = (&mut col_idx[start..], &mut vals[start..]);
+            rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, true).map_err(too_long)?;
+        }
+        let end = col_idx.len();
         row_ptr.push(I::from_usize(end).ok_or(DimError::Overflow {
             what: "nnz(C)",
             value: end,
@@ -178,7 +187,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
         nnz_upper,
         rows_per_bin,
         progressive_rows: rows_per_bin[long],
-        bytes_hybrid: (peak.0 * si_ + peak.1 * st_).saturating_add(ptr_bytes),
+        bytes_hybrid: ((peak.0 + stage) * si_ + (peak.1 + stage) * st_).saturating_add(ptr_bytes),
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
         bytes_workspace: wl.idx * si_ + wl.vals * st_,
     };
