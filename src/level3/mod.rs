@@ -46,7 +46,8 @@
 //! `benches/spgemm.rs`, group `bins` (`A·B`, `A` uniform random `n/m x 4096` with `r`
 //! entries per row, `B` uniform random `4096 x ncols` with `m / r`, about 2^18
 //! products; every row forced onto each method; one shared x86-64 core with AVX-512,
-//! f64/u32, median ms, noisy to ±30%):
+//! f64/u32, median ms; the two cores were shared, and repeat runs moved single cells by
+//! up to 50%, the ESC/SPA order at 8 and 256 included):
 //!
 //! | ub | ncols | heap | bitonic ESC | merge | SPA |
 //! |---|---|---|---|---|---|
