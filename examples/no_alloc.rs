@@ -35,6 +35,17 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     scan::inclusive_scan(&mut lens);
     println!("sorted row lengths, scanned: {lens:?}");
 
+    // SpGEMM C = A·A (thesis ch. 9): ask for the workspace, count (symbolic), fill (numeric).
+    let ws = spblas::level3::spgemm_workspace_len(&a, &a)?;
+    let (mut ws_idx, mut ws_vals) = ([0u32; 64], [0.0f32; 64]);
+    assert!(ws.idx <= ws_idx.len() && ws.vals <= ws_vals.len(), "static buffers sized for this matrix");
+    let mut c_row_ptr = [0u32; 5];
+    let nnz = spblas::level3::spgemm_symbolic(&a, &a, &mut c_row_ptr, &mut ws_idx)?;
+    let (mut c_col, mut c_val) = ([0u32; 16], [0.0f32; 16]);
+    spblas::level3::spgemm_numeric(&a, &a, &c_row_ptr, &mut c_col, &mut c_val, (&mut ws_idx, &mut ws_vals))?;
+    let c = Csr::new(4, 4, &c_row_ptr, &c_col[..nnz], &c_val[..nnz])?;
+    println!("A·A: row_ptr {c_row_ptr:?}, {} entries, rows sorted: {:?}", c.nnz(), c.row_order());
+
     // Bad input is an error naming the fault, never a panic.
     let bad: Result<Csr<'_, f32, u32>, FormatError> = Csr::new(4, 4, &ROW_PTR, &[0, 2, 1, 9, 3, 0, 3], &VALS);
     println!("a column index out of range: {}", bad.unwrap_err());

@@ -16,6 +16,15 @@
 //! the row-scalar CSR loop (thesis Alg. 28), the two timed alternately in the same run;
 //! `conv` = CSR-to-format conversion time in units of that baseline's SpMV. Times are
 //! medians.
+//!
+//! A second table, SpGEMM (thesis chapter 9), squares every square matrix whose `A²` has
+//! at most [`SPGEMM_MAX_PRODUCTS`] candidate products: `level3::spgemm` (hybrid
+//! allocation, per-bin rule) against a plain Gustavson loop with a dense accumulator
+//! (what SciPy/sprs do), timed alternately; GFlop/s = `2 nnz(Ĉ) / t` (one multiply-add
+//! per candidate product); `C/Ĉ` = `nnz(C) / nnz(Ĉ)`; the bytes the hybrid allocation
+//! took against the precise (symbolic + numeric) method's exact arrays; and the precise
+//! path's stages, each timed on its own: upper bound, binning, symbolic, numeric (the
+//! last two each redo the first two inside).
 
 use std::hint::black_box;
 use std::path::PathBuf;
@@ -24,6 +33,12 @@ use std::time::{Duration, Instant};
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
 use spblas::level2::{CsrMethod, spmv_csr};
+use spblas::level3::{
+    Bin, NBINS, SpgemmConfig, bin_rows, spgemm_numeric_rows, spgemm_numeric_with, spgemm_symbolic_with,
+    spgemm_with_stats, spgemm_workspace_len_with, upper_bound,
+};
+use spblas::primitives::Key;
+use spblas::primitives::scan::ScanElem;
 use spblas::{
     CooOwned, Csr, Csr5, Csr5Layout, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, HybOwned, Index, Isa,
     JdsOwned, Scalar, SellLayout, SellOwned, SpMv,
@@ -37,6 +52,8 @@ const MIN_REPS: usize = 5;
 const MAX_REPS: usize = 200;
 /// SELL slice height used in the table.
 const SELL_HEIGHT: usize = 8;
+/// `A²` is skipped when it has more candidate products than this (time and memory).
+const SPGEMM_MAX_PRODUCTS: usize = 100_000_000;
 
 struct Args {
     files: Vec<PathBuf>,
@@ -420,6 +437,182 @@ fn run_matrix<T: Scalar, I: Index>(
     }
 }
 
+/// The SpGEMM baseline: Gustavson's row-by-row product (thesis 9.3) with a dense
+/// accumulator and a row-stamp marker (allocated per call, as SciPy does), each row's
+/// columns sorted, into growing `Vec`s.
+fn gustavson<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> (Vec<I>, Vec<I>, Vec<T>) {
+    let (mut acc, mut mark) = (vec![T::ZERO; b.ncols()], vec![usize::MAX; b.ncols()]);
+    let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    let mut touched: Vec<usize> = Vec::new();
+    row_ptr.push(I::ZERO);
+    for i in 0..a.nrows() {
+        touched.clear();
+        let (ac, av) = a.row(i).expect("row in range");
+        for (&k, &x) in ac.iter().zip(av) {
+            let (bc, bv) = b.row(k.to_usize()).expect("inner dimensions checked");
+            for (&j, &y) in bc.iter().zip(bv) {
+                let j = j.to_usize();
+                if mark[j] != i {
+                    mark[j] = i;
+                    acc[j] = x * y;
+                    touched.push(j);
+                } else {
+                    acc[j] += x * y;
+                }
+            }
+        }
+        touched.sort_unstable();
+        for &j in &touched {
+            col_idx.push(I::from_usize(j).expect("column fits"));
+            vals.push(acc[j]);
+        }
+        row_ptr.push(I::from_usize(col_idx.len()).expect("nnz fits"));
+    }
+    (row_ptr, col_idx, vals)
+}
+
+/// One line of the SpGEMM table for `A²`, or `None` if `A` is not square or `A²` too
+/// large.
+fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
+    name: &str,
+    class: &str,
+    a: &Csr<'_, T, I>,
+    isa: Isa,
+) -> Option<String> {
+    if a.nrows() != a.ncols() {
+        return None;
+    }
+    let cfg = SpgemmConfig::new().isa(isa);
+    let mut ub = vec![I::ZERO; a.nrows()];
+    let products = upper_bound(a, a, &mut ub).expect("square");
+    if products > SPGEMM_MAX_PRODUCTS {
+        return Some(format!(
+            "| {name:<16} | {class:<9} | {:>4} | {:>10} | {products:>11} | skipped: more than {SPGEMM_MAX_PRODUCTS} products",
+            T::NAME,
+            a.nnz()
+        ));
+    }
+    let (c, st) = spgemm_with_stats(cfg, a, a).expect("square, isa available");
+    let (bp, bc, bv) = gustavson(a, a);
+    let cv = c.view();
+    let agree = bp == cv.row_ptr() && bc == cv.col_idx();
+    let scale = bv.iter().fold(0.0f64, |m, v| m.max(v.to_f64().abs())).max(f64::MIN_POSITIVE);
+    let diff =
+        bv.iter().zip(cv.vals()).fold(0.0f64, |m, (x, y)| m.max((x.to_f64() - y.to_f64()).abs())) / scale;
+    let (tb, t) = median_pair(
+        &mut || {
+            black_box(gustavson(black_box(a), a));
+        },
+        &mut || {
+            black_box(spgemm_with_stats(cfg, black_box(a), a).expect("checked"));
+        },
+    );
+    // The precise path's stages, each on its own.
+    let ws = spgemm_workspace_len_with(cfg, a, a).expect("checked");
+    let (mut wi, mut wv) = (vec![I::ZERO; ws.idx], vec![T::ZERO; ws.vals]);
+    let mut perm = vec![I::ZERO; a.nrows()];
+    let mut bin_ptr = [0usize; NBINS + 1];
+    let t_ub = median_time(|| {
+        upper_bound(black_box(a), a, &mut ub).expect("checked");
+    });
+    let t_bin = median_time(|| bin_rows(black_box(a), a, &ub, &mut perm, &mut bin_ptr).expect("checked"));
+    let mut row_ptr = vec![I::ZERO; a.nrows() + 1];
+    let t_sym = median_time(|| {
+        spgemm_symbolic_with(cfg, black_box(a), a, &mut row_ptr, &mut wi).expect("checked");
+    });
+    let (mut ci, mut cvals) = (vec![I::ZERO; st.nnz_c], vec![T::ZERO; st.nnz_c]);
+    let t_num = median_time(|| {
+        spgemm_numeric_with(cfg, black_box(a), a, &row_ptr, &mut ci, &mut cvals, (&mut wi, &mut wv))
+            .expect("checked");
+    });
+    // Stage 3 bin by bin.
+    let mut per_bin = Vec::new();
+    for (k, bin) in Bin::ALL.iter().enumerate() {
+        let rows = &perm[bin_ptr[k]..bin_ptr[k + 1]];
+        if rows.is_empty() || matches!(bin, Bin::Empty) {
+            continue;
+        }
+        let t = median_time(|| {
+            spgemm_numeric_rows(
+                cfg,
+                black_box(a),
+                a,
+                rows,
+                &row_ptr,
+                &mut ci,
+                &mut cvals,
+                (&mut wi, &mut wv),
+            )
+            .expect("checked");
+        });
+        per_bin.push(format!("{}={:.2}", bin.name(), t.as_secs_f64() * 1e3));
+    }
+    let flops = 2.0 * products as f64;
+    let gf = |t: Duration| flops / t.as_secs_f64() / 1e9;
+    let ms = |t: Duration| t.as_secs_f64() * 1e3;
+    let mb = |b: usize| b as f64 / (1 << 20) as f64;
+    let bins: Vec<String> = Bin::ALL
+        .iter()
+        .filter(|b| st.rows_per_bin[b.index()] > 0)
+        .map(|b| format!("{}={}", b.name(), st.rows_per_bin[b.index()]))
+        .collect();
+    let note =
+        if agree { format!("max rel diff {diff:.1e}") } else { "PATTERN DIFFERS from baseline".into() };
+    Some(format!(
+        "| {name:<16} | {class:<9} | {:>4} | {:>10} | {products:>11} | {:>10} | {:>5.3} | {:>8.2} | {:>8.2} | {:>6.2} | {:>6.2} | {:>6.2} | {:>8.1} | {:>8.1} | {:>6.2} | {:>6.2} | {:>7.2} | {:>7.2} | rows {}; num ms {}; {}",
+        T::NAME,
+        a.nnz(),
+        st.nnz_c,
+        st.nnz_c as f64 / products.max(1) as f64,
+        ms(t),
+        ms(tb),
+        tb.as_secs_f64() / t.as_secs_f64(),
+        gf(t),
+        gf(tb),
+        mb(st.bytes_hybrid),
+        mb(st.bytes_precise),
+        ms(t_ub),
+        ms(t_bin),
+        ms(t_sym),
+        ms(t_num),
+        bins.join(" "),
+        per_bin.join(" "),
+        note
+    ))
+}
+
+fn spgemm_header() {
+    println!(
+        "\nSpGEMM C = A·A (thesis ch. 9), isa as above, single thread; ours = level3::spgemm (hybrid allocation), base = Gustavson with a dense accumulator, timed alternately\n"
+    );
+    println!(
+        "| {:<16} | {:<9} | {:>4} | {:>10} | {:>11} | {:>10} | {:>5} | {:>8} | {:>8} | {:>6} | {:>6} | {:>6} | {:>8} | {:>8} | {:>6} | {:>6} | {:>7} | {:>7} | rows and numeric ms per bin, check",
+        "matrix",
+        "class",
+        "prec",
+        "nnz(A)",
+        "nnz(Ĉ)",
+        "nnz(C)",
+        "C/Ĉ",
+        "ours ms",
+        "base ms",
+        "x base",
+        "GF/s",
+        "base",
+        "hyb MB",
+        "prec MB",
+        "ub ms",
+        "bin ms",
+        "sym ms",
+        "num ms"
+    );
+    println!(
+        "|{:-<18}|{:-<11}|{:-<6}|{:-<12}|{:-<13}|{:-<12}|{:-<7}|{:-<10}|{:-<10}|{:-<8}|{:-<8}|{:-<8}|{:-<10}|{:-<10}|{:-<8}|{:-<8}|{:-<9}|{:-<9}|------",
+        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""
+    );
+}
+
 fn header() {
     println!(
         "| {:<16} | {:<9} | {:>4} | {:>9} | {:>9} | {:>10} | {:<14} | {:>6} | {:>6} | {:>9} | {:>6} | {:>7} | {:>6} | {:>6} | {:>7} | note",
@@ -457,13 +650,20 @@ fn to_f32<I: Index>(a: &CsrOwned<f64, I>) -> CsrOwned<f32, I> {
     .expect("same pattern as a valid matrix")
 }
 
-fn run_both(args: &Args, name: &str, class: &str, a: &CsrOwned<f64, u32>) {
+/// The SpMV rows of `a` (printed now) and its SpGEMM lines (returned, printed after the
+/// SpMV table).
+fn run_both(args: &Args, name: &str, class: &str, a: &CsrOwned<f64, u32>) -> Vec<String> {
+    let mut lines = Vec::new();
     if args.f64 {
         run_matrix(name, class, &a.view(), args.isa, args.sigma);
+        lines.extend(spgemm_line(name, class, &a.view(), args.isa));
     }
     if args.f32 {
-        run_matrix(name, class, &to_f32(a).view(), args.isa, args.sigma);
+        let a32 = to_f32(a);
+        run_matrix(name, class, &a32.view(), args.isa, args.sigma);
+        lines.extend(spgemm_line(name, class, &a32.view(), args.isa));
     }
+    lines
 }
 
 fn main() {
@@ -479,6 +679,7 @@ fn main() {
         args.isa
     );
     header();
+    let mut spgemm_lines = Vec::new();
     if args.files.is_empty() {
         for entry in suite_entries(args.scale) {
             let a = match entry.generate::<f64, u32>() {
@@ -488,7 +689,7 @@ fn main() {
                     std::process::exit(1);
                 }
             };
-            run_both(&args, entry.name, entry.class.name(), &a);
+            spgemm_lines.extend(run_both(&args, entry.name, entry.class.name(), &a));
         }
     } else {
         for path in &args.files {
@@ -500,7 +701,11 @@ fn main() {
                 }
             };
             let name = path.file_name().map_or("?".into(), |s| s.to_string_lossy().into_owned());
-            run_both(&args, &name, "file", &a);
+            spgemm_lines.extend(run_both(&args, &name, "file", &a));
         }
+    }
+    spgemm_header();
+    for line in &spgemm_lines {
+        println!("{line}");
     }
 }

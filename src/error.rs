@@ -298,6 +298,34 @@ pub enum DimError {
         /// Its value.
         value: usize,
     },
+    /// A count computed from the operands (SpGEMM's `nnz(C)`, ...) does not fit the index
+    /// type of the output.
+    Overflow {
+        /// What overflowed (`"nnz(C)"`, ...).
+        what: &'static str,
+        /// Its value, saturated at `usize::MAX`.
+        value: usize,
+        /// The largest value the index type holds.
+        max: usize,
+    },
+    /// The chosen method needs an operand whose rows are sorted without duplicates
+    /// ([`crate::RowOrder::Canonical`]), and this one's are not.
+    NotCanonical {
+        /// Name of the operand (`"b"`, ...).
+        operand: &'static str,
+    },
+    /// A computed row disagrees with the row pointers given for the output (they were not
+    /// made by the matching symbolic phase).
+    RowLength {
+        /// Name of the pointer operand (`"c_row_ptr"`, ...).
+        operand: &'static str,
+        /// The row.
+        row: usize,
+        /// The row's length by the pointers.
+        expected: usize,
+        /// The row's length as computed (a lower bound if larger than `expected`).
+        got: usize,
+    },
     /// An entry of an offset operand points past the data it indexes (e.g.
     /// `i + seg_offset[i] >= n`).
     OutOfRange {
@@ -334,6 +362,17 @@ impl fmt::Display for DimError {
             DimError::Parameter { name, value } => {
                 write!(f, "parameter `{name}` = {value} is out of range.")
             }
+            DimError::Overflow { what, value, max } => {
+                write!(f, "{what} = {value} does not fit the index type (largest value {max}).")
+            }
+            DimError::NotCanonical { operand } => write!(
+                f,
+                "the rows of `{operand}` must be sorted without duplicates for this method, and they are not."
+            ),
+            DimError::RowLength { operand, row, expected, got } => write!(
+                f,
+                "row {row} has {got} entries but `{operand}` leaves room for {expected}; it was not made by the symbolic phase."
+            ),
             DimError::OutOfRange { operand, position, value, max } => {
                 write!(f, "`{operand}[{position}]` = {value} exceeds the largest value allowed there, {max}.")
             }

@@ -20,6 +20,9 @@
 //! - [`level1`]: sparse vectors ([`level1::SpVec`]), sparse + sparse addition by four
 //!   methods (chapter 7), dot products, axpy, gather/scatter.
 //! - [`level2`]: the [`SpMv`] trait, `y = alpha * A * x + beta * y`, for every format.
+//! - [`level3`]: SpGEMM `C = A·B` in CSR (chapter 9): upper bound, binning, per-bin row
+//!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
+//!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`.
 //! - `parallel` (feature `parallel`): thread drivers over row chunks.
 //! - `io` (feature `mtx`): Matrix Market read/write.
 //! - `generate` (feature `gen`): deterministic benchmark matrices.
@@ -81,6 +84,7 @@ pub mod io;
 pub mod isa;
 pub mod level1;
 pub mod level2;
+pub mod level3;
 #[cfg(feature = "parallel")]
 pub mod parallel;
 pub mod primitives;

@@ -149,6 +149,87 @@ impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
         })
     }
 
+    /// Lengths `(row_ptr, col_idx and vals)` of the buffers [`Csr::transpose_into`] needs:
+    /// `(ncols + 1, nnz)`.
+    pub fn transpose_len(&self) -> (usize, usize) {
+        (self.ncols + 1, self.nnz())
+    }
+
+    /// Writes `Aᵀ` in CSR (that is, `A` in CSC) into `row_ptr_t[..ncols + 1]`,
+    /// `col_idx_t[..nnz]`, `vals_t[..nnz]` by a stable counting sort on the column index,
+    /// and returns the view of them. Rows of `Aᵀ` come out sorted by column (the row of
+    /// `A`), so the result is [`RowOrder::Canonical`] unless `A` stores some `(i, j)`
+    /// twice ([`RowOrder::Sorted`] then). Used for `A·Aᵀ` (thesis 9.5).
+    ///
+    /// # Errors
+    /// [`FormatError::TooLarge`] if `ncols + 1` does not fit `I`;
+    /// [`FormatError::BufferTooSmall`] if a buffer is shorter than [`Csr::transpose_len`]
+    /// says. Nothing is written then.
+    pub fn transpose_into<'b>(
+        &self,
+        row_ptr_t: &'b mut [I],
+        col_idx_t: &'b mut [I],
+        vals_t: &'b mut [T],
+    ) -> Result<Csr<'b, T, I>, FormatError> {
+        let (np, nnz) = self.transpose_len();
+        check_dims::<I>(self.ncols, self.nrows, nnz)?;
+        check_buf("row_ptr_t", row_ptr_t.len(), np)?;
+        check_buf("col_idx_t", col_idx_t.len(), nnz)?;
+        check_buf("vals_t", vals_t.len(), nnz)?;
+        let (row_ptr_t, col_idx_t, vals_t) =
+            (&mut row_ptr_t[..np], &mut col_idx_t[..nnz], &mut vals_t[..nnz]);
+        // Counts shifted by one, then a scan: row_ptr_t[j + 1] = entries in columns < j + 1.
+        row_ptr_t.fill(I::ZERO);
+        let mut counts_ok = true;
+        for &c in self.col_idx {
+            let slot = &mut row_ptr_t[c.to_usize() + 1];
+            match I::from_usize(slot.to_usize() + 1) {
+                Some(v) => *slot = v,
+                None => counts_ok = false,
+            }
+        }
+        if !counts_ok {
+            // Not reached: every count is at most nnz, which fits `I` (checked above).
+            return Err(FormatError::TooLarge { what: "nnz", value: nnz, max: I::MAX_USIZE });
+        }
+        let mut sum = 0usize;
+        for p in row_ptr_t.iter_mut() {
+            sum += p.to_usize();
+            *p = I::from_usize_unchecked(sum);
+        }
+        // Scatter, using row_ptr_t[j] as the next free slot of column j; afterwards each
+        // slot holds the next column's start, so shift back by one.
+        for i in 0..self.nrows {
+            let r = self.row_ptr[i].to_usize()..self.row_ptr[i + 1].to_usize();
+            for (&c, &v) in self.col_idx[r.clone()].iter().zip(&self.vals[r]) {
+                let j = c.to_usize();
+                let dst = row_ptr_t[j].to_usize();
+                col_idx_t[dst] = I::from_usize_unchecked(i);
+                vals_t[dst] = v;
+                row_ptr_t[j] = I::from_usize_unchecked(dst + 1);
+            }
+        }
+        for j in (1..np).rev() {
+            row_ptr_t[j] = row_ptr_t[j - 1];
+        }
+        row_ptr_t[0] = I::ZERO;
+        let mut order = RowOrder::Canonical;
+        for w in row_ptr_t.windows(2) {
+            if col_idx_t[w[0].to_usize()..w[1].to_usize()].windows(2).any(|p| p[0] == p[1]) {
+                order = RowOrder::Sorted;
+                break;
+            }
+        }
+        Ok(Csr {
+            nrows: self.ncols,
+            ncols: self.nrows,
+            row_ptr: row_ptr_t,
+            col_idx: col_idx_t,
+            vals: vals_t,
+            order,
+        })
+    }
+
     /// Writes the matrix densely, row-major, into `out[..nrows * ncols]`, adding up
     /// duplicates.
     ///
@@ -204,6 +285,19 @@ mod owned {
         ) -> Result<Self, FormatError> {
             let order = Csr::new(nrows, ncols, &row_ptr, &col_idx, &vals)?.row_order();
             Ok(CsrOwned { nrows, ncols, row_ptr, col_idx, vals, order })
+        }
+
+        /// Takes ownership of arrays the crate built and knows valid (every invariant of
+        /// [`Csr`] holds, `order` is true of the rows); no pass over them.
+        pub(crate) fn from_parts_trusted(
+            nrows: usize,
+            ncols: usize,
+            row_ptr: Vec<I>,
+            col_idx: Vec<I>,
+            vals: Vec<T>,
+            order: RowOrder,
+        ) -> Self {
+            CsrOwned { nrows, ncols, row_ptr, col_idx, vals, order }
         }
 
         /// Copies a view.

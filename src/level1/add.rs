@@ -389,8 +389,20 @@ fn heap<T: Scalar, I: Index + Key, S: Scale<T>>(
     oi: &mut [I],
     ov: &mut [T],
 ) -> usize {
-    let m = oi.len();
     expand(s, x, y, oi, ov);
+    heap_fuse_in_place(isa, oi, ov)
+}
+
+/// The heap method's core (thesis 7.4.1) on candidates already in `oi`/`ov` (equal
+/// lengths, any order, duplicates allowed): heapify, fusing drain, move to the front.
+/// Returns the number of distinct indices, sorted and summed in `[..nnz]`. Shared with
+/// the SpGEMM row kernels (`level3`).
+pub(crate) fn heap_fuse_in_place<T: Scalar, I: Index + Key>(
+    isa: Checked,
+    oi: &mut [I],
+    ov: &mut [T],
+) -> usize {
+    let m = oi.len();
     let nnz = match DHeapPairs::<I, T, Max>::from_slices_isa(isa.isa(), oi, ov) {
         Ok(h) => h.into_sorted_fused(|acc, v| *acc += v).0.len(),
         // Not reached: the `Isa` is checked and the lengths are equal.
@@ -411,11 +423,32 @@ fn esc<T: Scalar + ScanElem, I: Index + Key, S: Scale<T>>(
     ov: &mut [T],
     ws: &mut [T],
 ) -> usize {
-    let m = oi.len();
-    if m == 0 {
+    if oi.is_empty() {
         return 0;
     }
     expand(s, x, y, oi, ov);
+    esc_in_place(isa, oi, ov, words_of(ws))
+}
+
+/// `u64` words [`esc_in_place`] needs for `m` candidates: head flags and block offsets.
+pub(crate) fn esc_words(m: usize) -> usize {
+    m.div_ceil(64).saturating_mul(2)
+}
+
+/// The bitonic ESC method's sort and compress (thesis 7.4.2) on candidates already in
+/// `oi`/`ov` (equal lengths, any order, duplicates allowed); `words` holds at least
+/// [`esc_words`]`(m)` words. Returns the number of distinct indices, sorted and summed
+/// in `[..nnz]`. Shared with the SpGEMM row kernels (`level3`).
+pub(crate) fn esc_in_place<T: Scalar + ScanElem, I: Index + Key>(
+    isa: Checked,
+    oi: &mut [I],
+    ov: &mut [T],
+    words: &mut [u64],
+) -> usize {
+    let m = oi.len();
+    if m == 0 || ov.len() != m || words.len() < esc_words(m) {
+        return 0;
+    }
     // The `_isa` primitives below cannot fail: the `Isa` is checked and every length
     // is right by construction; an error would only leave the output unfinished.
     let isa = isa.isa();
@@ -423,7 +456,7 @@ fn esc<T: Scalar + ScanElem, I: Index + Key, S: Scale<T>>(
         return 0;
     }
     let nw = m.div_ceil(64);
-    let (flags, rest) = words_of(ws).split_at_mut(nw);
+    let (flags, rest) = words.split_at_mut(nw);
     let offsets = &mut rest[..nw];
     // Head flags: position i starts a segment where its index differs from i - 1.
     for (w, f) in flags.iter_mut().enumerate() {
@@ -663,7 +696,43 @@ fn merge_pieces<T: Scalar, I: Index + Key, S: Scale<T>>(
     oi: &mut [I],
     ov: &mut [T],
 ) -> usize {
-    let (xi, xv, yi, yv) = (x.indices(), x.vals(), y.indices(), y.vals());
+    merge_slices(isa, s, x.indices(), x.vals(), y.indices(), y.vals(), oi, ov)
+}
+
+/// `alpha * x + beta * y` by the merge method (thesis 7.4.3) on raw slices: `xi` and `yi`
+/// strictly increasing, `xv`/`yv` as long as their indices, `oi`/`ov` at least
+/// `xi.len() + yi.len()` long. Returns the entries written. Shared with the SpGEMM row
+/// kernels (`level3`), whose rows of `B` are validated canonical once per product.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn merge_scaled_slices<T: Scalar, I: Index + Key>(
+    isa: Checked,
+    alpha: T,
+    xi: &[I],
+    xv: &[T],
+    beta: T,
+    yi: &[I],
+    yv: &[T],
+    oi: &mut [I],
+    ov: &mut [T],
+) -> usize {
+    let m = xi.len() + yi.len();
+    if xv.len() != xi.len() || yv.len() != yi.len() || oi.len() < m || ov.len() < m {
+        return 0;
+    }
+    merge_slices(isa, By { alpha, beta }, xi, xv, yi, yv, &mut oi[..m], &mut ov[..m])
+}
+
+#[allow(clippy::too_many_arguments)]
+fn merge_slices<T: Scalar, I: Index + Key, S: Scale<T>>(
+    isa: Checked,
+    s: S,
+    xi: &[I],
+    xv: &[T],
+    yi: &[I],
+    yv: &[T],
+    oi: &mut [I],
+    ov: &mut [T],
+) -> usize {
     let m = oi.len();
     let parts = m.div_ceil(MERGE_PIECE).clamp(1, MAX_PIECES);
     if parts == 1 {

@@ -76,6 +76,7 @@ pub use add::{
     AddMethod, MERGE_PIECE, add, add_isa, add_merge_partition, add_merge_piece, add_scaled, add_scaled_isa,
     add_workspace_len,
 };
+pub(crate) use add::{esc_in_place, esc_words, heap_fuse_in_place, merge_scaled_slices};
 pub use ops::{axpy, dot, dot_dense, gather, scatter};
 pub use spvec::SpVec;
 #[cfg(feature = "alloc")]

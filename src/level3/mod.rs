@@ -1,0 +1,520 @@
+//! Level 3: sparse matrix-matrix multiplication `C = A·B` in CSR (thesis chapter 9).
+//!
+//! The four stages of the CSR-based framework (thesis 9.4):
+//! 1. [`upper_bound`] — each row of `C` has at most as many entries as the rows of `B`
+//!    that its row of `A` references hold (9.4.1); their sum is `nnz(Ĉ)`.
+//! 2. [`bin_rows`] — rows are grouped into [`Bin`]s by that bound (9.4.2, Alg. 35).
+//! 3. A row kernel per bin ([`RowMethod`]): nothing for empty rows, a scaled copy for
+//!    single-product rows, and an accumulation — heap, bitonic ESC, merge or dense
+//!    accumulator — for the rest.
+//! 4. Arrange — rows land at their place in `C`: at `row_ptr` from the symbolic phase
+//!    ([`spgemm_symbolic`] then [`spgemm_numeric`], the "precise" method), or, with
+//!    `alloc`, by the thesis's hybrid allocation ([`spgemm`], 9.4.3): upper-bound room
+//!    for rows up to [`HYBRID_MAX`], a fixed [`LONG_ROOM`] grown on demand for longer
+//!    ones, no symbolic pass.
+//!
+//! Stages 1–3 are public ([`upper_bound`], [`bin_rows`], [`spgemm_numeric_rows`] for one
+//! bin's rows), so a caller can time them or run bins as independent chunks.
+//!
+//! **Semantics.** `C`'s rows come out sorted by column without duplicates
+//! ([`RowOrder::Canonical`]); products that fall on one
+//! column are summed; explicit zeros and cancellations are kept (the pattern of `C`
+//! depends on the patterns of `A` and `B` only). `A` and `B` may have unsorted rows and
+//! duplicates: every method but [`RowMethod::Merge`] takes products in any order, and
+//! forcing the merge on a `B` that is not canonical is [`DimError::NotCanonical`] (the
+//! automatic rule never picks it then). Values from different methods may differ in the
+//! last bits (the additions run in different orders).
+//!
+//! **Memory.** No function here allocates, but [`spgemm`], [`spgemm_with_stats`],
+//! [`galerkin`] and [`a_at`] (feature `alloc`). The scratch is one index buffer and one
+//! value buffer whose lengths [`spgemm_workspace_len`] gives ([`SpgemmWorkspace`]).
+//!
+//! # Bins
+//!
+//! The thesis bins rows into 38 groups sized to a GPU's thread groups and scratchpad;
+//! one CPU core has neither, so the bins here are five, and their kernels were chosen by
+//! measurement:
+//!
+//! | [`Bin`] | upper bound | kernel |
+//! |---|---|---|
+//! | `Empty` | 0 | none |
+//! | `Single` | 1, or one entry in the row of `A` with a canonical `B` | scaled copy of a row of `B` |
+//! | `Short` | `2..=`[`SHORT_MAX`] (32) | [`SHORT_METHOD`]: SPA |
+//! | `Medium` | up to [`MEDIUM_MAX`] (256) | [`MEDIUM_METHOD`]: bitonic ESC; SPA when the referenced rows of `B` span at most `ub` columns |
+//! | `Long` | above | [`LONG_METHOD`]: SPA |
+//!
+//! `benches/spgemm.rs`, group `bins` (`A·B`, `A` uniform random `n/m x 4096` with `r`
+//! entries per row, `B` uniform random `4096 x ncols` with `m / r`, about 2^18
+//! products; every row forced onto each method; one shared x86-64 core with AVX-512,
+//! f64/u32, median ms; the two cores were shared, and repeat runs moved single cells by
+//! up to 50%, the ESC/SPA order at 8 and 256 included):
+//!
+//! | ub | ncols | heap | bitonic ESC | merge | SPA |
+//! |---|---|---|---|---|---|
+//! | 8 | 4K | 4.5 | 2.9 | 3.5 | **2.1** |
+//! | 8 | 1M | 4.1 | **2.4** | 9.3 | 2.2–9.9 |
+//! | 32 | 4K | 12.6 | **3.2** | 8.6 | 3.8 |
+//! | 32 | 1M | 7.6 | **1.4** | 4.0 | 2.3 |
+//! | 128 | 4K | 9.7 | **1.8** | 6.0 | 2.5 |
+//! | 128 | 1M | 8.3 | **1.1** | 4.2 | 1.7 |
+//! | 256 | 4K | | **2.0** | | 2.1 |
+//! | 256 | 1M | | **2.2** | | 2.5 |
+//! | 512 | 4K | | 2.7 | | **1.9** |
+//! | 512 | 1M | | 2.4 | | **1.6** |
+//! | 2048 | 4K | | 3.4 | | **2.3** |
+//! | 2048 | 1M | | 3.4 | | **2.3** |
+//!
+//! The heap (`O(m log m)`) and the merge (`O(m)` per row of `A`) never win. Random
+//! columns are the sorting network's best case (few duplicates); on a stencil `A²`
+//! (suite `poisson2d`, upper bound about 25, half of the products duplicates) the SPA
+//! was 2x faster than the ESC on short rows, hence the SPA for `Short`; on a band
+//! (upper bound 289, 9 products per entry of `C`) likewise for medium rows, hence the
+//! span test: the ESC sorts all `m` candidates, the SPA only the distinct ones. The
+//! other methods stay available to force ([`SpgemmConfig::method`]).
+
+mod rows;
+mod stages;
+
+#[cfg(feature = "alloc")]
+mod owned;
+
+#[cfg(feature = "alloc")]
+pub use owned::{HYBRID_MAX, LONG_ROOM, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
+pub use rows::{RowMethod, SPA_SORT_RATIO};
+pub use stages::{
+    Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, bin_rows, upper_bound,
+};
+
+use crate::arch::Checked;
+use crate::primitives::Key;
+use crate::primitives::scan::ScanElem;
+use crate::{Csr, DimError, Index, Isa, RowOrder, Scalar};
+
+use rows::{Ctx, Kernel, Scratch};
+use stages::{check_buf, check_inner, row_upper_bound};
+
+/// How to run an SpGEMM: the SIMD width of the sorting steps, and optionally one
+/// accumulation method forced onto every non-empty row (for tests and benchmarks).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct SpgemmConfig {
+    /// The [`Isa`] of the bitonic sorts and heaps ([`Isa::detect`] by default).
+    pub isa: Isa,
+    /// `None` (default): the per-bin rule. `Some(m)`: `m` on every non-empty row, the
+    /// single-product bin included.
+    pub method: Option<RowMethod>,
+}
+
+impl Default for SpgemmConfig {
+    fn default() -> Self {
+        SpgemmConfig { isa: Isa::detect(), method: None }
+    }
+}
+
+impl SpgemmConfig {
+    /// [`Isa::detect`] and the per-bin rule.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// The same with `isa`.
+    pub fn isa(self, isa: Isa) -> Self {
+        SpgemmConfig { isa, ..self }
+    }
+    /// The same with `method` forced on every non-empty row.
+    pub fn method(self, method: RowMethod) -> Self {
+        SpgemmConfig { method: Some(method), ..self }
+    }
+}
+
+/// Lengths of the two scratch buffers [`spgemm_symbolic`] (`idx` only) and
+/// [`spgemm_numeric`] (both) need, from [`spgemm_workspace_len`].
+///
+/// `idx` holds the row bounds and the bin permutation (`2 nrows`), the expansion buffer
+/// of the heap/ESC/merge rows (the largest such bound, twice for the merge) and, as
+/// `u64` words, the ESC flags and the SPA's marker bits (`ncols / 64`); `vals` holds the
+/// expansion buffer's values and the SPA's dense row (`ncols`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct SpgemmWorkspace {
+    /// Length of the index workspace, in `I`.
+    pub idx: usize,
+    /// Length of the value workspace, in `T` (numeric phase only).
+    pub vals: usize,
+}
+
+/// What the rows of one product need, computed by one pass over `A`.
+#[derive(Clone, Copy, Debug, Default)]
+struct Needs {
+    nrows: usize,
+    /// Expansion/merge pairs.
+    scratch: usize,
+    esc_words: usize,
+    bits_words: usize,
+    dense: usize,
+}
+
+/// `I` or `T` elements whose bytes hold `words` `u64`s wherever the slice starts.
+fn words_in<X>(words: usize) -> usize {
+    if words == 0 { 0 } else { words.saturating_add(1).saturating_mul(8) / core::mem::size_of::<X>() }
+}
+
+impl Needs {
+    fn workspace<I>(&self) -> SpgemmWorkspace {
+        let words = self.esc_words.saturating_add(self.bits_words);
+        SpgemmWorkspace {
+            idx: self
+                .nrows
+                .saturating_mul(2)
+                .saturating_add(self.scratch)
+                .saturating_add(words_in::<I>(words)),
+            vals: self.scratch.saturating_add(self.dense),
+        }
+    }
+}
+
+/// The kernel row `i` (upper bound `ub`, in `bin`) runs under `method` (`None`: the
+/// per-bin rule; a medium row whose products concentrate, see [`MEDIUM_METHOD`], takes
+/// the SPA instead).
+fn kernel_for<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    i: usize,
+    ub: usize,
+    bin: Bin,
+    method: Option<RowMethod>,
+) -> Kernel {
+    match (bin, method) {
+        (Bin::Empty, _) => Kernel::Empty,
+        (_, Some(m)) => Kernel::Acc(m),
+        (Bin::Single, None) => Kernel::Copy,
+        (Bin::Medium, None) if stages::b_span(a, b, i) <= ub => Kernel::Acc(RowMethod::Spa),
+        (bin, None) => Kernel::Acc(bin.method().unwrap_or(RowMethod::Spa)),
+    }
+}
+
+/// The border checks every entry point shares: the `Isa`, the inner dimensions, and a
+/// canonical `B` for a forced merge.
+fn check_operands<T: Scalar, I: Index>(
+    cfg: &SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+) -> Result<Checked, DimError> {
+    let isa = Checked::new(cfg.isa)?;
+    check_inner(a, b)?;
+    if cfg.method == Some(RowMethod::Merge) && b.row_order() != RowOrder::Canonical {
+        return Err(DimError::NotCanonical { operand: "b" });
+    }
+    Ok(isa)
+}
+
+fn needs<T: Scalar, I: Index>(cfg: &SpgemmConfig, a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Needs {
+    let mut n = Needs { nrows: a.nrows(), ..Needs::default() };
+    let (ap, order) = (a.row_ptr(), b.row_order());
+    let (mut heap_esc, mut esc, mut merge, mut bits, mut spa) = (0usize, 0usize, 0usize, false, false);
+    for i in 0..a.nrows() {
+        let ub = row_upper_bound(a, b, i);
+        let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);
+        match kernel_for(a, b, i, ub, bin, cfg.method) {
+            Kernel::Empty | Kernel::Copy => {}
+            Kernel::Acc(RowMethod::Heap) => heap_esc = heap_esc.max(ub),
+            Kernel::Acc(RowMethod::BitonicEsc) => {
+                heap_esc = heap_esc.max(ub);
+                esc = esc.max(ub);
+            }
+            Kernel::Acc(RowMethod::Merge) => {
+                merge = merge.max(ub);
+                bits = true;
+            }
+            Kernel::Acc(RowMethod::Spa) => spa = true,
+        }
+    }
+    n.scratch = heap_esc.max(merge.saturating_mul(2));
+    n.esc_words = crate::level1::esc_words(esc);
+    if bits || spa {
+        n.bits_words = b.ncols().div_ceil(64);
+    }
+    if spa {
+        n.dense = b.ncols();
+    }
+    n
+}
+
+/// [`spgemm_workspace_len_with`] for the per-bin rule on [`Isa::detect`].
+///
+/// # Errors
+/// As [`spgemm_workspace_len_with`].
+pub fn spgemm_workspace_len<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+) -> Result<SpgemmWorkspace, DimError> {
+    spgemm_workspace_len_with(SpgemmConfig::new(), a, b)
+}
+
+/// The workspace [`spgemm_symbolic_with`] and [`spgemm_numeric_with`] need for `A·B`
+/// under `cfg`; one pass over `A`. Lengths saturate at `usize::MAX` (no such buffer
+/// exists: the product then fails with [`DimError::BufferTooSmall`]).
+///
+/// # Errors
+/// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
+/// forced merge on a non-canonical `B`).
+pub fn spgemm_workspace_len_with<T: Scalar, I: Index>(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+) -> Result<SpgemmWorkspace, DimError> {
+    check_operands(&cfg, a, b)?;
+    Ok(needs(&cfg, a, b).workspace::<I>())
+}
+
+/// The index workspace cut into its parts: bounds, permutation, scratch indices, ESC and
+/// marker words.
+type IdxParts<'w, I> = (&'w mut [I], &'w mut [I], &'w mut [I], &'w mut [u64], &'w mut [u64]);
+
+fn carve_idx<'w, I: Index>(n: &Needs, idx: &'w mut [I]) -> IdxParts<'w, I> {
+    let (ub, rest) = idx.split_at_mut(n.nrows);
+    let (perm, rest) = rest.split_at_mut(n.nrows);
+    let (si, rest) = rest.split_at_mut(n.scratch);
+    let words = bytemuck::pod_align_to_mut::<I, u64>(rest).1;
+    let (esc, rest) = words.split_at_mut(n.esc_words);
+    let bits = &mut rest[..n.bits_words];
+    bits.fill(0);
+    (ub, perm, si, esc, bits)
+}
+
+/// [`spgemm_symbolic_with`] for the per-bin rule on [`Isa::detect`].
+///
+/// ```
+/// use spblas::Csr;
+/// use spblas::level3::{spgemm_numeric, spgemm_symbolic, spgemm_workspace_len};
+/// // A = [[1, 2], [0, 3]], B = A: A² = [[1, 8], [0, 9]].
+/// let a = Csr::new(2, 2, &[0u32, 2, 3], &[0, 1, 1], &[1.0f64, 2.0, 3.0])?;
+/// let ws = spgemm_workspace_len(&a, &a)?;
+/// let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
+/// let mut row_ptr = [0u32; 3];
+/// let nnz = spgemm_symbolic(&a, &a, &mut row_ptr, &mut wi)?;
+/// let (mut col_idx, mut vals) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+/// spgemm_numeric(&a, &a, &row_ptr, &mut col_idx, &mut vals, (&mut wi, &mut wv))?;
+/// assert_eq!((row_ptr, col_idx, vals), ([0, 2, 3], vec![0, 1, 1], vec![1.0, 8.0, 9.0]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`spgemm_symbolic_with`].
+pub fn spgemm_symbolic<T: Scalar, I: Index + Key>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    row_ptr_c: &mut [I],
+    workspace: &mut [I],
+) -> Result<usize, DimError> {
+    spgemm_symbolic_with(SpgemmConfig::new(), a, b, row_ptr_c, workspace)
+}
+
+/// Symbolic phase of `C = A·B` (the precise method's first pass, thesis 9.4.3): the exact
+/// row lengths of `C`, by the same bins as the numeric phase with index-only kernels,
+/// written as row pointers into `row_ptr_c[..a.nrows() + 1]`; returns `nnz(C)`.
+/// `workspace` must hold [`spgemm_workspace_len_with`]`(cfg, a, b)?.idx` indices; its
+/// contents on entry do not matter.
+///
+/// # Errors
+/// Before `row_ptr_c` is written: [`DimError::IsaUnavailable`], [`DimError::Inner`],
+/// [`DimError::NotCanonical`]; [`DimError::BufferTooSmall`] (`"row_ptr_c"`,
+/// `"workspace"`); [`DimError::Overflow`] (`"nnz(C)"`) if `nnz(C)` does not fit `I`.
+pub fn spgemm_symbolic_with<T: Scalar, I: Index + Key>(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    row_ptr_c: &mut [I],
+    workspace: &mut [I],
+) -> Result<usize, DimError> {
+    let isa = check_operands(&cfg, a, b)?;
+    let nrows = a.nrows();
+    check_buf("row_ptr_c", nrows + 1, row_ptr_c.len())?;
+    let n = needs(&cfg, a, b);
+    check_buf("workspace", n.workspace::<I>().idx, workspace.len())?;
+    let (ub, perm, si, _, bits) = carve_idx(&n, workspace);
+    upper_bound(a, b, ub)?;
+    let mut bin_ptr = [0usize; NBINS + 1];
+    bin_rows(a, b, ub, perm, &mut bin_ptr)?;
+    let ctx = Ctx { a, b, isa };
+    // Row lengths go into `ub` (no longer needed once binned), so `row_ptr_c` is written
+    // only when the total is known to fit.
+    for (k, bin) in Bin::ALL.into_iter().enumerate() {
+        for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
+            let i = r.to_usize();
+            let kernel = kernel_for(a, b, i, ub[i].to_usize(), bin, cfg.method);
+            // A row's length is at most `b.ncols() < I::MAX`.
+            ub[i] = I::from_usize_unchecked(rows::symbolic_row(&ctx, kernel, i, si, bits));
+        }
+    }
+    let total = ub.iter().fold(0usize, |s, &l| s.saturating_add(l.to_usize()));
+    if total > I::MAX_USIZE {
+        return Err(DimError::Overflow { what: "nnz(C)", value: total, max: I::MAX_USIZE });
+    }
+    row_ptr_c[0] = I::ZERO;
+    let mut sum = 0;
+    for (p, &l) in row_ptr_c[1..=nrows].iter_mut().zip(ub.iter()) {
+        sum += l.to_usize();
+        *p = I::from_usize_unchecked(sum);
+    }
+    Ok(total)
+}
+
+/// [`spgemm_numeric_with`] for the per-bin rule on [`Isa::detect`].
+///
+/// # Errors
+/// As [`spgemm_numeric_with`].
+pub fn spgemm_numeric<T: Scalar + ScanElem, I: Index + Key>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    c_row_ptr: &[I],
+    c_col_idx: &mut [I],
+    c_vals: &mut [T],
+    workspace: (&mut [I], &mut [T]),
+) -> Result<(), DimError> {
+    spgemm_numeric_with(SpgemmConfig::new(), a, b, c_row_ptr, c_col_idx, c_vals, workspace)
+}
+
+/// Checks `c_row_ptr[..nrows + 1]`: starts at 0, never decreases; returns its last entry.
+fn check_row_ptr<I: Index>(c_row_ptr: &[I], nrows: usize) -> Result<usize, DimError> {
+    if c_row_ptr.len() < nrows + 1 {
+        return Err(DimError::Length { operand: "c_row_ptr", expected: nrows + 1, got: c_row_ptr.len() });
+    }
+    let p = &c_row_ptr[..=nrows];
+    if p[0] != I::ZERO {
+        return Err(DimError::OutOfRange {
+            operand: "c_row_ptr",
+            position: 0,
+            value: p[0].to_usize(),
+            max: 0,
+        });
+    }
+    if let Some(position) = p.windows(2).position(|w| w[1] < w[0]) {
+        return Err(DimError::Unsorted { operand: "c_row_ptr", position: position + 1 });
+    }
+    Ok(p[nrows].to_usize())
+}
+
+/// Numeric phase of `C = A·B` (thesis 9.4.2–9.4.3): row `i` of `C` — sorted by column,
+/// duplicates summed, zeros kept — into `c_col_idx`/`c_vals[c_row_ptr[i]..c_row_ptr[i +
+/// 1]]`, each row by its bin's kernel. `c_row_ptr` is what [`spgemm_symbolic_with`] wrote
+/// for the same operands (any `cfg`: the lengths do not depend on the method).
+/// `workspace` must hold [`spgemm_workspace_len_with`]`(cfg, a, b)?` indices and values;
+/// its contents on entry do not matter.
+///
+/// # Errors
+/// Before anything is written: [`DimError::IsaUnavailable`], [`DimError::Inner`],
+/// [`DimError::NotCanonical`]; [`DimError::Length`] (`c_row_ptr` shorter than `nrows +
+/// 1`), [`DimError::OutOfRange`] (not starting at 0), [`DimError::Unsorted`]
+/// (decreasing); [`DimError::BufferTooSmall`] (`"c_col_idx"` / `"c_vals"` shorter than
+/// `c_row_ptr[nrows]`, `"workspace.idx"`, `"workspace.vals"`). While computing:
+/// [`DimError::RowLength`] for the first row whose length differs from `c_row_ptr`'s;
+/// the rows computed before it are then written, the rest of `c_col_idx`/`c_vals` is
+/// unspecified.
+#[allow(clippy::too_many_arguments)]
+pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    c_row_ptr: &[I],
+    c_col_idx: &mut [I],
+    c_vals: &mut [T],
+    workspace: (&mut [I], &mut [T]),
+) -> Result<(), DimError> {
+    let isa = check_operands(&cfg, a, b)?;
+    let nrows = a.nrows();
+    let nnz = check_row_ptr(c_row_ptr, nrows)?;
+    check_buf("c_col_idx", nnz, c_col_idx.len())?;
+    check_buf("c_vals", nnz, c_vals.len())?;
+    let n = needs(&cfg, a, b);
+    let wl = n.workspace::<I>();
+    let (wi, wv) = workspace;
+    check_buf("workspace.idx", wl.idx, wi.len())?;
+    check_buf("workspace.vals", wl.vals, wv.len())?;
+    let (ub, perm, si, esc, bits) = carve_idx(&n, wi);
+    let (sv, rest) = wv.split_at_mut(n.scratch);
+    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
+    upper_bound(a, b, ub)?;
+    let mut bin_ptr = [0usize; NBINS + 1];
+    bin_rows(a, b, ub, perm, &mut bin_ptr)?;
+    let ctx = Ctx { a, b, isa };
+    for k in 0..NBINS {
+        numeric_rows(
+            &ctx,
+            cfg.method,
+            &perm[bin_ptr[k]..bin_ptr[k + 1]],
+            c_row_ptr,
+            c_col_idx,
+            c_vals,
+            &mut s,
+        )?;
+    }
+    Ok(())
+}
+
+/// Stage 3 on the rows listed, each by its bin's kernel (see [`kernel_for`]).
+fn numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    method: Option<RowMethod>,
+    rows: &[I],
+    c_row_ptr: &[I],
+    c_col_idx: &mut [I],
+    c_vals: &mut [T],
+    s: &mut Scratch<'_, T, I>,
+) -> Result<(), DimError> {
+    let (a, b) = (ctx.a, ctx.b);
+    let (ap, order) = (a.row_ptr(), b.row_order());
+    for &r in rows {
+        let i = r.to_usize();
+        let ub = row_upper_bound(a, b, i);
+        let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);
+        let kernel = kernel_for(a, b, i, ub, bin, method);
+        let range = c_row_ptr[i].to_usize()..c_row_ptr[i + 1].to_usize();
+        let expected = range.len();
+        let (di, dv) = (&mut c_col_idx[range.clone()], &mut c_vals[range]);
+        rows::numeric_row(ctx, kernel, i, di, dv, s, true).map_err(|got| DimError::RowLength {
+            operand: "c_row_ptr",
+            row: i,
+            expected,
+            got,
+        })?;
+    }
+    Ok(())
+}
+
+/// [`spgemm_numeric_with`] restricted to the rows listed in `rows` (stage 3 on part of
+/// `C`; the other rows of `c_col_idx`/`c_vals` are not touched): e.g. one bin's rows,
+/// `perm[bin_ptr[k]..bin_ptr[k + 1]]` from [`bin_rows`], to time or schedule bins
+/// separately. Each row still takes its own bin's kernel (or `cfg.method`). Arguments
+/// and workspace as [`spgemm_numeric_with`].
+///
+/// # Errors
+/// As [`spgemm_numeric_with`], plus [`DimError::OutOfRange`] (`"rows"`) for a row not
+/// below `a.nrows()`, checked before anything is written.
+#[allow(clippy::too_many_arguments)]
+pub fn spgemm_numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    rows: &[I],
+    c_row_ptr: &[I],
+    c_col_idx: &mut [I],
+    c_vals: &mut [T],
+    workspace: (&mut [I], &mut [T]),
+) -> Result<(), DimError> {
+    let isa = check_operands(&cfg, a, b)?;
+    let nrows = a.nrows();
+    if let Some(position) = rows.iter().position(|r| r.to_usize() >= nrows) {
+        let value = rows[position].to_usize();
+        return Err(DimError::OutOfRange { operand: "rows", position, value, max: nrows.saturating_sub(1) });
+    }
+    let nnz = check_row_ptr(c_row_ptr, nrows)?;
+    check_buf("c_col_idx", nnz, c_col_idx.len())?;
+    check_buf("c_vals", nnz, c_vals.len())?;
+    let n = needs(&cfg, a, b);
+    let wl = n.workspace::<I>();
+    let (wi, wv) = workspace;
+    check_buf("workspace.idx", wl.idx, wi.len())?;
+    check_buf("workspace.vals", wl.vals, wv.len())?;
+    let (_, _, si, esc, bits) = carve_idx(&n, wi);
+    let (sv, rest) = wv.split_at_mut(n.scratch);
+    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
+    numeric_rows(&Ctx { a, b, isa }, cfg.method, rows, c_row_ptr, c_col_idx, c_vals, &mut s)
+}

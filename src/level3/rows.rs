@@ -1,0 +1,368 @@
+//! Stage 3 of the CSR-based SpGEMM (thesis 9.4.2): the row kernels, numeric (indices
+//! and values) and symbolic (indices only), one per accumulation method.
+
+use crate::arch::Checked;
+use crate::level1::{esc_in_place, heap_fuse_in_place, merge_scaled_slices};
+use crate::primitives::Key;
+use crate::primitives::heap::DHeap;
+use crate::primitives::scan::ScanElem;
+use crate::primitives::sort::bitonic_sort_isa;
+use crate::{Csr, Index, Scalar};
+
+/// How a row of `C = A·B` accumulates its candidate products `a_ik * b_kj` (thesis
+/// 9.4.2; the methods are chapter 7's sparse vector additions, widened from two inputs
+/// to all the rows of `B` that the row of `A` references). Every method gives the same
+/// column indices; values agree up to the order of the floating-point additions (exact
+/// where the sums are, e.g. small integers).
+///
+/// | method | thesis | cost per row (`m` = upper bound, `n` = `b.ncols()`) | scratch |
+/// |---|---|---|---|
+/// | [`Heap`](RowMethod::Heap) | 7.4.1 | `O(m log m)` | `m` pairs |
+/// | [`BitonicEsc`](RowMethod::BitonicEsc) | 7.4.2, 9.4.2 | `O(m log² m)`, SIMD | `m` pairs + `m / 32` words |
+/// | [`Merge`](RowMethod::Merge) | 7.4.3, 9.4.2 | `O(m · nnz(row of A))` | `2 m` pairs |
+/// | [`Spa`](RowMethod::Spa) | 7.3, Alg. 27 | `O(m + min(span / 64, k log² k))` | `n` values + `n / 64` words |
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RowMethod {
+    /// Expand all `m` products into scratch, heapify them (a d-heap of SIMD arity) and
+    /// drain it, fusing equal columns (thesis 7.4.1; `level1`'s heap core).
+    Heap,
+    /// Expand, bitonic sort of the `(column, value)` pairs on the chosen
+    /// [`Isa`](crate::Isa), compress by segmented sum and scan (thesis 7.4.2 and the ESC
+    /// of 9.4.2; `level1`'s ESC core).
+    BitonicEsc,
+    /// Add the scaled rows of `B` into the result one after the other with the
+    /// branch-free merge of 7.4.3 (the merge method of 9.4.2, serially). Needs `B`
+    /// [`Canonical`](crate::RowOrder::Canonical).
+    Merge,
+    /// Dense accumulator (sparse accumulator, 7.3): a value per column of `C` plus a bit
+    /// per column marking the occupied ones; the first touch of a column records it. The
+    /// row comes out in order by scanning the marker words between the smallest and the
+    /// largest column touched, or, when that span is more than
+    /// [`SPA_SORT_RATIO`] words per distinct column, by sorting the `k` recorded columns
+    /// (bitonic, on the chosen `Isa`) — so a short row in a wide matrix does not pay for
+    /// the width. Rows of `A` and `B` may be in any order.
+    Spa,
+}
+
+/// [`RowMethod::Spa`] sorts its recorded columns instead of scanning the marker words when
+/// the span covers more than this many words per distinct column.
+pub const SPA_SORT_RATIO: usize = 1;
+
+impl RowMethod {
+    /// Every method.
+    pub const ALL: [RowMethod; 4] =
+        [RowMethod::Heap, RowMethod::BitonicEsc, RowMethod::Merge, RowMethod::Spa];
+
+    /// Short lower-case name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            RowMethod::Heap => "heap",
+            RowMethod::BitonicEsc => "bitonic_esc",
+            RowMethod::Merge => "merge",
+            RowMethod::Spa => "spa",
+        }
+    }
+}
+
+/// What runs on one row: nothing, a copy, or an accumulation method.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kernel {
+    Empty,
+    Copy,
+    Acc(RowMethod),
+}
+
+/// The operands and the checked `Isa` every row kernel reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Ctx<'c, 'm, T, I> {
+    pub a: &'c Csr<'m, T, I>,
+    pub b: &'c Csr<'m, T, I>,
+    pub isa: Checked,
+}
+
+impl<'c, 'm, T: Scalar, I: Index> Ctx<'c, 'm, T, I> {
+    #[inline(always)]
+    fn b_row(&self, k: I) -> (&'m [I], &'m [T]) {
+        let (bp, k) = (self.b.row_ptr(), k.to_usize());
+        let r = bp[k].to_usize()..bp[k + 1].to_usize();
+        (&self.b.col_idx()[r.clone()], &self.b.vals()[r])
+    }
+
+    #[inline(always)]
+    fn a_row(&self, i: usize) -> (&'m [I], &'m [T]) {
+        self.a.row(i).unwrap_or((&[], &[]))
+    }
+
+    /// Every candidate product of row `i`, in expansion order.
+    #[inline(always)]
+    fn for_each_product(&self, i: usize, mut f: impl FnMut(I, T)) {
+        let (ac, av) = self.a_row(i);
+        for (&k, &a) in ac.iter().zip(av) {
+            let (bc, bv) = self.b_row(k);
+            for (&j, &b) in bc.iter().zip(bv) {
+                f(j, a * b);
+            }
+        }
+    }
+
+    /// Expand (the E of ESC): the products of row `i` into `oi`/`ov` (at least the upper
+    /// bound long); returns how many.
+    fn expand(&self, i: usize, oi: &mut [I], ov: &mut [T]) -> usize {
+        let (ac, av) = self.a_row(i);
+        let mut o = 0;
+        for (&k, &a) in ac.iter().zip(av) {
+            let (bc, bv) = self.b_row(k);
+            let n = bc.len();
+            oi[o..o + n].copy_from_slice(bc);
+            for (d, &b) in ov[o..o + n].iter_mut().zip(bv) {
+                *d = a * b;
+            }
+            o += n;
+        }
+        o
+    }
+
+    fn expand_keys(&self, i: usize, oi: &mut [I]) -> usize {
+        let (ac, _) = self.a_row(i);
+        let mut o = 0;
+        for &k in ac {
+            let (bc, _) = self.b_row(k);
+            oi[o..o + bc.len()].copy_from_slice(bc);
+            o += bc.len();
+        }
+        o
+    }
+}
+
+/// The scratch every row kernel may use, carved from the caller's workspace.
+pub(crate) struct Scratch<'w, T, I> {
+    /// Expansion / merge buffers (`idx` and `vals` of equal length).
+    pub si: &'w mut [I],
+    pub sv: &'w mut [T],
+    /// ESC head flags and offsets.
+    pub esc: &'w mut [u64],
+    /// SPA marker bits (all zero between rows) and dense values.
+    pub bits: &'w mut [u64],
+    pub dense: &'w mut [T],
+}
+
+/// Numeric row `i` into `di`/`dv` (equal lengths, the row's room). With `exact`, the row
+/// must fill its room exactly. Returns the row's length, or `Err(len)` if it does not fit
+/// (or, with `exact`, differs); `di`/`dv` are unspecified then.
+pub(crate) fn numeric_row<T: Scalar + ScanElem, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    kernel: Kernel,
+    i: usize,
+    di: &mut [I],
+    dv: &mut [T],
+    s: &mut Scratch<'_, T, I>,
+    exact: bool,
+) -> Result<usize, usize> {
+    let room = di.len();
+    let check = |n: usize| if n > room || (exact && n != room) { Err(n) } else { Ok(n) };
+    match kernel {
+        Kernel::Empty => check(0),
+        Kernel::Copy => {
+            // A single product, or a single row of a canonical `B`: the products are the
+            // row, in order, without duplicates.
+            let mut o = 0;
+            ctx.for_each_product(i, |j, v| {
+                if o < room {
+                    di[o] = j;
+                    dv[o] = v;
+                }
+                o += 1;
+            });
+            check(o)
+        }
+        Kernel::Acc(RowMethod::Spa) => spa_numeric(ctx, i, di, dv, s, exact),
+        Kernel::Acc(RowMethod::Merge) => {
+            let n = merge_row(ctx, i, s);
+            check(n)?;
+            di[..n].copy_from_slice(&s.si[..n]);
+            dv[..n].copy_from_slice(&s.sv[..n]);
+            Ok(n)
+        }
+        Kernel::Acc(method) => {
+            let m = super::stages::row_upper_bound(ctx.a, ctx.b, i);
+            // In the row's own room when it holds every candidate (the hybrid
+            // allocation's short rows), else in scratch and copied.
+            let in_place = room >= m;
+            let (oi, ov) =
+                if in_place { (&mut di[..m], &mut dv[..m]) } else { (&mut s.si[..m], &mut s.sv[..m]) };
+            ctx.expand(i, oi, ov);
+            let n = if method == RowMethod::Heap {
+                heap_fuse_in_place(ctx.isa, oi, ov)
+            } else {
+                esc_in_place(ctx.isa, oi, ov, s.esc)
+            };
+            check(n)?;
+            if !in_place {
+                di[..n].copy_from_slice(&s.si[..n]);
+                dv[..n].copy_from_slice(&s.sv[..n]);
+            }
+            Ok(n)
+        }
+    }
+}
+
+/// [`RowMethod::Merge`] on row `i` in the two halves of the scratch; the result is left
+/// in `s.si[..n]`/`s.sv[..n]`. `B` is canonical (checked at the border).
+fn merge_row<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    i: usize,
+    s: &mut Scratch<'_, T, I>,
+) -> usize {
+    let m = super::stages::row_upper_bound(ctx.a, ctx.b, i);
+    let (ac, av) = ctx.a_row(i);
+    let (p_i, q_i) = s.si[..2 * m].split_at_mut(m);
+    let (p_v, q_v) = s.sv[..2 * m].split_at_mut(m);
+    // The running sum lives in `cur`; each step merges it with the next scaled row of B
+    // into `next`, then they swap.
+    let (mut cur_i, mut cur_v, mut next_i, mut next_v) = (p_i, p_v, q_i, q_v);
+    let (mut len, mut steps) = (0, 0usize);
+    for (&k, &a) in ac.iter().zip(av) {
+        let (bc, bv) = ctx.b_row(k);
+        len = merge_scaled_slices(ctx.isa, T::ONE, &cur_i[..len], &cur_v[..len], a, bc, bv, next_i, next_v);
+        core::mem::swap(&mut cur_i, &mut next_i);
+        core::mem::swap(&mut cur_v, &mut next_v);
+        steps += 1;
+    }
+    // After an odd number of steps the result is in the second half.
+    if steps % 2 == 1 && len > 0 {
+        s.si.copy_within(m..m + len, 0);
+        s.sv.copy_within(m..m + len, 0);
+    }
+    len
+}
+
+/// Clears the marker bits row `i` set: word by word over the span, or bit by bit along
+/// the products when those are fewer.
+fn spa_clear<T: Scalar, I: Index>(ctx: &Ctx<'_, '_, T, I>, i: usize, bits: &mut [u64], lo: usize, hi: usize) {
+    if lo > hi {
+        return;
+    }
+    let (w0, w1) = (lo / 64, hi / 64);
+    if w1 - w0 < super::stages::row_upper_bound(ctx.a, ctx.b, i) {
+        bits[w0..=w1].fill(0);
+    } else {
+        ctx.for_each_product(i, |j, _| bits[j.to_usize() / 64] = 0);
+    }
+}
+
+/// Whether the SPA should sort its `k` recorded columns rather than scan `words` marker
+/// words.
+#[inline]
+fn spa_sorts(k: usize, words: usize) -> bool {
+    words > k.saturating_mul(SPA_SORT_RATIO)
+}
+
+fn spa_numeric<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    i: usize,
+    di: &mut [I],
+    dv: &mut [T],
+    s: &mut Scratch<'_, T, I>,
+    exact: bool,
+) -> Result<usize, usize> {
+    let room = di.len();
+    let (bits, dense) = (&mut *s.bits, &mut *s.dense);
+    let (mut lo, mut hi, mut k) = (usize::MAX, 0usize, 0usize);
+    ctx.for_each_product(i, |j, v| {
+        let j = j.to_usize();
+        let (w, bit) = (j / 64, 1u64 << (j % 64));
+        if bits[w] & bit != 0 {
+            dense[j] += v;
+        } else {
+            bits[w] |= bit;
+            dense[j] = v;
+            if k < room {
+                di[k] = I::from_usize_unchecked(j);
+            }
+            k += 1;
+            lo = lo.min(j);
+            hi = hi.max(j);
+        }
+    });
+    if k > room || (exact && k != room) {
+        spa_clear(ctx, i, bits, lo, hi);
+        return Err(k);
+    }
+    if k == 0 {
+        return Ok(0);
+    }
+    let (w0, w1) = (lo / 64, hi / 64);
+    if spa_sorts(k, w1 - w0 + 1) {
+        // Cannot fail: the `Isa` is checked.
+        let _ = bitonic_sort_isa(ctx.isa.isa(), &mut di[..k]);
+        for (c, v) in di[..k].iter().zip(dv[..k].iter_mut()) {
+            let j = c.to_usize();
+            *v = dense[j];
+            bits[j / 64] = 0;
+        }
+    } else {
+        let mut o = 0;
+        for (w, word) in bits[w0..=w1].iter_mut().enumerate() {
+            let base = (w0 + w) * 64;
+            let mut b = *word;
+            while b != 0 {
+                let j = base + b.trailing_zeros() as usize;
+                di[o] = I::from_usize_unchecked(j);
+                dv[o] = dense[j];
+                o += 1;
+                b &= b - 1;
+            }
+            *word = 0;
+        }
+    }
+    Ok(k)
+}
+
+/// Exact length of row `i` of `C` (the symbolic phase), with the index-only form of
+/// `kernel`: the heap and ESC sort the expanded column indices and count the distinct
+/// ones; the SPA (and the merge, whose count is the SPA's) counts first touches of its
+/// marker bits.
+pub(crate) fn symbolic_row<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    kernel: Kernel,
+    i: usize,
+    si: &mut [I],
+    bits: &mut [u64],
+) -> usize {
+    match kernel {
+        Kernel::Empty => 0,
+        // One product, or one canonical row of `B`: every product is distinct.
+        Kernel::Copy => super::stages::row_upper_bound(ctx.a, ctx.b, i),
+        Kernel::Acc(RowMethod::Heap | RowMethod::BitonicEsc) => {
+            let m = ctx.expand_keys(i, si);
+            let keys = &mut si[..m];
+            let sorted: &[I] = if kernel == Kernel::Acc(RowMethod::Heap) {
+                match DHeap::<I>::from_slice_isa(ctx.isa.isa(), keys) {
+                    Ok(h) => h.into_sorted(),
+                    // Not reached: the `Isa` is checked.
+                    Err(_) => return 0,
+                }
+            } else {
+                let _ = bitonic_sort_isa(ctx.isa.isa(), keys);
+                keys
+            };
+            usize::from(!sorted.is_empty()) + sorted.windows(2).filter(|w| w[0] != w[1]).count()
+        }
+        Kernel::Acc(_) => {
+            let (mut lo, mut hi, mut k) = (usize::MAX, 0usize, 0usize);
+            ctx.for_each_product(i, |j, _| {
+                let j = j.to_usize();
+                let (w, bit) = (j / 64, 1u64 << (j % 64));
+                if bits[w] & bit == 0 {
+                    bits[w] |= bit;
+                    k += 1;
+                    lo = lo.min(j);
+                    hi = hi.max(j);
+                }
+            });
+            spa_clear(ctx, i, bits, lo, hi);
+            k
+        }
+    }
+}

@@ -1,0 +1,201 @@
+//! Stages 1 and 2 of the CSR-based SpGEMM framework (thesis 9.4.1–9.4.2): the upper
+//! bound of every row of `C`, and the binning of rows by it.
+
+use crate::{Csr, DimError, Index, RowOrder, Scalar};
+
+use super::RowMethod;
+
+/// Upper bound (candidate products) up to which a row is [`Bin::Short`].
+///
+/// Re-tuned for one CPU core (see the [module docs](super#bins)): up to here the dense
+/// accumulator's few scattered updates beat sorting the candidates on structured
+/// matrices and tie on random ones; it is also the hybrid allocation's smallest room.
+pub const SHORT_MAX: usize = 32;
+
+/// Upper bound up to which a row is [`Bin::Medium`]; above it a row is [`Bin::Long`].
+/// The bitonic ESC beat the SPA up to 256 candidates and lost from 512 on (module docs).
+pub const MEDIUM_MAX: usize = 256;
+
+/// The method of the [`Bin::Short`] rows.
+pub const SHORT_METHOD: RowMethod = RowMethod::Spa;
+/// The method of the [`Bin::Medium`] rows — except rows whose referenced rows of `B`
+/// span no more columns than the upper bound (so the products pile up on few columns:
+/// stencils, bands), which take [`RowMethod::Spa`]: the sorting network sorts all `m`
+/// candidates, the SPA only the distinct ones.
+pub const MEDIUM_METHOD: RowMethod = RowMethod::BitonicEsc;
+/// The method of the [`Bin::Long`] rows.
+pub const LONG_METHOD: RowMethod = RowMethod::Spa;
+
+/// The bin of a row of `C` (thesis 9.4.2, which has 38 bins for a GPU's thread-group
+/// sizes; one CPU core needs five). Rows are grouped by bin so that each kernel runs over
+/// a batch of similar rows, and each bin is an independent chunk for a runtime.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Bin {
+    /// Upper bound 0: the row of `C` is empty; nothing to compute.
+    Empty,
+    /// A single product (upper bound 1), or one entry in the row of `A` with `B`
+    /// [`Canonical`](RowOrder::Canonical): the row of `C` is a scaled copy of one row of
+    /// `B`, already sorted; no accumulation.
+    Single,
+    /// Upper bound `2..=`[`SHORT_MAX`].
+    Short,
+    /// Upper bound up to [`MEDIUM_MAX`].
+    Medium,
+    /// Anything longer.
+    Long,
+}
+
+/// Number of bins.
+pub const NBINS: usize = 5;
+
+impl Bin {
+    /// Every bin, in order.
+    pub const ALL: [Bin; NBINS] = [Bin::Empty, Bin::Single, Bin::Short, Bin::Medium, Bin::Long];
+
+    /// The bin of a row with upper bound `ub` whose row of `A` has `a_row_len` entries,
+    /// for a `B` of row order `b_order`.
+    #[inline]
+    pub fn of(ub: usize, a_row_len: usize, b_order: RowOrder) -> Bin {
+        match ub {
+            0 => Bin::Empty,
+            1 => Bin::Single,
+            _ if a_row_len == 1 && b_order == RowOrder::Canonical => Bin::Single,
+            _ if ub <= SHORT_MAX => Bin::Short,
+            _ if ub <= MEDIUM_MAX => Bin::Medium,
+            _ => Bin::Long,
+        }
+    }
+
+    /// Position in [`Bin::ALL`].
+    #[inline]
+    pub fn index(self) -> usize {
+        self as usize
+    }
+
+    /// Short lower-case name.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Bin::Empty => "empty",
+            Bin::Single => "single",
+            Bin::Short => "short",
+            Bin::Medium => "medium",
+            Bin::Long => "long",
+        }
+    }
+
+    /// The accumulation method the automatic rule runs on this bin's rows (`None` for
+    /// [`Bin::Empty`] and [`Bin::Single`], which need none).
+    pub fn method(self) -> Option<RowMethod> {
+        match self {
+            Bin::Empty | Bin::Single => None,
+            Bin::Short => Some(SHORT_METHOD),
+            Bin::Medium => Some(MEDIUM_METHOD),
+            Bin::Long => Some(LONG_METHOD),
+        }
+    }
+}
+
+pub(crate) fn check_inner<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Result<(), DimError> {
+    if a.ncols() != b.nrows() {
+        return Err(DimError::Inner { left_ncols: a.ncols(), right_nrows: b.nrows() });
+    }
+    Ok(())
+}
+
+pub(crate) fn check_buf(buffer: &'static str, needed: usize, got: usize) -> Result<(), DimError> {
+    if got < needed { Err(DimError::BufferTooSmall { buffer, needed, got }) } else { Ok(()) }
+}
+
+/// Upper bound of row `i` of `A·B`: the sum of the lengths of the rows of `B` that row
+/// `i` of `A` references (thesis 9.4.1). `i < a.nrows()`, `a.ncols() == b.nrows()`.
+#[inline]
+pub(crate) fn row_upper_bound<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>, i: usize) -> usize {
+    let bp = b.row_ptr();
+    let r = a.row_range(i).unwrap_or(0..0);
+    // Saturating: on a 32-bit target 64K entries times a row of 64K already overflow.
+    a.col_idx()[r]
+        .iter()
+        .fold(0usize, |s, &k| s.saturating_add(bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize()))
+}
+
+/// Columns spanned by the rows of `B` that row `i` of `A` references (largest last column
+/// minus smallest first column, plus one; 0 if all are empty), read off their ends in
+/// `O(nnz(row of A))`; `usize::MAX` if `B`'s rows are unsorted (unknown without a pass).
+pub(crate) fn b_span<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>, i: usize) -> usize {
+    if b.row_order() == RowOrder::Unsorted {
+        return usize::MAX;
+    }
+    let (bp, bc) = (b.row_ptr(), b.col_idx());
+    let (mut lo, mut hi) = (usize::MAX, 0usize);
+    let r = a.row_range(i).unwrap_or(0..0);
+    for &k in &a.col_idx()[r] {
+        let (s, e) = (bp[k.to_usize()].to_usize(), bp[k.to_usize() + 1].to_usize());
+        if s < e {
+            lo = lo.min(bc[s].to_usize());
+            hi = hi.max(bc[e - 1].to_usize());
+        }
+    }
+    if lo > hi { 0 } else { hi - lo + 1 }
+}
+
+/// Stage 1 (thesis 9.4.1): the upper bound of each row of `C = A·B` into
+/// `ub[..a.nrows()]`, each saturated at the largest value of `I`; returns their sum
+/// `nnz(Ĉ)` (saturated at `usize::MAX`). One pass over `A`'s column indices.
+///
+/// # Errors
+/// [`DimError::Inner`] if `a.ncols() != b.nrows()`; [`DimError::BufferTooSmall`]
+/// (`"ub"`) if `ub` is shorter than `a.nrows()`. Nothing is written then.
+pub fn upper_bound<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    ub: &mut [I],
+) -> Result<usize, DimError> {
+    check_inner(a, b)?;
+    check_buf("ub", a.nrows(), ub.len())?;
+    let mut total = 0usize;
+    for (i, u) in ub[..a.nrows()].iter_mut().enumerate() {
+        let r = row_upper_bound(a, b, i);
+        *u = I::from_usize(r.min(I::MAX_USIZE)).unwrap_or(I::MAX);
+        total = total.saturating_add(r);
+    }
+    Ok(total)
+}
+
+/// Stage 2 (thesis 9.4.2, Alg. 35's binning): a stable counting sort of the rows by
+/// [`Bin::of`] their upper bound `ub` (from [`upper_bound`]):
+/// `perm[bin_ptr[k]..bin_ptr[k + 1]]` are the rows of bin `Bin::ALL[k]`, ascending.
+///
+/// # Errors
+/// [`DimError::Inner`]; [`DimError::Length`] (`"ub"`) if `ub` is shorter than
+/// `a.nrows()`; [`DimError::BufferTooSmall`] (`"perm"`). Nothing is written then.
+pub fn bin_rows<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    ub: &[I],
+    perm: &mut [I],
+    bin_ptr: &mut [usize; NBINS + 1],
+) -> Result<(), DimError> {
+    check_inner(a, b)?;
+    let n = a.nrows();
+    if ub.len() < n {
+        return Err(DimError::Length { operand: "ub", expected: n, got: ub.len() });
+    }
+    check_buf("perm", n, perm.len())?;
+    let order = b.row_order();
+    let ap = a.row_ptr();
+    let bin = |i: usize| Bin::of(ub[i].to_usize(), ap[i + 1].to_usize() - ap[i].to_usize(), order).index();
+    let mut counts = [0usize; NBINS + 1];
+    for i in 0..n {
+        counts[bin(i) + 1] += 1;
+    }
+    for k in 0..NBINS {
+        counts[k + 1] += counts[k];
+    }
+    *bin_ptr = counts;
+    for i in 0..n {
+        let k = bin(i);
+        perm[counts[k]] = I::from_usize_unchecked(i);
+        counts[k] += 1;
+    }
+    Ok(())
+}

@@ -1,0 +1,576 @@
+//! SpGEMM (`level3`, thesis chapter 9) against a dense reference: every row method and
+//! the per-bin rule, every available `Isa`, the symbolic, numeric and hybrid paths.
+//! Values are small integers, so every sum is exact in f32 and f64 and the comparison is
+//! exact (including explicit zeros and cancellations, which must be kept).
+
+mod common;
+
+use std::collections::BTreeMap;
+
+use common::splitmix;
+use proptest::prelude::*;
+use spblas::level3::{
+    Bin, LONG_ROOM, MEDIUM_MAX, NBINS, RowMethod, SHORT_MAX, SpgemmConfig, a_at, bin_rows, galerkin, spgemm,
+    spgemm_numeric, spgemm_numeric_rows, spgemm_numeric_with, spgemm_symbolic, spgemm_symbolic_with,
+    spgemm_with, spgemm_with_stats, spgemm_workspace_len, spgemm_workspace_len_with, upper_bound,
+};
+use spblas::primitives::Key;
+use spblas::primitives::scan::ScanElem;
+use spblas::{Csr, CsrOwned, DimError, Index, Isa, RowOrder, Scalar};
+
+/// `nrows x ncols` with row lengths from `len(i)`, random columns (sorted and deduplicated
+/// when `canonical`, else in random order with repeats) and values in -4..=4.
+fn gen_csr<T: Scalar, I: Index>(
+    nrows: usize,
+    ncols: usize,
+    seed: u64,
+    canonical: bool,
+    len: impl Fn(usize, u64) -> usize,
+) -> CsrOwned<T, I> {
+    let mut row_ptr = vec![I::ZERO];
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    for i in 0..nrows {
+        let h = splitmix(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let l = if ncols == 0 { 0 } else { len(i, h) };
+        let mut cols: Vec<usize> =
+            (0..l).map(|k| (splitmix(h.wrapping_add(k as u64)) % ncols as u64) as usize).collect();
+        if canonical {
+            cols.sort_unstable();
+            cols.dedup();
+        }
+        for (k, &c) in cols.iter().enumerate() {
+            col_idx.push(I::from_usize(c).unwrap());
+            vals.push(T::from_f64((splitmix(h ^ (k as u64 + 7)) % 9) as f64 - 4.0));
+        }
+        row_ptr.push(I::from_usize(col_idx.len()).unwrap());
+    }
+    CsrOwned::from_parts(nrows, ncols, row_ptr, col_idx, vals).unwrap()
+}
+
+/// The exact product as sorted `(row, col, value)`: every column any product reaches,
+/// values summed in f64 (exact for these inputs).
+fn reference<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Vec<(usize, usize, f64)> {
+    let mut rows: Vec<BTreeMap<usize, f64>> = vec![BTreeMap::new(); a.nrows()];
+    for (i, k, av) in a.iter() {
+        let (bc, bv) = b.row(k).unwrap();
+        for (&j, &bv) in bc.iter().zip(bv) {
+            *rows[i].entry(j.to_usize()).or_insert(0.0) += av.to_f64() * bv.to_f64();
+        }
+    }
+    rows.iter().enumerate().flat_map(|(i, r)| r.iter().map(move |(&j, &v)| (i, j, v))).collect()
+}
+
+fn entries<T: Scalar, I: Index>(c: &Csr<'_, T, I>) -> Vec<(usize, usize, f64)> {
+    c.iter().map(|(i, j, v)| (i, j, v.to_f64())).collect()
+}
+
+/// Every configuration to run: the per-bin rule and each forced method, on every `Isa`.
+fn configs() -> Vec<SpgemmConfig> {
+    let mut v = Vec::new();
+    for isa in Isa::available() {
+        v.push(SpgemmConfig::new().isa(isa));
+        for m in RowMethod::ALL {
+            v.push(SpgemmConfig::new().isa(isa).method(m));
+        }
+    }
+    v
+}
+
+/// Runs symbolic + numeric and the hybrid `spgemm_with` under `cfg` and checks both
+/// against `want`; a forced merge on a non-canonical `B` must be refused instead.
+fn check_config<T: Scalar + ScanElem, I: Index + Key>(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    want: &[(usize, usize, f64)],
+) -> Result<(), TestCaseError> {
+    if cfg.method == Some(RowMethod::Merge) && b.row_order() != RowOrder::Canonical {
+        prop_assert_eq!(
+            spgemm_workspace_len_with(cfg, a, b).unwrap_err(),
+            DimError::NotCanonical { operand: "b" }
+        );
+        prop_assert_eq!(spgemm_with(cfg, a, b).unwrap_err(), DimError::NotCanonical { operand: "b" });
+        return Ok(());
+    }
+    let ws = spgemm_workspace_len_with(cfg, a, b).unwrap();
+    // Garbage in the workspace must not matter.
+    let mut wi = vec![I::from_usize(3).unwrap(); ws.idx];
+    let mut wv = vec![T::from_f64(f64::NAN); ws.vals];
+    let mut row_ptr = vec![I::ZERO; a.nrows() + 1];
+    let nnz = spgemm_symbolic_with(cfg, a, b, &mut row_ptr, &mut wi).unwrap();
+    prop_assert_eq!(nnz, want.len(), "symbolic nnz, {:?}", cfg);
+    // Exact row lengths.
+    let mut counts = vec![0usize; a.nrows()];
+    for &(i, _, _) in want {
+        counts[i] += 1;
+    }
+    for i in 0..a.nrows() {
+        prop_assert_eq!(row_ptr[i + 1].to_usize() - row_ptr[i].to_usize(), counts[i], "row {} {:?}", i, cfg);
+    }
+    let (mut ci, mut cv) = (vec![I::ZERO; nnz], vec![T::from_f64(f64::NAN); nnz]);
+    wi.fill(I::from_usize(1).unwrap());
+    spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
+    let c = Csr::new(a.nrows(), b.ncols(), &row_ptr, &ci, &cv).unwrap();
+    prop_assert_eq!(c.row_order(), RowOrder::Canonical);
+    prop_assert_eq!(entries(&c), want, "numeric {:?}", cfg);
+    // Stage 3 bin by bin (the public per-bin entry point) gives the same arrays; rows of
+    // other bins stay untouched.
+    let mut ub = vec![I::ZERO; a.nrows()];
+    upper_bound(a, b, &mut ub).unwrap();
+    let mut perm = vec![I::ZERO; a.nrows()];
+    let mut bin_ptr = [0usize; NBINS + 1];
+    bin_rows(a, b, &ub, &mut perm, &mut bin_ptr).unwrap();
+    let (mut pi, mut pv) = (vec![I::MAX; nnz], vec![T::from_f64(-7.0); nnz]);
+    for k in 0..NBINS {
+        let rows = &perm[bin_ptr[k]..bin_ptr[k + 1]];
+        spgemm_numeric_rows(cfg, a, b, rows, &row_ptr, &mut pi, &mut pv, (&mut wi, &mut wv)).unwrap();
+        for &r in rows {
+            let range = row_ptr[r.to_usize()].to_usize()..row_ptr[r.to_usize() + 1].to_usize();
+            prop_assert_eq!(&pi[range.clone()], &ci[range.clone()]);
+            prop_assert!(pv[range.clone()].iter().zip(&cv[range]).all(|(x, y)| x.to_f64() == y.to_f64()));
+        }
+    }
+    prop_assert!(pi == ci, "per-bin {:?}", cfg);
+    let h = spgemm_with(cfg, a, b).unwrap();
+    prop_assert_eq!(h.view().row_order(), RowOrder::Canonical);
+    prop_assert_eq!((h.nrows(), h.ncols()), (a.nrows(), b.ncols()));
+    prop_assert_eq!(entries(&h.view()), want, "hybrid {:?}", cfg);
+    Ok(())
+}
+
+fn check_all<T: Scalar + ScanElem, I: Index + Key>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+) -> Result<(), TestCaseError> {
+    let want = reference(a, b);
+    for cfg in configs() {
+        check_config(cfg, a, b, &want)?;
+    }
+    Ok(())
+}
+
+/// Shapes `(m, k, n)` with zeros, row lengths up to `max_len` with now and then a row
+/// far longer (so every bin is hit), canonical or unsorted-with-duplicates inputs.
+fn operands<T: Scalar, I: Index>() -> impl Strategy<Value = (CsrOwned<T, I>, CsrOwned<T, I>)> {
+    // Wide `B`s (thousands of marker words) send short SPA rows down the sorting path.
+    let n = prop_oneof![3 => 0usize..=300, 1 => 20_000usize..=60_000];
+    (0usize..=40, 0usize..=40, n, 0usize..=12, any::<u64>(), any::<bool>(), any::<bool>()).prop_map(
+        |(m, k, n, max_len, seed, ca, cb)| {
+            let len = move |_i: usize, h: u64| {
+                if h.is_multiple_of(11) {
+                    40 + (h >> 8) as usize % 60
+                } else {
+                    (h >> 8) as usize % (max_len + 1)
+                }
+            };
+            let a = gen_csr::<T, I>(m, k, seed, ca, len);
+            let b = gen_csr::<T, I>(k, n, seed.wrapping_add(1), cb, len);
+            (a, b)
+        },
+    )
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn spgemm_matches_dense_every_method_and_isa_f64_u32((a, b) in operands::<f64, u32>()) {
+        check_all(&a.view(), &b.view())?;
+    }
+
+    #[test]
+    fn spgemm_matches_dense_every_method_and_isa_f32_u64((a, b) in operands::<f32, u64>()) {
+        check_all(&a.view(), &b.view())?;
+    }
+
+    #[test]
+    fn spgemm_matches_dense_usize((a, b) in operands::<f64, usize>()) {
+        let want = reference(&a.view(), &b.view());
+        check_config(SpgemmConfig::new(), &a.view(), &b.view(), &want)?;
+    }
+
+    #[test]
+    fn upper_bound_sums_referenced_rows_and_bins_partition_rows((a, b) in operands::<f64, u32>()) {
+        let (a, b) = (a.view(), b.view());
+        let mut ub = vec![0u32; a.nrows()];
+        let total = upper_bound(&a, &b, &mut ub).unwrap();
+        let mut sum = 0;
+        for (i, &u) in ub.iter().enumerate() {
+            let want: usize = a.row(i).unwrap().0.iter().map(|&k| b.row(k as usize).unwrap().0.len()).sum();
+            prop_assert_eq!(u as usize, want);
+            sum += want;
+        }
+        prop_assert_eq!(total, sum);
+        let mut perm = vec![0u32; a.nrows()];
+        let mut bin_ptr = [0usize; NBINS + 1];
+        bin_rows(&a, &b, &ub, &mut perm, &mut bin_ptr).unwrap();
+        prop_assert_eq!(bin_ptr[NBINS], a.nrows());
+        let mut seen = perm.clone();
+        seen.sort_unstable();
+        prop_assert!(seen.iter().enumerate().all(|(i, &r)| r as usize == i));
+        for (k, bin) in Bin::ALL.into_iter().enumerate() {
+            for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
+                let alen = a.row(r as usize).unwrap().0.len();
+                prop_assert_eq!(Bin::of(ub[r as usize] as usize, alen, b.row_order()), bin);
+            }
+        }
+    }
+}
+
+/// `B` is `k x n` with row `r` holding exactly one entry, so a row of `A` with `t`
+/// entries has upper bound `t`; `A` gets one row per target bound (each bin edge and
+/// its neighbours), plus rows whose products collide.
+#[test]
+fn rows_on_every_bin_edge_match_dense_every_method_and_isa() {
+    let targets = [
+        0usize,
+        1,
+        2,
+        3,
+        SHORT_MAX - 1,
+        SHORT_MAX,
+        SHORT_MAX + 1,
+        MEDIUM_MAX - 1,
+        MEDIUM_MAX,
+        MEDIUM_MAX + 1,
+    ];
+    let k = MEDIUM_MAX + 8;
+    let n = 700;
+    for canonical_b in [true, false] {
+        // Row r of B: one entry at column (r * 7) % n, or for non-canonical B two equal
+        // columns (a duplicate), which doubles the bound.
+        let mut trip = Vec::new();
+        for r in 0..k {
+            trip.push((r, (r * 7) % n, ((r % 5) as f64) - 2.0));
+        }
+        let b: CsrOwned<f64, u32> = if canonical_b {
+            CsrOwned::from_triplets(k, n, &trip).unwrap()
+        } else {
+            let mut row_ptr = vec![0u32];
+            let (mut ci, mut cv) = (Vec::new(), Vec::new());
+            for r in 0..k {
+                ci.extend([((r * 7) % n) as u32, ((r * 7) % n) as u32]);
+                cv.extend([1.0, -1.0]);
+                row_ptr.push(ci.len() as u32);
+            }
+            CsrOwned::from_parts(k, n, row_ptr, ci, cv).unwrap()
+        };
+        let per_b_row = if canonical_b { 1 } else { 2 };
+        let mut trip = Vec::new();
+        for (i, &t) in targets.iter().enumerate() {
+            // Bound `t` (rounded down to the B rows' length), distinct rows of B but
+            // colliding columns: (r * 7) % n repeats every n / gcd(7, n) rows.
+            for r in 0..t / per_b_row {
+                trip.push((i, r, ((r % 3) as f64) + 1.0));
+            }
+        }
+        let a = CsrOwned::<f64, u32>::from_triplets(targets.len(), k, &trip).unwrap();
+        let (av, bv) = (a.view(), b.view());
+        let mut ub = vec![0u32; av.nrows()];
+        upper_bound(&av, &bv, &mut ub).unwrap();
+        if canonical_b {
+            assert_eq!(ub.iter().map(|&u| u as usize).collect::<Vec<_>>(), targets);
+            let bins: Vec<Bin> = (0..targets.len())
+                .map(|i| Bin::of(ub[i] as usize, av.row(i).unwrap().0.len(), bv.row_order()))
+                .collect();
+            assert_eq!(bins[0], Bin::Empty);
+            assert_eq!(bins[1], Bin::Single);
+            assert_eq!(bins[5], Bin::Short);
+            assert_eq!(bins[6], Bin::Medium);
+            assert_eq!(bins[8], Bin::Medium);
+            assert_eq!(bins[9], Bin::Long);
+        }
+        check_all(&av, &bv).unwrap();
+    }
+}
+
+#[test]
+fn one_b_row_of_100k_entries() {
+    let n = 250_000;
+    let b = gen_csr::<f64, u32>(3, n, 5, true, |i, _| if i == 1 { 2 } else { 100_000 });
+    assert!(b.view().row(0).unwrap().0.len() > 80_000);
+    // Row 0: a scaled copy (single bin); row 1: two long rows accumulated; row 2: empty.
+    let a = CsrOwned::<f64, u32>::from_triplets(3, 3, &[(0, 0, 2.0), (1, 0, 1.0), (1, 2, -1.0), (1, 1, 3.0)])
+        .unwrap();
+    let (av, bv) = (a.view(), b.view());
+    let want = reference(&av, &bv);
+    let isa = Isa::detect();
+    check_config(SpgemmConfig::new().isa(isa), &av, &bv, &want).unwrap();
+    for m in RowMethod::ALL {
+        check_config(SpgemmConfig::new().isa(isa).method(m), &av, &bv, &want).unwrap();
+    }
+}
+
+#[test]
+fn empty_shapes() {
+    for (m, k, n) in [(0, 0, 0), (0, 5, 0), (3, 0, 4), (0, 3, 7), (4, 3, 0), (2, 2, 2)] {
+        let a = CsrOwned::<f64, u32>::from_triplets(m, k, &[]).unwrap();
+        let b = CsrOwned::<f64, u32>::from_triplets(k, n, &[]).unwrap();
+        let (av, bv) = (a.view(), b.view());
+        check_all(&av, &bv).unwrap();
+        let c = spgemm(&av, &bv).unwrap();
+        assert_eq!((c.nrows(), c.ncols(), c.nnz()), (m, n, 0));
+    }
+}
+
+fn small() -> (CsrOwned<f64, u32>, CsrOwned<f64, u32>) {
+    let a = gen_csr::<f64, u32>(6, 5, 1, false, |_, h| (h % 5) as usize);
+    let b = gen_csr::<f64, u32>(5, 7, 2, false, |_, h| (h % 5) as usize);
+    (a, b)
+}
+
+#[test]
+fn dimension_mismatch_is_an_error_everywhere() {
+    let (a, _) = small();
+    let a = a.view();
+    let err = DimError::Inner { left_ncols: 5, right_nrows: 6 };
+    assert_eq!(spgemm_workspace_len(&a, &a).unwrap_err(), err);
+    let mut row_ptr = vec![7u32; 7];
+    assert_eq!(spgemm_symbolic(&a, &a, &mut row_ptr, &mut [0u32; 1000]).unwrap_err(), err);
+    assert_eq!(row_ptr, vec![7u32; 7]);
+    let (mut ci, mut cv) = (vec![9u32; 10], vec![9.0f64; 10]);
+    let rp = [0u32; 7];
+    assert_eq!(
+        spgemm_numeric(&a, &a, &rp, &mut ci, &mut cv, (&mut [0u32; 1000], &mut [0.0; 1000])).unwrap_err(),
+        err
+    );
+    assert_eq!((ci, cv), (vec![9u32; 10], vec![9.0; 10]));
+    assert_eq!(spgemm(&a, &a).unwrap_err(), err);
+    assert_eq!(upper_bound(&a, &a, &mut [0u32; 6]).unwrap_err(), err);
+    let t = CsrOwned::<f64, u32>::from_triplets(5, 6, &[]).unwrap();
+    // Pᵀ (5 x 6) · A (6 x 5) · P: P must have 5 rows.
+    assert_eq!(galerkin(&t.view(), &a, &a).unwrap_err(), DimError::Inner { left_ncols: 5, right_nrows: 6 });
+    assert_eq!(galerkin(&a, &a, &t.view()).unwrap_err(), DimError::Inner { left_ncols: 5, right_nrows: 6 });
+}
+
+#[test]
+fn undersized_buffers_are_errors_and_leave_outputs_untouched() {
+    let (a, b) = small();
+    let (a, b) = (a.view(), b.view());
+    let ws = spgemm_workspace_len(&a, &b).unwrap();
+    assert!(ws.idx > 0 && ws.vals > 0);
+    let mut row_ptr = vec![7u32; 7];
+    let mut wi = vec![0u32; ws.idx];
+    assert_eq!(
+        spgemm_symbolic(&a, &b, &mut row_ptr[..6], &mut wi).unwrap_err(),
+        DimError::BufferTooSmall { buffer: "row_ptr_c", needed: 7, got: 6 }
+    );
+    assert_eq!(
+        spgemm_symbolic(&a, &b, &mut row_ptr, &mut wi[..ws.idx - 1]).unwrap_err(),
+        DimError::BufferTooSmall { buffer: "workspace", needed: ws.idx, got: ws.idx - 1 }
+    );
+    assert_eq!(row_ptr, vec![7u32; 7]);
+    let nnz = spgemm_symbolic(&a, &b, &mut row_ptr, &mut wi).unwrap();
+    assert!(nnz > 1);
+    let mut wv = vec![0.0f64; ws.vals];
+    let (mut ci, mut cv) = (vec![9u32; nnz], vec![9.0f64; nnz]);
+    let untouched = |ci: &[u32], cv: &[f64]| ci.iter().all(|&c| c == 9) && cv.iter().all(|&v| v == 9.0);
+    let e = spgemm_numeric(&a, &b, &row_ptr, &mut ci[..nnz - 1], &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    assert_eq!(e, DimError::BufferTooSmall { buffer: "c_col_idx", needed: nnz, got: nnz - 1 });
+    let e = spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv[..nnz - 1], (&mut wi, &mut wv)).unwrap_err();
+    assert_eq!(e, DimError::BufferTooSmall { buffer: "c_vals", needed: nnz, got: nnz - 1 });
+    let e = spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi[..ws.idx - 1], &mut wv)).unwrap_err();
+    assert_eq!(e, DimError::BufferTooSmall { buffer: "workspace.idx", needed: ws.idx, got: ws.idx - 1 });
+    let e =
+        spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv[..ws.vals - 1])).unwrap_err();
+    assert_eq!(e, DimError::BufferTooSmall { buffer: "workspace.vals", needed: ws.vals, got: ws.vals - 1 });
+    let e = spgemm_numeric(&a, &b, &row_ptr[..6], &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    assert_eq!(e, DimError::Length { operand: "c_row_ptr", expected: 7, got: 6 });
+    let mut bad = row_ptr.clone();
+    bad[0] = 1;
+    let e = spgemm_numeric(&a, &b, &bad, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    assert!(matches!(e, DimError::OutOfRange { operand: "c_row_ptr", .. }));
+    let mut bad = row_ptr.clone();
+    bad[3] = bad[4] + 1;
+    let e = spgemm_numeric(&a, &b, &bad, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    assert_eq!(e, DimError::Unsorted { operand: "c_row_ptr", position: 4 });
+    assert!(untouched(&ci, &cv));
+    let e = spgemm_numeric_rows(
+        SpgemmConfig::new(),
+        &a,
+        &b,
+        &[0, 6],
+        &row_ptr,
+        &mut ci,
+        &mut cv,
+        (&mut wi, &mut wv),
+    )
+    .unwrap_err();
+    assert_eq!(e, DimError::OutOfRange { operand: "rows", position: 1, value: 6, max: 5 });
+    assert!(untouched(&ci, &cv));
+    // Pointers that pass the checks but disagree with the product: found while computing.
+    // Move one entry's room from the first non-empty row to the next row.
+    let mut shifted = row_ptr.clone();
+    let i = (1..7).find(|&i| row_ptr[i - 1] < row_ptr[i]).unwrap();
+    shifted[i] -= 1;
+    let e = spgemm_numeric(&a, &b, &shifted, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    assert!(matches!(e, DimError::RowLength { operand: "c_row_ptr", .. }), "{e:?}");
+    // And a correct call works after all that.
+    spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
+    let c = Csr::new(6, 7, &row_ptr, &ci, &cv).unwrap();
+    assert_eq!(entries(&c), reference(&a, &b));
+}
+
+#[test]
+fn unavailable_isa_is_an_error() {
+    let (a, b) = small();
+    for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
+        let cfg = SpgemmConfig::new().isa(isa);
+        assert_eq!(
+            spgemm_workspace_len_with(cfg, &a.view(), &b.view()).unwrap_err(),
+            DimError::IsaUnavailable { isa }
+        );
+        assert_eq!(spgemm_with(cfg, &a.view(), &b.view()).unwrap_err(), DimError::IsaUnavailable { isa });
+    }
+}
+
+#[test]
+fn nnz_of_c_overflowing_u32_is_an_error() {
+    // A column of 65 537 ones times a row of 65 537 ones: C is dense, 65 537² > u32::MAX
+    // entries. Every row is a single-row copy, so the symbolic phase is O(nrows).
+    let n = 65_537usize;
+    let a =
+        CsrOwned::<f32, u32>::from_parts(n, 1, (0..=n as u32).collect(), vec![0; n], vec![1.0; n]).unwrap();
+    let b = CsrOwned::<f32, u32>::from_parts(1, n, vec![0, n as u32], (0..n as u32).collect(), vec![1.0; n])
+        .unwrap();
+    let (a, b) = (a.view(), b.view());
+    let ws = spgemm_workspace_len(&a, &b).unwrap();
+    let mut row_ptr = vec![5u32; n + 1];
+    let e = spgemm_symbolic(&a, &b, &mut row_ptr, &mut vec![0u32; ws.idx]).unwrap_err();
+    assert_eq!(e, DimError::Overflow { what: "nnz(C)", value: n * n, max: u32::MAX as usize });
+    assert!(row_ptr.iter().all(|&p| p == 5));
+    // With u64 indices the same count fits.
+    let a64 =
+        CsrOwned::<f32, u64>::from_parts(n, 1, (0..=n as u64).collect(), vec![0; n], vec![1.0; n]).unwrap();
+    let b64 =
+        CsrOwned::<f32, u64>::from_parts(1, n, vec![0, n as u64], (0..n as u64).collect(), vec![1.0; n])
+            .unwrap();
+    let ws = spgemm_workspace_len(&a64.view(), &b64.view()).unwrap();
+    let mut rp = vec![0u64; n + 1];
+    assert_eq!(spgemm_symbolic(&a64.view(), &b64.view(), &mut rp, &mut vec![0u64; ws.idx]).unwrap(), n * n);
+}
+
+#[test]
+fn explicit_zeros_and_cancellations_are_kept() {
+    // Row 0 of A·B: 1*1 + 1*(-1) = 0 at column 0 stays an entry.
+    let a = CsrOwned::<f64, u32>::from_triplets(1, 2, &[(0, 0, 1.0), (0, 1, 1.0)]).unwrap();
+    let b = CsrOwned::<f64, u32>::from_triplets(2, 2, &[(0, 0, 1.0), (1, 0, -1.0), (1, 1, 0.0)]).unwrap();
+    for cfg in configs() {
+        let c = spgemm_with(cfg, &a.view(), &b.view()).unwrap();
+        assert_eq!(entries(&c.view()), vec![(0, 0, 0.0), (0, 1, 0.0)], "{cfg:?}");
+    }
+}
+
+#[test]
+fn hybrid_stats_account_for_rooms_and_bins() {
+    // Mostly short rows, every 50th row long: both the room and the exact path.
+    let a = gen_csr::<f64, u32>(300, 300, 9, true, |i, h| if i % 50 == 0 { 120 } else { (h % 5) as usize });
+    let (c, st) = spgemm_with_stats(SpgemmConfig::new(), &a.view(), &a.view()).unwrap();
+    assert_eq!(st.nnz_c, c.nnz());
+    let mut ub = vec![0u32; 300];
+    assert_eq!(st.nnz_upper, upper_bound(&a.view(), &a.view(), &mut ub).unwrap());
+    assert!(st.nnz_c <= st.nnz_upper);
+    assert_eq!(st.rows_per_bin.iter().sum::<usize>(), 300);
+    assert_eq!(st.progressive_rows, st.rows_per_bin[Bin::Long.index()]);
+    assert!(st.progressive_rows > 0 && st.progressive_rows < 300);
+    assert_eq!(st.bytes_precise, c.nnz() * 12 + 301 * 4);
+    // Short and medium rows take their bound as room; long rows LONG_ROOM at first.
+    let bin = |i: usize| Bin::of(ub[i] as usize, a.view().row(i).unwrap().0.len(), RowOrder::Canonical);
+    let room: usize = (0..300).filter(|&i| bin(i) != Bin::Long).map(|i| ub[i] as usize).sum();
+    assert!(room > 0);
+    assert!(st.bytes_hybrid >= (room + LONG_ROOM * st.progressive_rows) * 12 + 301 * 4, "{st:?}");
+    assert!(st.bytes_hybrid >= st.bytes_precise);
+    assert_eq!(entries(&c.view()), reference(&a.view(), &a.view()));
+}
+
+fn dense_mul(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
+    let mut c = vec![0.0; m * n];
+    for i in 0..m {
+        for l in 0..k {
+            for j in 0..n {
+                c[i * n + j] += a[i * k + l] * b[l * n + j];
+            }
+        }
+    }
+    c
+}
+
+fn dense<I: Index>(c: &Csr<'_, f64, I>) -> Vec<f64> {
+    let mut d = vec![0.0; c.nrows() * c.ncols()];
+    c.to_dense(&mut d).unwrap();
+    d
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn transpose_into_matches_dense(seed in any::<u64>(), m in 0usize..20, n in 0usize..20, canon in any::<bool>()) {
+        let a = gen_csr::<f64, u32>(m, n, seed, canon, |_, h| (h % 6) as usize);
+        let a = a.view();
+        let (np, nnz) = a.transpose_len();
+        let (mut rp, mut ci, mut v) = (vec![0u32; np], vec![0u32; nnz], vec![0.0; nnz]);
+        let at = a.transpose_into(&mut rp, &mut ci, &mut v).unwrap();
+        let d = dense(&a);
+        let dt = dense(&at);
+        for i in 0..m {
+            for j in 0..n {
+                prop_assert_eq!(d[i * n + j], dt[j * m + i]);
+            }
+        }
+        prop_assert!(at.row_order() != RowOrder::Unsorted);
+        // Re-validation agrees with the order claimed.
+        let re = Csr::new(n, m, at.row_ptr(), at.col_idx(), at.vals()).unwrap();
+        prop_assert_eq!(re.row_order(), at.row_order());
+    }
+
+    #[test]
+    fn galerkin_and_a_at_match_dense(seed in any::<u64>(), n in 0usize..25, c in 0usize..10) {
+        let a = gen_csr::<f64, u32>(n, n, seed, false, |_, h| (h % 5) as usize);
+        let p = gen_csr::<f64, u32>(n, c, seed ^ 1, true, |_, h| (h % 3) as usize);
+        let (av, pv) = (a.view(), p.view());
+        let (np, nnz) = pv.transpose_len();
+        let (mut rp, mut ci, mut v) = (vec![0u32; np], vec![0u32; nnz], vec![0.0; nnz]);
+        let pt = pv.transpose_into(&mut rp, &mut ci, &mut v).unwrap();
+        let g = galerkin(&pt, &av, &pv).unwrap();
+        let (da, dp, dpt) = (dense(&av), dense(&pv), dense(&pt));
+        let want = dense_mul(&dense_mul(&dpt, &da, c, n, n), &dp, c, n, c);
+        prop_assert_eq!(dense(&g.view()), want);
+        let aat = a_at(&av).unwrap();
+        let mut dat = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                dat[j * n + i] = da[i * n + j];
+            }
+        }
+        prop_assert_eq!(dense(&aat.view()), dense_mul(&da, &dat, n, n, n));
+        prop_assert_eq!(aat.view().row_order(), RowOrder::Canonical);
+    }
+}
+
+#[test]
+fn huge_ncols_are_errors_or_work_without_dense_scratch() {
+    let n = 1usize << 60;
+    let a = CsrOwned::<f64, u64>::from_parts(1, 2, vec![0, 2], vec![0, 1], vec![2.0, 3.0]).unwrap();
+    let b = CsrOwned::<f64, u64>::from_parts(2, n, vec![0, 1, 2], vec![5, (n - 1) as u64], vec![1.0, 1.0])
+        .unwrap();
+    let (av, bv) = (a.view(), b.view());
+    // The SPA's dense row would need 2^63 bytes: an error, not an abort.
+    let e = spgemm(&av, &bv).unwrap_err();
+    assert!(matches!(e, DimError::Overflow { what: "room", .. }), "{e:?}");
+    // The merge's symbolic form is the SPA's marker bits (2^54 words): an error too.
+    let e = spgemm_with(SpgemmConfig::new().method(RowMethod::Merge), &av, &bv).unwrap_err();
+    assert!(matches!(e, DimError::Overflow { what: "room", .. }), "{e:?}");
+    // The sorting methods need no dense scratch and work.
+    for m in [RowMethod::BitonicEsc, RowMethod::Heap] {
+        let c = spgemm_with(SpgemmConfig::new().method(m), &av, &bv).unwrap();
+        assert_eq!(entries(&c.view()), vec![(0, 5, 2.0), (0, n - 1, 3.0)]);
+    }
+    // A single-row copy needs none either.
+    let one = CsrOwned::<f64, u64>::from_parts(1, 2, vec![0, 1], vec![1], vec![4.0]).unwrap();
+    let c = spgemm(&one.view(), &bv).unwrap();
+    assert_eq!(entries(&c.view()), vec![(0, n - 1, 4.0)]);
+    // Aᵀ of a 1 x 2^60 matrix would need 2^60 row pointers.
+    let e = a_at(&bv).unwrap_err();
+    assert!(matches!(e, DimError::Overflow { what: "transpose", .. }), "{e:?}");
+}
