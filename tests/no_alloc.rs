@@ -1,7 +1,8 @@
 //! Kernels own no memory (DESIGN principle 1): a counting global allocator proves that
 //! every kernel — SpMV of every format on every available `Isa` and every CSR method,
 //! the CSR5 conversions (copying and in place), the conversions into caller buffers,
-//! the primitives and Level 1 with its workspace — makes zero heap allocations.
+//! the primitives, Level 1 with its workspace, and SpGEMM's symbolic and numeric phases
+//! with theirs — makes zero heap allocations.
 //!
 //! Counting is per thread (the test harness allocates on other threads), and only inside
 //! [`allocations`]. Inputs and buffers are made before counting; `Isa::available()` is
@@ -13,6 +14,9 @@ use std::cell::Cell;
 
 use spblas::formats::csr5::Csr5Aux;
 use spblas::level1::{AddMethod, SpVec, add_isa, add_workspace_len, axpy, dot, dot_dense, gather, scatter};
+use spblas::level3::{
+    RowMethod, SpgemmConfig, spgemm_numeric_with, spgemm_symbolic_with, spgemm_workspace_len_with,
+};
 use spblas::primitives::heap::{DHeap, k_select_isa};
 use spblas::primitives::merge::{merge_isa, merge_path_isa};
 use spblas::primitives::scan::{exclusive_scan_isa, inclusive_scan_isa, reduce_isa};
@@ -323,4 +327,43 @@ fn level1_with_workspace_allocates_nothing() {
     assert_no_alloc("axpy", || axpy(2.0, x, &mut d).unwrap());
     assert_no_alloc("gather", || gather(&dense, &xi, &mut g).unwrap());
     assert_no_alloc("scatter", || scatter(x, &mut d).unwrap());
+}
+
+#[test]
+fn spgemm_symbolic_and_numeric_allocate_nothing() {
+    let isas = isas();
+    let a = matrix();
+    let a = a.view();
+    // B = Aᵀ-shaped (200 x 300) canonical, so the merge can be forced too.
+    let mut t = Vec::new();
+    for j in 0..200usize {
+        for k in 0..(j % 6) {
+            t.push((j, (j * 17 + k * 41) % 300, (k % 5) as f64 - 2.0));
+        }
+    }
+    let b = CsrOwned::from_triplets(200, 300, &t).unwrap();
+    let b = b.view();
+    let methods = [
+        None,
+        Some(RowMethod::Heap),
+        Some(RowMethod::BitonicEsc),
+        Some(RowMethod::Merge),
+        Some(RowMethod::Spa),
+    ];
+    for isa in isas {
+        for m in methods {
+            let cfg = SpgemmConfig { isa, method: m };
+            let ws = spgemm_workspace_len_with(cfg, &a, &b).unwrap();
+            let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
+            let mut row_ptr = vec![0u32; a.nrows() + 1];
+            let nnz = assert_no_alloc("spgemm_symbolic", || {
+                spgemm_symbolic_with(cfg, &a, &b, &mut row_ptr, &mut wi).unwrap()
+            });
+            let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+            assert_no_alloc("spgemm_numeric", || {
+                spgemm_numeric_with(cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap()
+            });
+            assert!(nnz > 0, "{isa:?} {m:?}");
+        }
+    }
 }
