@@ -9,9 +9,9 @@
 //!    accumulator — for the rest.
 //! 4. Arrange — rows land at their place in `C`: at `row_ptr` from the symbolic phase
 //!    ([`spgemm_symbolic`] then [`spgemm_numeric`], the "precise" method), or, with
-//!    `alloc`, by the thesis's hybrid allocation ([`spgemm`], 9.4.3): upper-bound room
-//!    for rows up to [`HYBRID_MAX`], a fixed [`LONG_ROOM`] grown on demand for longer
-//!    ones, no symbolic pass.
+//!    `alloc`, by a CPU form of the thesis's hybrid allocation ([`spgemm`], 9.4.3): rows
+//!    appended in order into arrays sized in advance by a lower bound of `nnz(C)` and
+//!    grown by [`GROWTH`] (1.5x) when a row does not fit, no symbolic pass.
 //!
 //! Stages 1–3 are public ([`upper_bound`], [`bin_rows`], [`spgemm_numeric_rows`] for one
 //! bin's rows), so a caller can time them or run bins as independent chunks.
@@ -79,7 +79,7 @@ mod stages;
 mod owned;
 
 #[cfg(feature = "alloc")]
-pub use owned::{HYBRID_MAX, LONG_ROOM, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
+pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
 pub use rows::{RowMethod, SPA_SORT_RATIO};
 pub use stages::{
     Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, bin_rows, upper_bound,

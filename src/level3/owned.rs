@@ -21,13 +21,13 @@ pub struct SpgemmStats {
     pub nnz_upper: usize,
     /// Rows per [`Bin`], in the order of [`Bin::ALL`].
     pub rows_per_bin: [usize; NBINS],
-    /// Rows of the long bin (upper bound above [`HYBRID_MAX`]), allocated
-    /// progressively; the others were computed straight into upper-bound room.
-    pub progressive_rows: usize,
-    /// Peak bytes of the output arrays in the hybrid method (upper bound for the short
-    /// and medium rows, [`LONG_ROOM`] for each long one, grown 2x when a long row needs
-    /// more) and of the staging row, `row_ptr` included. Pages are written only up to
-    /// `nnz(C)`.
+    /// The lower bound of `nnz(C)` the output arrays started with (see
+    /// [`spgemm_with_stats`]).
+    pub nnz_lower: usize,
+    /// How many times the output arrays grew (by [`GROWTH`]) past that start.
+    pub grows: usize,
+    /// Peak bytes of the hybrid method: the output arrays' largest capacity, the staging
+    /// row and `row_ptr`.
     pub bytes_hybrid: usize,
     /// Bytes the precise method allocates for the same `C` (exact room for every row).
     pub bytes_precise: usize,
@@ -35,13 +35,22 @@ pub struct SpgemmStats {
     pub bytes_workspace: usize,
 }
 
-/// Rows whose upper bound is at most this (every bin but [`Bin::Long`]) get their upper
-/// bound as room in [`spgemm_with_stats`]; longer rows get [`LONG_ROOM`] each and the
-/// arrays grow when one needs more.
-pub const HYBRID_MAX: usize = super::MEDIUM_MAX;
+/// The factor by which [`spgemm_with_stats`] grows its output arrays when a row does
+/// not fit, as a fraction `(numerator, denominator)`: 3/2, so the arrays never hold more
+/// than 1.5x the entries written when they last grew.
+pub const GROWTH: (usize, usize) = (3, 2);
 
-/// Initial room per long row in [`spgemm_with_stats`] (the thesis's fixed size, 9.4.3).
-pub const LONG_ROOM: usize = 256;
+/// Makes room for `extra` more elements: nothing if they fit, else capacity grows to
+/// the larger of what is needed and [`GROWTH`] times the old capacity.
+fn grow<X>(v: &mut Vec<X>, extra: usize) -> Result<bool, ()> {
+    let need = v.len().checked_add(extra).ok_or(())?;
+    if need <= v.capacity() {
+        return Ok(false);
+    }
+    let target = need.max(v.capacity().saturating_mul(GROWTH.0) / GROWTH.1);
+    v.try_reserve_exact(target - v.len()).map_err(|_| ())?;
+    Ok(true)
+}
 
 /// `C = A·B` as a new canonical [`CsrOwned`] on [`crate::Isa::detect`] by the per-bin
 /// rule; see [`spgemm_with_stats`].
@@ -76,20 +85,23 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
     spgemm_with_stats(cfg, a, b).map(|(c, _)| c)
 }
 
-/// `C = A·B` (feature `alloc`) by the hybrid allocation of thesis 9.4.3, with no
-/// symbolic pass: after the upper bound and the binning, one allocation holds the upper
-/// bound of every row outside the long bin plus [`LONG_ROOM`] per long row (Alg. 35's
-/// `C̃`). Rows are then computed in row order and appended — a single-row copy straight
-/// into `C`, an accumulated row through a staging row — so rows land packed and the
-/// arrange stage costs nothing; when a long row needs more room than is left the arrays
-/// grow (at least 2x, the progressive part). Finally the arrays are shrunk to
+/// `C = A·B` (feature `alloc`) by a CPU form of the hybrid allocation of thesis 9.4.3,
+/// with no symbolic pass: one allocation sized in advance, then progressive growth.
+/// Rows are computed in row order and appended — a single-row copy straight into `C`,
+/// an accumulated row through a staging row — so they land packed and the arrange stage
+/// costs nothing. The advance allocation is a *lower* bound of `nnz(C)`: per row, the
+/// longest row of `B` it references (exact for single-product rows; `B` canonical, else
+/// nothing is assumed), capped at `ncols`; when a row does not fit, the arrays grow by
+/// [`GROWTH`] (1.5x). So the output never holds more than 1.5x `nnz(C)` entries, where
+/// the thesis's upper-bound room holds `nnz(Ĉ)`; finally the arrays are shrunk to
 /// `nnz(C)`. The [`SpgemmStats`] say how many bytes that took against the precise
 /// method.
 ///
-/// (A first version computed rows bin by bin into fixed upper-bound rooms and packed
-/// them afterwards, as on a GPU; on a CPU the untrimmed room cost 3x on a banded `A²`,
-/// whose `nnz(Ĉ)` is 9x `nnz(C)`, in page faults alone. A second one counted long rows
-/// exactly first; that symbolic pass made it slower than a plain Gustavson loop.)
+/// (Earlier versions, measured on the suite: upper-bound room for rows up to 256
+/// products and a fixed room of 256 per longer row, as the thesis's GPU code, held 2.8x
+/// to 7x the precise bytes (banded `A²`: `nnz(Ĉ)` is 9x `nnz(C)`), and writing rows
+/// into fixed rooms then packing them cost 3x in page faults; counting long rows exactly
+/// first made it slower than a plain Gustavson loop.)
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
@@ -118,17 +130,12 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     let mut bin_ptr = [0usize; NBINS + 1];
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
     let ctx = Ctx { a, b, isa };
-    // Room: the bound for every row outside the long bin, [`LONG_ROOM`] for each long one.
-    let long = Bin::Long.index();
-    let mut total = 0usize;
-    for (k, &r) in perm.iter().enumerate() {
-        let room = if k >= bin_ptr[long] { LONG_ROOM } else { ub[r.to_usize()].to_usize() };
-        total = total.checked_add(room).ok_or(room_err)?;
-    }
+    let nnz_lower = lower_bound(a, b);
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
-    col_idx.try_reserve_exact(total).map_err(|_| room_err)?;
-    vals.try_reserve_exact(total).map_err(|_| room_err)?;
+    col_idx.try_reserve_exact(nnz_lower).map_err(|_| room_err)?;
+    vals.try_reserve_exact(nnz_lower).map_err(|_| room_err)?;
     let mut peak = (col_idx.capacity(), vals.capacity());
+    let mut grows = 0usize;
     // Accumulated rows are computed in a staging buffer as long as the longest row can
     // be (`min(ub, ncols)`) and appended: zero-filling their room in `C` instead cost
     // more than the copy where `nnz(Ĉ)` is many times `nnz(C)` (a band: 9x).
@@ -145,27 +152,30 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
         let ub_i = row_upper_bound(a, b, i);
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
         let kernel = kernel_for(a, b, i, ub_i, bin, cfg.method);
-        // A row needs at most `min(ub, ncols)`; if the room left is short, the arrays
-        // grow (`Vec::reserve`: at least 2x, the thesis's progression).
+        // A row needs at most `min(ub, ncols)`.
         let room = ub_i.min(b.ncols());
         let start = col_idx.len();
-        col_idx.try_reserve(room).map_err(|_| room_err)?;
-        vals.try_reserve(room).map_err(|_| room_err)?;
-        peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
         // Not reached: a row never outgrows its upper bound, nor `b.ncols()`.
         let too_long = |got| DimError::RowLength { operand: "room", row: i, expected: room, got };
         if matches!(kernel, Kernel::Acc(_)) {
             let (di, dv) = (&mut stage_i[..room], &mut stage_v[..room]);
             let len = rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?;
+            let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
+            grow(&mut vals, len).map_err(|_| room_err)?;
+            grows += usize::from(grew);
             col_idx.extend_from_slice(&di[..len]);
             vals.extend_from_slice(&dv[..len]);
         } else {
             // Empty, or a copy of exactly `room` entries: straight into `C`.
+            let grew = grow(&mut col_idx, room).map_err(|_| room_err)?;
+            grow(&mut vals, room).map_err(|_| room_err)?;
+            grows += usize::from(grew);
             col_idx.resize(start + room, I::ZERO);
             vals.resize(start + room, T::ZERO);
             let (di, dv) = (&mut col_idx[start..], &mut vals[start..]);
             rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, true).map_err(too_long)?;
         }
+        peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
         let end = col_idx.len();
         row_ptr.push(I::from_usize(end).ok_or(DimError::Overflow {
             what: "nnz(C)",
@@ -186,13 +196,32 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
         nnz_c: nnz,
         nnz_upper,
         rows_per_bin,
-        progressive_rows: rows_per_bin[long],
+        nnz_lower,
+        grows,
         bytes_hybrid: ((peak.0 + stage) * si_ + (peak.1 + stage) * st_).saturating_add(ptr_bytes),
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
         bytes_workspace: wl.idx * si_ + wl.vals * st_,
     };
     let c = CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical);
     Ok((c, stats))
+}
+
+/// A lower bound of `nnz(C)`: per row of `A`, the longest row of `B` it references (its
+/// entries are distinct columns of `C` when `B` is canonical; with duplicates or unsorted
+/// rows in `B` nothing is assumed), capped at `ncols`.
+fn lower_bound<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> usize {
+    if b.row_order() != RowOrder::Canonical {
+        return 0;
+    }
+    let bp = b.row_ptr();
+    (0..a.nrows())
+        .map(|i| {
+            let cols = a.row(i).map_or(&[][..], |(c, _)| c);
+            let longest =
+                cols.iter().map(|&k| bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize()).max();
+            longest.unwrap_or(0).min(b.ncols())
+        })
+        .fold(0usize, usize::saturating_add)
 }
 
 /// The Galerkin triple product `Pᵀ·A·P` of algebraic multigrid (thesis 9.5.1), as two
