@@ -13,6 +13,7 @@ pub mod formats;
 pub mod isa_equivalence;
 pub mod level1;
 pub mod mtx;
+pub mod spgemm;
 
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::{Isa, SpMv};

@@ -15,16 +15,32 @@ use std::path::{Path, PathBuf};
 
 type Run = fn(&[u8]) -> usize;
 
-const TARGETS: [(&str, Run); 5] = [
+const TARGETS: [(&str, Run); 6] = [
     ("formats", spblas_fuzz::formats::run),
     ("csr5_roundtrip", spblas_fuzz::csr5_roundtrip::run),
     ("isa_equivalence", spblas_fuzz::isa_equivalence::run),
     ("mtx", spblas_fuzz::mtx::run),
     ("level1", spblas_fuzz::level1::run),
+    ("spgemm", spblas_fuzz::spgemm::run),
 ];
 
 fn seeds_dir(target: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("seeds").join(target)
+}
+
+/// Inputs that once crashed a target (`fuzz/regressions/<target>/`), kept apart from the
+/// generated seeds so regenerating those never drops them.
+fn regressions_dir(target: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("regressions").join(target)
+}
+
+#[test]
+fn every_regression_input_runs_clean() {
+    for (target, run) in TARGETS {
+        for path in files(&regressions_dir(target)) {
+            run(&fs::read(&path).unwrap());
+        }
+    }
 }
 
 fn files(dir: &Path) -> Vec<PathBuf> {

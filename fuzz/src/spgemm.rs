@@ -1,0 +1,191 @@
+//! Target `spgemm`: `C = A·B` equals the dense triple loop — exactly (small integers) —
+//! through `spgemm_symbolic_with` + `spgemm_numeric_with` under the per-bin rule and
+//! under every forced `RowMethod`, on every available `Isa`, and through `spgemm` (the
+//! hybrid allocation). The pattern of `C` is the structural one (explicit zeros and
+//! cancellations kept), rows sorted without duplicates, and the symbolic row pointers
+//! are exactly those of the result. Undersized `row_ptr`, `col_idx`, `vals` and
+//! workspaces are errors, a forced merge on a non-canonical `B` is
+//! `DimError::NotCanonical`, and inner dimensions that differ are `DimError::Inner` —
+//! from every entry point.
+//!
+//! `A` and `B` come from two recipes (rows in input order: unsorted columns and
+//! duplicates included); `B` takes `A`'s column count as its row count unless the input
+//! asks for a mismatch.
+
+use std::collections::BTreeSet;
+
+use arbitrary::{Arbitrary, Unstructured};
+use spblas::level3::{
+    RowMethod, SpgemmConfig, spgemm_numeric_with, spgemm_symbolic_with, spgemm_with,
+    spgemm_workspace_len_with,
+};
+use spblas::{Csr, DimError, Isa, RowOrder};
+
+use crate::formats::{Recipe, recipe_csr};
+
+#[derive(Debug, Arbitrary)]
+pub struct Input {
+    pub a: Recipe,
+    pub b: Recipe,
+    /// Keep `B`'s own row count (an inner-dimension mismatch, mostly).
+    pub mismatch: bool,
+}
+
+/// Runs the target; returns the number of products checked.
+pub fn run(data: &[u8]) -> usize {
+    let Ok(mut input) = Input::arbitrary_take_rest(Unstructured::new(data)) else {
+        return 0;
+    };
+    let (m, k, ap, ai, av) = recipe_csr(&input.a);
+    if !input.mismatch {
+        // `recipe_csr` takes the row count modulo `MAX_DIM + 1`; `k` is already below it.
+        input.b.nrows = k as u8;
+    }
+    let (kb, n, bp, bi, bv) = recipe_csr(&input.b);
+    let a = Csr::new(m, k, &ap, &ai, &av).expect("a recipe is valid CSR");
+    let b = Csr::new(kb, n, &bp, &bi, &bv).expect("a recipe is valid CSR");
+    if k != kb {
+        check_mismatch(&a, &b);
+        return 0;
+    }
+    let (pattern, dense) = reference(&a, &b);
+    let mut checked = 0;
+    let methods = [
+        None,
+        Some(RowMethod::Heap),
+        Some(RowMethod::BitonicEsc),
+        Some(RowMethod::Merge),
+        Some(RowMethod::Spa),
+    ];
+    for isa in Isa::available() {
+        for method in methods {
+            let cfg = SpgemmConfig { isa, method };
+            if method == Some(RowMethod::Merge) && b.row_order() != RowOrder::Canonical {
+                let e = spgemm_workspace_len_with(cfg, &a, &b);
+                assert!(
+                    matches!(e, Err(DimError::NotCanonical { .. })),
+                    "forced merge on non-canonical B: {e:?}"
+                );
+                assert!(matches!(spgemm_with(cfg, &a, &b), Err(DimError::NotCanonical { .. })));
+                continue;
+            }
+            check_two_phase(cfg, &a, &b, &pattern, &dense);
+            let c = spgemm_with(cfg, &a, &b).unwrap_or_else(|e| panic!("spgemm {cfg:?}: {e}"));
+            let c = c.view();
+            assert_eq!(c.row_order(), RowOrder::Canonical);
+            compare(&format!("spgemm {cfg:?}"), c.row_ptr(), c.col_idx(), c.vals(), &pattern, &dense, n);
+            checked += 1;
+        }
+    }
+    checked
+}
+
+/// The structural pattern of each row of `C` and the dense values (exact: small
+/// integers, at most a few thousand products per entry).
+fn reference(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) -> (Vec<BTreeSet<u32>>, Vec<f64>) {
+    let n = b.ncols();
+    let mut pattern = vec![BTreeSet::new(); a.nrows()];
+    let mut dense = vec![0.0; a.nrows() * n];
+    for (i, p) in pattern.iter_mut().enumerate() {
+        let (ac, av) = a.row(i).expect("row in range");
+        for (&kk, &x) in ac.iter().zip(av) {
+            let (bc, bv) = b.row(kk as usize).expect("inner dimensions agree");
+            for (&j, &y) in bc.iter().zip(bv) {
+                p.insert(j);
+                dense[i * n + j as usize] += x * y;
+            }
+        }
+    }
+    (pattern, dense)
+}
+
+fn compare(
+    what: &str,
+    row_ptr: &[u32],
+    col_idx: &[u32],
+    vals: &[f64],
+    pattern: &[BTreeSet<u32>],
+    dense: &[f64],
+    n: usize,
+) {
+    assert_eq!(row_ptr.len(), pattern.len() + 1, "{what}: row_ptr length");
+    for (i, p) in pattern.iter().enumerate() {
+        let r = row_ptr[i] as usize..row_ptr[i + 1] as usize;
+        let want: Vec<u32> = p.iter().copied().collect();
+        assert_eq!(&col_idx[r.clone()], &want[..], "{what}: columns of row {i}");
+        for (&j, &v) in col_idx[r.clone()].iter().zip(&vals[r]) {
+            assert_eq!(v, dense[i * n + j as usize], "{what}: value at ({i}, {j})");
+        }
+    }
+}
+
+/// The precise method: workspace query, symbolic, numeric; then every undersized buffer.
+fn check_two_phase(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, f64, u32>,
+    b: &Csr<'_, f64, u32>,
+    pattern: &[BTreeSet<u32>],
+    dense: &[f64],
+) {
+    let m = a.nrows();
+    let ws = spgemm_workspace_len_with(cfg, a, b).unwrap_or_else(|e| panic!("workspace {cfg:?}: {e}"));
+    let (mut wi, mut wv) = (vec![7u32; ws.idx], vec![f64::NAN; ws.vals]);
+    let mut row_ptr = vec![u32::MAX; m + 1];
+    let nnz = spgemm_symbolic_with(cfg, a, b, &mut row_ptr, &mut wi)
+        .unwrap_or_else(|e| panic!("symbolic {cfg:?}: {e}"));
+    assert_eq!(nnz, pattern.iter().map(BTreeSet::len).sum::<usize>(), "symbolic {cfg:?}: nnz(C)");
+    let (mut ci, mut cv) = (vec![u32::MAX; nnz], vec![f64::NAN; nnz]);
+    spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv))
+        .unwrap_or_else(|e| panic!("numeric {cfg:?}: {e}"));
+    compare(&format!("symbolic + numeric {cfg:?}"), &row_ptr, &ci, &cv, pattern, dense, b.ncols());
+
+    // Undersized buffers: errors, and the outputs untouched.
+    let mut short_ptr = vec![5u32; m];
+    assert!(spgemm_symbolic_with(cfg, a, b, &mut short_ptr, &mut wi).is_err(), "{cfg:?}: short row_ptr");
+    assert!(short_ptr.iter().all(|&p| p == 5), "{cfg:?}: row_ptr written on error");
+    if ws.idx > 0 {
+        let mut rp = vec![5u32; m + 1];
+        let e = spgemm_symbolic_with(cfg, a, b, &mut rp, &mut wi[..ws.idx - 1]);
+        assert!(matches!(e, Err(DimError::BufferTooSmall { .. })), "{cfg:?}: short index workspace: {e:?}");
+        assert!(rp.iter().all(|&p| p == 5), "{cfg:?}: row_ptr written on error");
+        let e = spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi[..ws.idx - 1], &mut wv));
+        assert!(e.is_err(), "{cfg:?}: numeric with a short index workspace");
+    }
+    if ws.vals > 0 {
+        let e = spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv[..ws.vals - 1]));
+        assert!(e.is_err(), "{cfg:?}: numeric with a short value workspace");
+    }
+    if nnz > 0 {
+        let mut ci2 = vec![9u32; nnz - 1];
+        let mut cv2 = vec![9.0; nnz];
+        let e = spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci2, &mut cv2, (&mut wi, &mut wv));
+        assert!(e.is_err(), "{cfg:?}: short col_idx");
+        assert!(
+            ci2.iter().all(|&c| c == 9) && cv2.iter().all(|&v| v == 9.0),
+            "{cfg:?}: outputs written on error"
+        );
+        let mut ci3 = vec![9u32; nnz];
+        let mut cv3 = vec![9.0; nnz - 1];
+        let e = spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci3, &mut cv3, (&mut wi, &mut wv));
+        assert!(e.is_err(), "{cfg:?}: short vals");
+        assert!(
+            ci3.iter().all(|&c| c == 9) && cv3.iter().all(|&v| v == 9.0),
+            "{cfg:?}: outputs written on error"
+        );
+    }
+}
+
+/// Inner dimensions that differ: `DimError::Inner` from every entry point.
+fn check_mismatch(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) {
+    let cfg = SpgemmConfig::new();
+    assert!(matches!(spgemm_workspace_len_with(cfg, a, b), Err(DimError::Inner { .. })));
+    let mut rp = vec![3u32; a.nrows() + 1];
+    let mut wi = vec![0u32; 64];
+    assert!(matches!(spgemm_symbolic_with(cfg, a, b, &mut rp, &mut wi), Err(DimError::Inner { .. })));
+    assert!(rp.iter().all(|&p| p == 3), "row_ptr written on a dimension error");
+    let (mut ci, mut cv, mut wv) = (vec![0u32; 4], vec![0.0; 4], vec![0.0; 64]);
+    let zeros = vec![0u32; a.nrows() + 1];
+    let e = spgemm_numeric_with(cfg, a, b, &zeros, &mut ci, &mut cv, (&mut wi, &mut wv));
+    assert!(matches!(e, Err(DimError::Inner { .. })), "{e:?}");
+    assert!(matches!(spgemm_with(cfg, a, b), Err(DimError::Inner { .. })));
+}
