@@ -103,7 +103,25 @@ fn run_recipe(r: &Recipe) -> usize {
     let csr = Csr::new(nrows, ncols, &row_ptr, &col_idx, &vals).expect("a recipe is valid CSR");
     let dense = Dense::from_iter(nrows, ncols, csr.iter());
     check_csr_view(&csr, &dense, r.args);
+    extreme_layouts(&csr);
     conversions(&csr, &dense, usize::from(r.param), r.args, r.mutation)
+}
+
+/// Layout queries with parameters at the maxima: an error or a layout, never a panic
+/// or an overflow (nothing is allocated from them here).
+fn extreme_layouts(csr: &Csr<'_, f64, u32>) {
+    for p in [usize::MAX, usize::MAX - 1, u32::MAX as usize, u32::MAX as usize + 1, 1 << 32, 1 << 63] {
+        if let Ok(l) = EllLayout::with_width(csr, p) {
+            assert_eq!(Some(l.len()), csr.nrows().checked_mul(p), "ell layout length");
+        }
+        if let Ok(l) = HybLayout::with_width(csr, p) {
+            assert_eq!(l.coo_nnz(), 0, "hyb: a width above every row leaves COO empty");
+        }
+        let _ = SellLayout::new(csr, p);
+        let _ = DiaLayout::new(csr, p);
+        let _ = spblas::Csr5Layout::with_params(csr, p, 16);
+        let _ = spblas::Csr5Layout::with_params(csr, 4, p);
+    }
 }
 
 fn run_raw(r: &Raw) -> usize {
