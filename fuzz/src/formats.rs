@@ -27,6 +27,7 @@ pub enum RawFormat {
     Jds,
     Dia,
     Sell,
+    Csr5,
 }
 
 /// Arbitrary arrays for one constructor.
@@ -36,6 +37,8 @@ pub struct Raw {
     pub nrows: Dim,
     pub ncols: Dim,
     pub param: Dim,
+    /// CSR5 `sigma`.
+    pub param2: Dim,
     pub args: SpmvArgs,
     pub a: Vec<Idx>,
     pub b: Vec<Idx>,
@@ -140,6 +143,14 @@ fn run_raw(r: &Raw) -> usize {
         RawFormat::Jds => raw_jds(nrows, ncols, &a, &c, &b, &v, r.args),
         RawFormat::Dia => raw_dia(nrows, ncols, &offsets, &v, r.args),
         RawFormat::Sell => raw_sell(nrows, ncols, p, &a, &b, &v, r.args),
+        RawFormat::Csr5 => {
+            // tile_ptr, empty_offset_ptr and empty_offset share `c`, cut in three; the
+            // descriptor words are the raw offsets.
+            let (tp, rest) = c.split_at(c.len() / 3);
+            let (eop, eo) = rest.split_at(rest.len() / 2);
+            let desc: Vec<u32> = r.offsets.iter().map(|&o| o as u16 as u32 * 0x0001_0001).collect();
+            raw_csr5(nrows, ncols, (p, r.param2.0), (&a, &b, &v), (tp, &desc, eop, eo), r.args)
+        }
     };
     usize::from(ok)
 }
@@ -361,6 +372,33 @@ fn raw_sell(
     }
     check_view("sell", &sell, sell.iter(), &d, args);
     check_to_csr("sell", sell.nnz(), &d, |a, b, c| sell.to_csr(a, b, c).map(|c| csr_dense(&c)));
+    true
+}
+
+fn raw_csr5(
+    nrows: usize,
+    ncols: usize,
+    omega_sigma: (usize, usize),
+    (rp, ci, v): (&[u32], &[u32], &[f64]),
+    (tile_ptr, tile_desc, empty_offset_ptr, empty_offset): (&[u32], &[u32], &[u32], &[u32]),
+    args: SpmvArgs,
+) -> bool {
+    let parts = spblas::formats::Csr5Parts { tile_ptr, tile_desc, empty_offset_ptr, empty_offset };
+    let Ok(m) = spblas::Csr5::new(nrows, ncols, omega_sigma, rp, ci, v, parts) else { return false };
+    if !small(nrows, ncols) {
+        return true;
+    }
+    // Accepted: the entries in CSR order pair with `row_ptr`.
+    let nnz = ci.len();
+    let (mut bc, mut bv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+    m.to_csr(&mut bc, &mut bv).expect("csr5 to_csr");
+    let mut d = Dense::zeros(nrows, ncols);
+    for i in 0..nrows {
+        for k in rp[i] as usize..rp[i + 1] as usize {
+            d.add(i, bc[k] as usize, bv[k]);
+        }
+    }
+    check_spmv("csr5 (raw)", &m, &d, args);
     true
 }
 
