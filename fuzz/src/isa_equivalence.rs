@@ -530,8 +530,14 @@ fn heap_ops<K: Key + FromBits, O: HeapOrder>(isa: Isa, keys: &[K], ops: &[bool])
                 (false, false) => {
                     log.push(h.replace_top(key).map_or(u64::MAX, FromBits::bits));
                     log.push(hp.replace_top(key, i as u32).map_or(u64::MAX, |p| p.0.bits()));
-                    if !h.is_empty() {
-                        let at = i % h.len();
+                    // Update a slot chosen by its key, not its index: the layout (the
+                    // arity) differs between `Isa`s, the multiset of keys must not. The
+                    // first slot holding the smallest key (equal keys are identical bits).
+                    let at = (0..h.len()).fold(None, |best: Option<usize>, p| match best {
+                        Some(b) if h.as_slice()[b].key_cmp(&h.as_slice()[p]).is_le() => Some(b),
+                        _ => Some(p),
+                    });
+                    if let Some(at) = at {
                         h.update(at, key).expect("update in range");
                     }
                     assert!(h.update(h.len(), key).is_err(), "update past the end");
