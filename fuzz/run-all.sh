@@ -10,6 +10,7 @@
 # a non-zero status. Extra cargo-fuzz build flags can be given in FUZZ_BUILD_FLAGS
 # (default: `-O -a`, release with debug assertions, AddressSanitizer). KEEP_GOING=1 runs
 # the remaining targets after a crash (for long unattended runs) and fails at the end.
+# TARGETS="a b" runs only those targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs="${1:-30}"
@@ -17,7 +18,7 @@ logs="${2:-fuzz/logs}"
 flags="${FUZZ_BUILD_FLAGS:--O -a}"
 mkdir -p "$logs"
 failed=""
-targets=$(cargo +nightly fuzz list)
+targets="${TARGETS:-$(cargo +nightly fuzz list)}"
 # shellcheck disable=SC2086
 cargo +nightly fuzz build $flags
 for t in $targets; do
