@@ -86,23 +86,39 @@ fn assert_no_alloc<R>(what: &str, f: impl FnOnce() -> R) -> R {
     r
 }
 
+/// The `Isa`s to run: all available. `SPBLAS_EXPECT_ISA=<name>` (set by `.ci/miri` for its
+/// AVX2 run) asserts that the named one is among them, so a run meant for a SIMD path
+/// cannot silently test only the portable one.
 fn isas() -> Vec<Isa> {
     let v: Vec<Isa> = Isa::available().collect();
     let _ = Isa::detect();
+    if let Ok(name) = std::env::var("SPBLAS_EXPECT_ISA") {
+        let isa = Isa::from_name(&name).expect("SPBLAS_EXPECT_ISA names an Isa");
+        assert!(v.contains(&isa), "{isa} expected but not available ({v:?})");
+    }
     v
 }
 
-/// A matrix with empty rows, one long row, unsorted columns and a duplicate: 300 x 200,
-/// so the blocks of the segmented methods and several CSR5 tiles are crossed.
+/// Sizes: smaller under Miri (`.ci/miri` runs this file as its tour of every kernel),
+/// still crossing a segmented-sum block (256 entries) and several CSR5 tiles.
+const ROWS: usize = if cfg!(miri) { 40 } else { 300 };
+const COLS: usize = if cfg!(miri) { 30 } else { 200 };
+const LONG_ROW: usize = if cfg!(miri) { 270 } else { 400 };
+const N: usize = if cfg!(miri) { 150 } else { 1000 };
+
+/// A matrix with empty rows, one long row and unsorted columns with duplicates, so the
+/// blocks of the segmented methods and several CSR5 tiles are crossed.
 fn matrix() -> CsrOwned<f64, u32> {
-    let mut t = Vec::new();
-    for i in 0..300usize {
-        let len = if i == 17 { 400 } else { (i * 7 + 3) % 9 };
+    let (mut row_ptr, mut col_idx, mut vals) = (vec![0u32], Vec::new(), Vec::new());
+    for i in 0..ROWS {
+        let len = if i == 17 { LONG_ROW } else { (i * 7 + 3) % 9 };
         for k in 0..len {
-            t.push((i, (i * 13 + k * 29) % 200, ((i + k) % 11) as f64 - 5.0));
+            col_idx.push(((i * 13 + k * 29) % COLS) as u32);
+            vals.push(((i + k) % 11) as f64 - 5.0);
         }
+        row_ptr.push(col_idx.len() as u32);
     }
-    CsrOwned::from_triplets(300, 200, &t).unwrap()
+    CsrOwned::from_parts(ROWS, COLS, row_ptr, col_idx, vals).unwrap()
 }
 
 #[test]
@@ -250,7 +266,7 @@ fn csr5_conversions_and_spmv_allocate_nothing() {
 #[test]
 fn primitives_allocate_nothing() {
     let isas = isas();
-    let n = 1000usize;
+    let n = N;
     let src_f: Vec<f64> = (0..n).map(|i| (i % 13) as f64).collect();
     let src_u: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761)).collect();
     let flags: Vec<bool> = (0..n).map(|i| i % 7 == 0).collect();
@@ -259,7 +275,7 @@ fn primitives_allocate_nothing() {
         seg_offset_from_heads(HeadFlags::bools(&flags), &mut seg_offset).unwrap()
     });
     let mut dst = vec![0.0; n];
-    let (mut a, mut b) = (src_u[..400].to_vec(), src_u[400..].to_vec());
+    let (mut a, mut b) = (src_u[..n / 3].to_vec(), src_u[n / 3..].to_vec());
     a.sort_unstable();
     b.sort_unstable();
     let mut out = vec![0u32; n];
@@ -304,7 +320,7 @@ fn primitives_allocate_nothing() {
 #[test]
 fn level1_with_workspace_allocates_nothing() {
     let isas = isas();
-    let n = 3000usize;
+    let n = 3 * N;
     let xi: Vec<u32> = (0..n as u32).step_by(3).collect();
     let yi: Vec<u32> = (0..n as u32).step_by(5).collect();
     let xv: Vec<f64> = xi.iter().map(|&i| f64::from(i % 7)).collect();

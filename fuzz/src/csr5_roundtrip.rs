@@ -76,6 +76,7 @@ fn roundtrip<I: Index>(
     let nnz = csr.nnz();
     assert_eq!(layout.nnz(), nnz);
     assert_eq!(layout.tiles(), nnz / layout.tile_len());
+    short_buffers_write_nothing(csr, layout, input.cuts[0]);
     let (mut ci, mut v) = (vec![I::ZERO; nnz], vec![0.0f64; nnz]);
     let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
     let mut tile_desc = vec![0u32; layout.tile_desc_len()];
@@ -193,6 +194,36 @@ fn roundtrip<I: Index>(
         assert!(Csr5::<f64, I>::to_csr_in_place(layout, &mut ci3[..nnz - 1], &mut v3).is_err());
         assert!(ci3 == before, "to_csr_in_place changed data on error");
     }
+}
+
+/// `Csr5::from_csr` with one buffer (chosen by `which`) one element short: an error, and
+/// no buffer written (DESIGN: nothing half-written on error).
+fn short_buffers_write_nothing<I: Index>(csr: &Csr<'_, f64, I>, layout: &Csr5Layout, which: u8) {
+    let nnz = csr.nnz();
+    let mut lens = [
+        nnz,
+        nnz,
+        layout.tile_ptr_len(),
+        layout.tile_desc_len(),
+        layout.tile_ptr_len(),
+        layout.empty_offset_len(),
+    ];
+    let k = usize::from(which) % lens.len();
+    if lens[k] == 0 {
+        return;
+    }
+    lens[k] -= 1;
+    let mark = I::from_usize(7).unwrap_or(I::ZERO);
+    let (mut ci, mut v) = (vec![mark; lens[0]], vec![7.0f64; lens[1]]);
+    let (mut tp, mut td) = (vec![mark; lens[2]], vec![7u32; lens[3]]);
+    let (mut eop, mut eo) = (vec![mark; lens[4]], vec![mark; lens[5]]);
+    let aux =
+        Csr5Aux { tile_ptr: &mut tp, tile_desc: &mut td, empty_offset_ptr: &mut eop, empty_offset: &mut eo };
+    assert!(Csr5::from_csr(csr, layout, &mut ci, &mut v, aux).is_err(), "from_csr with a short buffer {k}");
+    let untouched = ci.iter().chain(&tp).chain(&eop).chain(&eo).all(|&x| x == mark)
+        && v.iter().all(|&x| x == 7.0)
+        && td.iter().all(|&x| x == 7);
+    assert!(untouched, "from_csr wrote into its buffers before failing (short buffer {k})");
 }
 
 /// SpMV cut into up to four tile ranges, each into its own slice of `y`, then carries.

@@ -27,6 +27,7 @@ pub enum RawFormat {
     Jds,
     Dia,
     Sell,
+    Csr5,
 }
 
 /// Arbitrary arrays for one constructor.
@@ -36,6 +37,8 @@ pub struct Raw {
     pub nrows: Dim,
     pub ncols: Dim,
     pub param: Dim,
+    /// CSR5 `sigma`.
+    pub param2: Dim,
     pub args: SpmvArgs,
     pub a: Vec<Idx>,
     pub b: Vec<Idx>,
@@ -103,7 +106,25 @@ fn run_recipe(r: &Recipe) -> usize {
     let csr = Csr::new(nrows, ncols, &row_ptr, &col_idx, &vals).expect("a recipe is valid CSR");
     let dense = Dense::from_iter(nrows, ncols, csr.iter());
     check_csr_view(&csr, &dense, r.args);
+    extreme_layouts(&csr);
     conversions(&csr, &dense, usize::from(r.param), r.args, r.mutation)
+}
+
+/// Layout queries with parameters at the maxima: an error or a layout, never a panic
+/// or an overflow (nothing is allocated from them here).
+fn extreme_layouts(csr: &Csr<'_, f64, u32>) {
+    for p in [usize::MAX, usize::MAX - 1, u32::MAX as usize, u32::MAX as usize + 1, 1 << 32, 1 << 63] {
+        if let Ok(l) = EllLayout::with_width(csr, p) {
+            assert_eq!(Some(l.len()), csr.nrows().checked_mul(p), "ell layout length");
+        }
+        if let Ok(l) = HybLayout::with_width(csr, p) {
+            assert_eq!(l.coo_nnz(), 0, "hyb: a width above every row leaves COO empty");
+        }
+        let _ = SellLayout::new(csr, p);
+        let _ = DiaLayout::new(csr, p);
+        let _ = spblas::Csr5Layout::with_params(csr, p, 16);
+        let _ = spblas::Csr5Layout::with_params(csr, 4, p);
+    }
 }
 
 fn run_raw(r: &Raw) -> usize {
@@ -122,6 +143,14 @@ fn run_raw(r: &Raw) -> usize {
         RawFormat::Jds => raw_jds(nrows, ncols, &a, &c, &b, &v, r.args),
         RawFormat::Dia => raw_dia(nrows, ncols, &offsets, &v, r.args),
         RawFormat::Sell => raw_sell(nrows, ncols, p, &a, &b, &v, r.args),
+        RawFormat::Csr5 => {
+            // tile_ptr, empty_offset_ptr and empty_offset share `c`, cut in three; the
+            // descriptor words are the raw offsets.
+            let (tp, rest) = c.split_at(c.len() / 3);
+            let (eop, eo) = rest.split_at(rest.len() / 2);
+            let desc: Vec<u32> = r.offsets.iter().map(|&o| o as u16 as u32 * 0x0001_0001).collect();
+            raw_csr5(nrows, ncols, (p, r.param2.0), (&a, &b, &v), (tp, &desc, eop, eo), r.args)
+        }
     };
     usize::from(ok)
 }
@@ -343,6 +372,33 @@ fn raw_sell(
     }
     check_view("sell", &sell, sell.iter(), &d, args);
     check_to_csr("sell", sell.nnz(), &d, |a, b, c| sell.to_csr(a, b, c).map(|c| csr_dense(&c)));
+    true
+}
+
+fn raw_csr5(
+    nrows: usize,
+    ncols: usize,
+    omega_sigma: (usize, usize),
+    (rp, ci, v): (&[u32], &[u32], &[f64]),
+    (tile_ptr, tile_desc, empty_offset_ptr, empty_offset): (&[u32], &[u32], &[u32], &[u32]),
+    args: SpmvArgs,
+) -> bool {
+    let parts = spblas::formats::Csr5Parts { tile_ptr, tile_desc, empty_offset_ptr, empty_offset };
+    let Ok(m) = spblas::Csr5::new(nrows, ncols, omega_sigma, rp, ci, v, parts) else { return false };
+    if !small(nrows, ncols) {
+        return true;
+    }
+    // Accepted: the entries in CSR order pair with `row_ptr`.
+    let nnz = ci.len();
+    let (mut bc, mut bv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+    m.to_csr(&mut bc, &mut bv).expect("csr5 to_csr");
+    let mut d = Dense::zeros(nrows, ncols);
+    for i in 0..nrows {
+        for k in rp[i] as usize..rp[i + 1] as usize {
+            d.add(i, bc[k] as usize, bv[k]);
+        }
+    }
+    check_spmv("csr5 (raw)", &m, &d, args);
     true
 }
 

@@ -313,11 +313,14 @@ fn total_sorted<K: Key + FromBits>(v: &[K]) -> Vec<K> {
     s
 }
 
+/// One pair sort's result per algorithm (bitonic, odd-even): keys, `u64` values, `u32` values.
+type PairResults<K> = [(Vec<K>, Vec<u64>, Vec<u32>); 2];
+
 fn sorts<K: Key + FromBits>(keys: &[K], vals_in: &[u64]) {
     let want = total_sorted(keys);
     let vals: Vec<u64> = (0..keys.len()).map(|i| vals_in.get(i).copied().unwrap_or(i as u64)).collect();
     let vals32: Vec<u32> = vals.iter().map(|&v| v as u32).collect();
-    let mut reference: Option<[(Vec<K>, Vec<u64>, Vec<u32>); 2]> = None;
+    let mut reference: Option<PairResults<K>> = None;
     for isa in Isa::available() {
         let mut k = keys.to_vec();
         bitonic_sort_isa(isa, &mut k).expect("bitonic");
@@ -344,7 +347,7 @@ fn sorts<K: Key + FromBits>(keys: &[K], vals_in: &[u64]) {
             assert!(got == exp, "pair sort {alg} on {isa}: pairs lost");
             results.push((k, v, v2));
         }
-        let results: [(Vec<K>, Vec<u64>, Vec<u32>); 2] = results.try_into().expect("two algorithms");
+        let results: PairResults<K> = results.try_into().expect("two algorithms");
         match &reference {
             None => reference = Some(results),
             Some(r) => {
@@ -530,8 +533,14 @@ fn heap_ops<K: Key + FromBits, O: HeapOrder>(isa: Isa, keys: &[K], ops: &[bool])
                 (false, false) => {
                     log.push(h.replace_top(key).map_or(u64::MAX, FromBits::bits));
                     log.push(hp.replace_top(key, i as u32).map_or(u64::MAX, |p| p.0.bits()));
-                    if !h.is_empty() {
-                        let at = i % h.len();
+                    // Update a slot chosen by its key, not its index: the layout (the
+                    // arity) differs between `Isa`s, the multiset of keys must not. The
+                    // first slot holding the smallest key (equal keys are identical bits).
+                    let at = (0..h.len()).fold(None, |best: Option<usize>, p| match best {
+                        Some(b) if h.as_slice()[b].key_cmp(&h.as_slice()[p]).is_le() => Some(b),
+                        _ => Some(p),
+                    });
+                    if let Some(at) = at {
                         h.update(at, key).expect("update in range");
                     }
                     assert!(h.update(h.len(), key).is_err(), "update past the end");
