@@ -350,14 +350,14 @@ fn spgemm_symbolic_and_numeric_allocate_nothing() {
     let isas = isas();
     let a = matrix();
     let a = a.view();
-    // B = Aᵀ-shaped (200 x 300) canonical, so the merge can be forced too.
+    // B = Aᵀ-shaped (COLS x ROWS) canonical, so the merge can be forced too.
     let mut t = Vec::new();
-    for j in 0..200usize {
+    for j in 0..COLS {
         for k in 0..(j % 6) {
-            t.push((j, (j * 17 + k * 41) % 300, (k % 5) as f64 - 2.0));
+            t.push((j, (j * 17 + k * 41) % ROWS, (k % 5) as f64 - 2.0));
         }
     }
-    let b = CsrOwned::from_triplets(200, 300, &t).unwrap();
+    let b = CsrOwned::from_triplets(COLS, ROWS, &t).unwrap();
     let b = b.view();
     let methods = [
         None,
