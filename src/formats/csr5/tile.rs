@@ -104,9 +104,10 @@ impl DescFormat {
     }
 
     /// Writes lane `i`'s three fields into the `omega * words_per_lane` words of its
-    /// tile; each must fit its width (checked in debug builds).
+    /// tile; each must fit its width (checked in debug builds; the conversion is the only
+    /// caller, and its fields fit by construction).
     #[inline]
-    pub fn pack(
+    pub(crate) fn pack(
         self,
         words: &mut [u32],
         omega: usize,
