@@ -695,3 +695,52 @@ fn large_outputs_stream_and_match_portable() {
     run::<f64>();
     run::<f32>();
 }
+
+/// The fast segmented sum on every path over 40 000 elements: head-style offsets with
+/// segments of thousands of elements among short ones, and arbitrary offsets where runs
+/// of positions reach to the end of the array.
+#[test]
+fn seg_offset_sum_long_segments_and_far_reaches_match_reference() {
+    let n = 40_000usize;
+    let x: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(2_654_435_761) >> 7).collect();
+    let xf: Vec<f64> = x.iter().map(|&v| f64::from(v % 1000)).collect();
+    let check = |offs: &[u32], what: &str| {
+        let want = ref_seg_offset(&x, offs);
+        let want_f = ref_seg_offset(&xf, offs);
+        for isa in Isa::available() {
+            let mut d = vec![0u32; n];
+            segmented_sum_seg_offset_isa(isa, &x, offs, &mut d).unwrap();
+            expect_all(what, isa, &d, &want).unwrap();
+            let mut d = vec![0.0f64; n];
+            segmented_sum_seg_offset_isa(isa, &xf, offs, &mut d).unwrap();
+            expect_all(what, isa, &d, &want_f).unwrap();
+        }
+    };
+    // Head style: short segments with a few of 3 000, 9 000 and 20 000 elements.
+    let mut heads = vec![false; n];
+    let mut i = 0;
+    let mut k = 0u32;
+    while i < n {
+        heads[i] = true;
+        k = k.wrapping_mul(1_103_515_245).wrapping_add(12_345);
+        i += match k >> 28 {
+            0 => 3_000,
+            1 if i % 3 == 0 => 9_000,
+            2 if i < 10_000 => 20_000,
+            r => 1 + r as usize % 7,
+        };
+    }
+    let mut offs = vec![0u32; n];
+    seg_offset_from_heads(&heads, &mut offs).unwrap();
+    check(&offs, "long segments");
+    // Arbitrary reaches: `far` positions of each chunk-sized stretch reach to the end.
+    for far in [1usize, 5, 31, 32, 33, 200] {
+        let offs: Vec<u32> = (0..n)
+            .map(|i| if i % 997 < far { (n - 1 - i) as u32 } else { (i % 5) as u32 })
+            .map(|o| o.min((n - 1) as u32))
+            .enumerate()
+            .map(|(i, o)| o.min((n - 1 - i) as u32))
+            .collect();
+        check(&offs, &format!("{far} far reaches per stretch"));
+    }
+}

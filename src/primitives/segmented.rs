@@ -46,7 +46,7 @@
 use super::scan::sealed::Io;
 use super::scan::{ScanElem, check_dst};
 use crate::arch::Checked;
-use crate::arch::portable::scan::{BitMask, BoolMask};
+use crate::arch::portable::scan::{BitMask, BoolMask, seg_offset_reaching_on};
 use crate::{DimError, Isa};
 
 /// Head flags of a segmented operation: which positions start a segment.
@@ -377,8 +377,8 @@ pub fn segmented_sum_seg_offset_isa<T: ScanElem>(
         return Err(DimError::Length { operand: "seg_offset", expected: n, got: seg_offset.len() });
     }
     check_dst(n, dst.len())?;
-    // `seg_offset[i] <= n - 1 - i`; branch-free fold first (vectorisable), then locate.
-    let bad = seg_offset.iter().enumerate().fold(false, |bad, (i, &o)| bad | (o as usize > n - 1 - i));
+    // `seg_offset[i] <= n - 1 - i`: a branch-free count on the width first, then locate.
+    let bad = seg_offset_reaching_on(isa, seg_offset, n) > 0;
     if bad && let Some((position, &o)) = seg_offset.iter().enumerate().find(|&(i, &o)| o as usize > n - 1 - i)
     {
         return Err(DimError::OutOfRange {

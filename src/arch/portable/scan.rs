@@ -378,6 +378,23 @@ pub unsafe fn seg_offset_one<T: Elem>(
     }
 }
 
+/// How many `i` have `i + seg_offset[i] >= n` (the validation of the fast segmented sum:
+/// valid offsets have none). A branch-free count, so it vectorises on the caller's width,
+/// in 32-bit lanes where the numbers fit: on the x86 widths it costs a plain read of
+/// `seg_offset`, where the same fold in 64-bit lanes of baseline x86-64 (no 64-bit
+/// compare) took longer than the whole fix-up pass.
+#[inline(always)]
+pub fn seg_offset_reaching(seg_offset: &[u32], n: usize) -> usize {
+    match (u32::try_from(n), u32::try_from(seg_offset.len())) {
+        // `i + o >= n` as `o >= n - i` (0 once `i >= n`).
+        (Ok(n), Ok(_)) => {
+            seg_offset.iter().zip(0u32..).map(|(&o, i)| u32::from(o >= n.saturating_sub(i))).sum::<u32>()
+                as usize
+        }
+        _ => seg_offset.iter().zip(0u64..).map(|(&o, i)| usize::from(i + u64::from(o) >= n as u64)).sum(),
+    }
+}
+
 // ---------------------------------------------------------------------------------------
 // The portable kernels.
 // ---------------------------------------------------------------------------------------
@@ -501,6 +518,11 @@ macro_rules! dispatch {
             _ => $f($($arg),*),
         }
     };
+}
+
+/// [`seg_offset_reaching`] on `isa`.
+pub fn seg_offset_reaching_on(isa: Checked, seg_offset: &[u32], n: usize) -> usize {
+    dispatch!(isa, seg_offset_reaching(seg_offset, n))
 }
 
 /// The scan kernels an element type has on every width, behind a [`Checked`] `Isa`.
@@ -1165,6 +1187,16 @@ macro_rules! simd_scan_kernels {
             }
             // SAFETY: the caller's contract, `i <= n`.
             unsafe { portable::seg_offset_tail(src, seg_offset, dst, i, n, n) };
+        }
+
+        /// How many `i` have `i + seg_offset[i] >= n` (`portable::seg_offset_reaching`),
+        /// compiled for this width.
+        ///
+        /// # Safety
+        /// The CPU supports this width's target features.
+        #[target_feature(enable = $feat)]
+        pub(crate) unsafe fn seg_offset_reaching(seg_offset: &[u32], n: usize) -> usize {
+            portable::seg_offset_reaching(seg_offset, n)
         }
 
         $(
