@@ -5,6 +5,7 @@
 //! cargo run --release --example suite --features gen,mtx
 //! cargo run --release --example suite --features gen,mtx -- --small --precision both
 //! cargo run --release --example suite --features gen,mtx -- path/to/matrix.mtx.gz
+//! cargo run --release --example suite --features gen,mtx -- --only spgemm
 //! ```
 //!
 //! Columns: GFlop/s = 2 nnz / t; GB/s by the thesis byte formula (section 8.4.2):
@@ -62,6 +63,9 @@ struct Args {
     f64: bool,
     isa: Isa,
     sigma: Option<usize>,
+    /// The SpMV table / the SpGEMM table (`--only` picks one).
+    spmv: bool,
+    spgemm: bool,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -72,6 +76,8 @@ fn parse_args() -> Result<Args, String> {
         f64: true,
         isa: Isa::detect(),
         sigma: None,
+        spmv: true,
+        spgemm: true,
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -94,9 +100,14 @@ fn parse_args() -> Result<Args, String> {
                 let v = it.next().unwrap_or_default();
                 args.sigma = Some(v.parse().map_err(|_| format!("--sigma takes a number, not {v:?}"))?);
             }
+            "--only" => match it.next().as_deref() {
+                Some("spmv") => (args.spmv, args.spgemm) = (true, false),
+                Some("spgemm") => (args.spmv, args.spgemm) = (false, true),
+                other => return Err(format!("--only takes spmv or spgemm, not {other:?}")),
+            },
             "-h" | "--help" => {
                 println!(
-                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [--sigma N] [FILE.mtx[.gz] ...]"
+                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [--sigma N] [--only spmv|spgemm] [FILE.mtx[.gz] ...]"
                 );
                 std::process::exit(0);
             }
@@ -582,9 +593,9 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
     ))
 }
 
-fn spgemm_header() {
+fn spgemm_header(isa: Isa) {
     println!(
-        "\nSpGEMM C = A·A (thesis ch. 9), isa as above, single thread; ours = level3::spgemm (hybrid allocation), base = Gustavson with a dense accumulator, timed alternately\n"
+        "\nSpGEMM C = A·A (thesis ch. 9), isa = {isa}, single thread; ours = level3::spgemm (hybrid allocation), base = Gustavson with a dense accumulator, timed alternately\n"
     );
     println!(
         "| {:<16} | {:<9} | {:>4} | {:>10} | {:>11} | {:>10} | {:>5} | {:>8} | {:>8} | {:>6} | {:>6} | {:>6} | {:>8} | {:>8} | {:>6} | {:>6} | {:>7} | {:>7} | rows and numeric ms per bin, check",
@@ -655,13 +666,21 @@ fn to_f32<I: Index>(a: &CsrOwned<f64, I>) -> CsrOwned<f32, I> {
 fn run_both(args: &Args, name: &str, class: &str, a: &CsrOwned<f64, u32>) -> Vec<String> {
     let mut lines = Vec::new();
     if args.f64 {
-        run_matrix(name, class, &a.view(), args.isa, args.sigma);
-        lines.extend(spgemm_line(name, class, &a.view(), args.isa));
+        if args.spmv {
+            run_matrix(name, class, &a.view(), args.isa, args.sigma);
+        }
+        if args.spgemm {
+            lines.extend(spgemm_line(name, class, &a.view(), args.isa));
+        }
     }
     if args.f32 {
         let a32 = to_f32(a);
-        run_matrix(name, class, &a32.view(), args.isa, args.sigma);
-        lines.extend(spgemm_line(name, class, &a32.view(), args.isa));
+        if args.spmv {
+            run_matrix(name, class, &a32.view(), args.isa, args.sigma);
+        }
+        if args.spgemm {
+            lines.extend(spgemm_line(name, class, &a32.view(), args.isa));
+        }
     }
     lines
 }
@@ -674,11 +693,13 @@ fn main() {
             std::process::exit(2);
         }
     };
-    println!(
-        "spblas suite: SpMV y = A x per format, isa = {}, single thread; GB/s by the thesis formula (8.4.2)\n",
-        args.isa
-    );
-    header();
+    if args.spmv {
+        println!(
+            "spblas suite: SpMV y = A x per format, isa = {}, single thread; GB/s by the thesis formula (8.4.2)\n",
+            args.isa
+        );
+        header();
+    }
     let mut spgemm_lines = Vec::new();
     if args.files.is_empty() {
         for entry in suite_entries(args.scale) {
@@ -704,8 +725,10 @@ fn main() {
             spgemm_lines.extend(run_both(&args, &name, "file", &a));
         }
     }
-    spgemm_header();
-    for line in &spgemm_lines {
-        println!("{line}");
+    if args.spgemm {
+        spgemm_header(args.isa);
+        for line in &spgemm_lines {
+            println!("{line}");
+        }
     }
 }
