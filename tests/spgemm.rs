@@ -555,8 +555,11 @@ fn huge_ncols_are_errors_or_work_without_dense_scratch() {
         .unwrap();
     let (av, bv) = (a.view(), b.view());
     // The SPA's dense row would need 2^63 bytes: an error, not an abort.
-    let e = spgemm(&av, &bv).unwrap_err();
+    let e = spgemm_with(SpgemmConfig::new().method(RowMethod::Spa), &av, &bv).unwrap_err();
     assert!(matches!(e, DimError::Overflow { what: "room", .. }), "{e:?}");
+    // The automatic rule sees a short row spread over 2^60 columns and sorts instead.
+    let c = spgemm(&av, &bv).unwrap();
+    assert_eq!(entries(&c.view()), vec![(0, 5, 2.0), (0, n - 1, 3.0)]);
     // The merge's symbolic form is the SPA's marker bits (2^54 words): an error too.
     let e = spgemm_with(SpgemmConfig::new().method(RowMethod::Merge), &av, &bv).unwrap_err();
     assert!(matches!(e, DimError::Overflow { what: "room", .. }), "{e:?}");

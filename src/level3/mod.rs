@@ -39,7 +39,7 @@
 //! |---|---|---|
 //! | `Empty` | 0 | none |
 //! | `Single` | 1, or one entry in the row of `A` with a canonical `B` | scaled copy of a row of `B` |
-//! | `Short` | `2..=`[`SHORT_MAX`] (32) | [`SHORT_METHOD`]: SPA |
+//! | `Short` | `2..=`[`SHORT_MAX`] (32) | [`SHORT_METHOD`]: SPA; [`SHORT_SPREAD_METHOD`]: bitonic ESC when a sample of short rows references rows of `B` spanning more than [`SHORT_SPA_SPAN`] columns |
 //! | `Medium` | up to [`MEDIUM_MAX`] (256) | [`MEDIUM_METHOD`]: bitonic ESC; SPA when the referenced rows of `B` span at most `ub` columns |
 //! | `Long` | above | [`LONG_METHOD`]: SPA |
 //!
@@ -67,9 +67,13 @@
 //! The heap (`O(m log m)`) and the merge (`O(m)` per row of `A`) never win. Random
 //! columns are the sorting network's best case (few duplicates); on a stencil `A²`
 //! (suite `poisson2d`, upper bound about 25, half of the products duplicates) the SPA
-//! was 2x faster than the ESC on short rows, hence the SPA for `Short`; on a band
-//! (upper bound 289, 9 products per entry of `C`) likewise for medium rows, hence the
-//! span test: the ESC sorts all `m` candidates, the SPA only the distinct ones. The
+//! was 2x faster than the ESC on short rows, hence the SPA for `Short` — but on
+//! random and power-law graphs (suite `uniform_random`, `dc2_like`: short rows spanning
+//! almost every column) each SPA update misses the cache, and the ESC made the whole
+//! `A²` 1.5x / 1.1x faster, hence the short bin's sampled span test
+//! ([`SHORT_SPREAD_METHOD`]). On a band (upper bound 289, 9 products per entry of `C`)
+//! the SPA won on medium rows too, hence the medium bin's per-row span test: the ESC
+//! sorts all `m` candidates, the SPA only the distinct ones. The
 //! other methods stay available to force ([`SpgemmConfig::method`]).
 
 mod rows;
@@ -82,7 +86,8 @@ mod owned;
 pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
 pub use rows::{RowMethod, SPA_SORT_RATIO};
 pub use stages::{
-    Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, bin_rows, upper_bound,
+    Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, SHORT_SPA_SPAN,
+    SHORT_SPREAD_METHOD, bin_rows, upper_bound,
 };
 
 use crate::arch::Checked;
@@ -149,6 +154,8 @@ struct Needs {
     esc_words: usize,
     bits_words: usize,
     dense: usize,
+    /// The kernel choice these needs were counted under.
+    rule: Rule,
 }
 
 /// `I` or `T` elements whose bytes hold `words` `u64`s wherever the slice starts.
@@ -179,14 +186,36 @@ fn kernel_for<T: Scalar, I: Index>(
     i: usize,
     ub: usize,
     bin: Bin,
-    method: Option<RowMethod>,
+    rule: Rule,
 ) -> Kernel {
-    match (bin, method) {
+    match (bin, rule.forced) {
         (Bin::Empty, _) => Kernel::Empty,
         (_, Some(m)) => Kernel::Acc(m),
         (Bin::Single, None) => Kernel::Copy,
+        (Bin::Short, None) => Kernel::Acc(rule.short),
         (Bin::Medium, None) if stages::b_span(a, b, i) <= ub => Kernel::Acc(RowMethod::Spa),
         (bin, None) => Kernel::Acc(bin.method().unwrap_or(RowMethod::Spa)),
+    }
+}
+
+/// The kernel choice of one product `A·B`: a forced method, or the per-bin rule with the
+/// short bin's method decided once from a sample of rows ([`SHORT_SPREAD_METHOD`]).
+#[derive(Clone, Copy, Debug)]
+struct Rule {
+    forced: Option<RowMethod>,
+    short: RowMethod,
+}
+
+impl Default for Rule {
+    fn default() -> Self {
+        Rule { forced: None, short: SHORT_METHOD }
+    }
+}
+
+impl Rule {
+    fn new<T: Scalar, I: Index>(method: Option<RowMethod>, a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Rule {
+        let short = if method.is_some() { SHORT_METHOD } else { stages::short_method(a, b) };
+        Rule { forced: method, short }
     }
 }
 
@@ -206,13 +235,14 @@ fn check_operands<T: Scalar, I: Index>(
 }
 
 fn needs<T: Scalar, I: Index>(cfg: &SpgemmConfig, a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Needs {
-    let mut n = Needs { nrows: a.nrows(), ..Needs::default() };
+    let rule = Rule::new(cfg.method, a, b);
+    let mut n = Needs { nrows: a.nrows(), rule, ..Needs::default() };
     let (ap, order) = (a.row_ptr(), b.row_order());
     let (mut heap_esc, mut esc, mut merge, mut bits, mut spa) = (0usize, 0usize, 0usize, false, false);
     for i in 0..a.nrows() {
         let ub = row_upper_bound(a, b, i);
         let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        match kernel_for(a, b, i, ub, bin, cfg.method) {
+        match kernel_for(a, b, i, ub, bin, rule) {
             Kernel::Empty | Kernel::Copy => {}
             Kernel::Acc(RowMethod::Heap) => heap_esc = heap_esc.max(ub),
             Kernel::Acc(RowMethod::BitonicEsc) => {
@@ -339,7 +369,7 @@ pub fn spgemm_symbolic_with<T: Scalar, I: Index + Key>(
     for (k, bin) in Bin::ALL.into_iter().enumerate() {
         for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
             let i = r.to_usize();
-            let kernel = kernel_for(a, b, i, ub[i].to_usize(), bin, cfg.method);
+            let kernel = kernel_for(a, b, i, ub[i].to_usize(), bin, n.rule);
             // A row's length is at most `b.ncols() < I::MAX`.
             ub[i] = I::from_usize_unchecked(rows::symbolic_row(&ctx, kernel, i, si, bits));
         }
@@ -436,15 +466,7 @@ pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
     let ctx = Ctx { a, b, isa };
     for k in 0..NBINS {
-        numeric_rows(
-            &ctx,
-            cfg.method,
-            &perm[bin_ptr[k]..bin_ptr[k + 1]],
-            c_row_ptr,
-            c_col_idx,
-            c_vals,
-            &mut s,
-        )?;
+        numeric_rows(&ctx, n.rule, &perm[bin_ptr[k]..bin_ptr[k + 1]], c_row_ptr, c_col_idx, c_vals, &mut s)?;
     }
     Ok(())
 }
@@ -452,7 +474,7 @@ pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
 /// Stage 3 on the rows listed, each by its bin's kernel (see [`kernel_for`]).
 fn numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
     ctx: &Ctx<'_, '_, T, I>,
-    method: Option<RowMethod>,
+    rule: Rule,
     rows: &[I],
     c_row_ptr: &[I],
     c_col_idx: &mut [I],
@@ -465,7 +487,7 @@ fn numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
         let i = r.to_usize();
         let ub = row_upper_bound(a, b, i);
         let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        let kernel = kernel_for(a, b, i, ub, bin, method);
+        let kernel = kernel_for(a, b, i, ub, bin, rule);
         let range = c_row_ptr[i].to_usize()..c_row_ptr[i + 1].to_usize();
         let expected = range.len();
         let (di, dv) = (&mut c_col_idx[range.clone()], &mut c_vals[range]);
@@ -516,5 +538,5 @@ pub fn spgemm_numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
     let (_, _, si, esc, bits) = carve_idx(&n, wi);
     let (sv, rest) = wv.split_at_mut(n.scratch);
     let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
-    numeric_rows(&Ctx { a, b, isa }, cfg.method, rows, c_row_ptr, c_col_idx, c_vals, &mut s)
+    numeric_rows(&Ctx { a, b, isa }, n.rule, rows, c_row_ptr, c_col_idx, c_vals, &mut s)
 }

@@ -151,7 +151,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     for i in 0..nrows {
         let ub_i = row_upper_bound(a, b, i);
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        let kernel = kernel_for(a, b, i, ub_i, bin, cfg.method);
+        let kernel = kernel_for(a, b, i, ub_i, bin, n.rule);
         // A row needs at most `min(ub, ncols)`.
         let room = ub_i.min(b.ncols());
         let start = col_idx.len();
