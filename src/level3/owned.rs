@@ -6,7 +6,7 @@ use alloc::vec::Vec;
 use super::rows::{self, Ctx, Kernel, Scratch};
 use super::stages::check_inner;
 use super::stages::row_upper_bound;
-use super::{Bin, NBINS, SpgemmConfig, bin_rows, carve_idx, check_operands, kernel_for, needs, upper_bound};
+use super::{Bin, NBINS, Needs, SpgemmConfig, carve_idx, check_operands, kernel_for, needs};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, CsrOwned, DimError, Index, RowOrder, Scalar};
@@ -31,7 +31,9 @@ pub struct SpgemmStats {
     pub bytes_hybrid: usize,
     /// Bytes the precise method allocates for the same `C` (exact room for every row).
     pub bytes_precise: usize,
-    /// Bytes of the workspace ([`super::spgemm_workspace_len`]'s two buffers).
+    /// Bytes of the workspace: [`super::spgemm_workspace_len`]'s two buffers less the
+    /// per-row upper bounds and the bin permutation (`2 nrows` indices), which rows
+    /// computed in order do not need.
     pub bytes_workspace: usize,
 }
 
@@ -114,7 +116,10 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
 ) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     let isa = check_operands(&cfg, a, b)?;
     let nrows = a.nrows();
-    let n = needs(&cfg, a, b);
+    // One pass over `A` sizes everything: the workspace, the staging row, the advance
+    // allocation and the statistics. Rows are computed in order, so the per-row upper
+    // bounds and the bin permutation of the precise method are not needed (nor stored).
+    let n = Needs { nrows: 0, ..needs(&cfg, a, b) };
     let wl = n.workspace::<I>();
     let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
     // A workspace too large to allocate is an error, not an abort.
@@ -123,23 +128,19 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     wv.try_reserve_exact(wl.vals).map_err(|_| room_err)?;
     wi.resize(wl.idx, I::ZERO);
     wv.resize(wl.vals, T::ZERO);
-    let (ub, perm, si, esc, bits) = carve_idx(&n, &mut wi);
+    let (_, _, si, esc, bits) = carve_idx(&n, &mut wi);
     let (sv, rest) = wv.split_at_mut(n.scratch);
     let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
-    let nnz_upper = upper_bound(a, b, ub)?;
-    let mut bin_ptr = [0usize; NBINS + 1];
-    bin_rows(a, b, ub, perm, &mut bin_ptr)?;
     let ctx = Ctx { a, b, isa };
-    let nnz_lower = lower_bound(a, b);
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
-    col_idx.try_reserve_exact(nnz_lower).map_err(|_| room_err)?;
-    vals.try_reserve_exact(nnz_lower).map_err(|_| room_err)?;
+    col_idx.try_reserve_exact(n.lower).map_err(|_| room_err)?;
+    vals.try_reserve_exact(n.lower).map_err(|_| room_err)?;
     let mut peak = (col_idx.capacity(), vals.capacity());
     let mut grows = 0usize;
     // Accumulated rows are computed in a staging buffer as long as the longest row can
     // be (`min(ub, ncols)`) and appended: zero-filling their room in `C` instead cost
     // more than the copy where `nnz(Ĉ)` is many times `nnz(C)` (a band: 9x).
-    let stage = ub.iter().map(|u| u.to_usize().min(b.ncols())).max().unwrap_or(0);
+    let stage = n.room;
     let (mut stage_i, mut stage_v) = (Vec::new(), Vec::new());
     stage_i.try_reserve_exact(stage).map_err(|_| room_err)?;
     stage_v.try_reserve_exact(stage).map_err(|_| room_err)?;
@@ -187,16 +188,12 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     col_idx.shrink_to_fit();
     vals.shrink_to_fit();
     let ptr_bytes = (nrows + 1) * core::mem::size_of::<I>();
-    let mut rows_per_bin = [0usize; NBINS];
-    for (k, c) in rows_per_bin.iter_mut().enumerate() {
-        *c = bin_ptr[k + 1] - bin_ptr[k];
-    }
     let (si_, st_) = (core::mem::size_of::<I>(), core::mem::size_of::<T>());
     let stats = SpgemmStats {
         nnz_c: nnz,
-        nnz_upper,
-        rows_per_bin,
-        nnz_lower,
+        nnz_upper: n.upper,
+        rows_per_bin: n.rows_per_bin,
+        nnz_lower: n.lower,
         grows,
         bytes_hybrid: ((peak.0 + stage) * si_ + (peak.1 + stage) * st_).saturating_add(ptr_bytes),
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
@@ -204,24 +201,6 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     };
     let c = CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical);
     Ok((c, stats))
-}
-
-/// A lower bound of `nnz(C)`: per row of `A`, the longest row of `B` it references (its
-/// entries are distinct columns of `C` when `B` is canonical; with duplicates or unsorted
-/// rows in `B` nothing is assumed), capped at `ncols`.
-fn lower_bound<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> usize {
-    if b.row_order() != RowOrder::Canonical {
-        return 0;
-    }
-    let bp = b.row_ptr();
-    (0..a.nrows())
-        .map(|i| {
-            let cols = a.row(i).map_or(&[][..], |(c, _)| c);
-            let longest =
-                cols.iter().map(|&k| bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize()).max();
-            longest.unwrap_or(0).min(b.ncols())
-        })
-        .fold(0usize, usize::saturating_add)
 }
 
 /// The Galerkin triple product `Pᵀ·A·P` of algebraic multigrid (thesis 9.5.1), as two

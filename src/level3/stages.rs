@@ -134,6 +134,22 @@ pub(crate) fn row_upper_bound<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_
         .fold(0usize, |s, &k| s.saturating_add(bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize()))
 }
 
+/// [`row_upper_bound`] and, in the same walk, the longest row of `B` that row `i` of `A`
+/// references (a lower bound of the row of `C` when `B` is canonical).
+#[inline]
+pub(crate) fn row_bounds<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    i: usize,
+) -> (usize, usize) {
+    let bp = b.row_ptr();
+    let r = a.row_range(i).unwrap_or(0..0);
+    a.col_idx()[r].iter().fold((0usize, 0usize), |(s, m), &k| {
+        let len = bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize();
+        (s.saturating_add(len), m.max(len))
+    })
+}
+
 /// The method of the [`Bin::Short`] rows of `A·B`: [`SHORT_METHOD`], or
 /// [`SHORT_SPREAD_METHOD`] when the median [`b_span`] of the short rows among
 /// [`SHORT_SAMPLE`] evenly spaced rows of `A` is above [`SHORT_SPA_SPAN`] (`B` with
