@@ -5,7 +5,7 @@
 //! cargo run --release --example suite --features gen,mtx
 //! cargo run --release --example suite --features gen,mtx -- --small --precision both
 //! cargo run --release --example suite --features gen,mtx -- path/to/matrix.mtx.gz
-//! cargo run --release --example suite --features gen,mtx -- --only spgemm
+//! cargo run --release --example suite --features gen,mtx -- --only spgemm --matrix banded
 //! ```
 //!
 //! Columns: GFlop/s = 2 nnz / t; GB/s by the thesis byte formula (section 8.4.2):
@@ -54,7 +54,7 @@ const MAX_REPS: usize = 200;
 /// SELL slice height used in the table.
 const SELL_HEIGHT: usize = 8;
 /// `A²` is skipped when it has more candidate products than this (time and memory).
-const SPGEMM_MAX_PRODUCTS: usize = 100_000_000;
+const SPGEMM_MAX_PRODUCTS: usize = 250_000_000;
 
 struct Args {
     files: Vec<PathBuf>,
@@ -66,6 +66,8 @@ struct Args {
     /// The SpMV table / the SpGEMM table (`--only` picks one).
     spmv: bool,
     spgemm: bool,
+    /// Generated matrices to run (`--matrix NAME`, repeatable; empty: all).
+    matrices: Vec<String>,
 }
 
 fn parse_args() -> Result<Args, String> {
@@ -78,6 +80,7 @@ fn parse_args() -> Result<Args, String> {
         sigma: None,
         spmv: true,
         spgemm: true,
+        matrices: Vec::new(),
     };
     let mut it = std::env::args().skip(1);
     while let Some(a) = it.next() {
@@ -105,9 +108,10 @@ fn parse_args() -> Result<Args, String> {
                 Some("spgemm") => (args.spmv, args.spgemm) = (false, true),
                 other => return Err(format!("--only takes spmv or spgemm, not {other:?}")),
             },
+            "--matrix" => args.matrices.push(it.next().ok_or("--matrix takes a suite matrix name")?),
             "-h" | "--help" => {
                 println!(
-                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [--sigma N] [--only spmv|spgemm] [FILE.mtx[.gz] ...]"
+                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [--sigma N] [--only spmv|spgemm] [--matrix NAME ...] [FILE.mtx[.gz] ...]"
                 );
                 std::process::exit(0);
             }
@@ -703,6 +707,9 @@ fn main() {
     let mut spgemm_lines = Vec::new();
     if args.files.is_empty() {
         for entry in suite_entries(args.scale) {
+            if !args.matrices.is_empty() && !args.matrices.iter().any(|m| m == entry.name) {
+                continue;
+            }
             let a = match entry.generate::<f64, u32>() {
                 Ok(a) => a,
                 Err(e) => {
