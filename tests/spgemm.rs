@@ -170,8 +170,46 @@ fn operands<T: Scalar, I: Index>() -> impl Strategy<Value = (CsrOwned<T, I>, Csr
     )
 }
 
+/// `A` random and `B` whose rows are mostly runs of consecutive columns (lengths around
+/// the SPA's run threshold and across marker words: 1..=200 from any start), the rest
+/// random: the SPA adds such rows as runs, the other methods as products.
+fn run_operands() -> impl Strategy<Value = (CsrOwned<f64, u32>, CsrOwned<f64, u32>)> {
+    (0usize..=30, 1usize..=40, 1usize..=700, any::<u64>(), 0usize..=40).prop_map(|(m, k, n, seed, max_a)| {
+        let a = gen_csr::<f64, u32>(m, k, seed, true, move |_, h| (h >> 8) as usize % (max_a + 1));
+        let mut row_ptr = vec![0u32];
+        let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+        for r in 0..k {
+            let h = splitmix(seed ^ 0xB0B ^ (r as u64) << 20);
+            let cols: Vec<usize> = if h % 4 == 0 {
+                let l = (h >> 8) as usize % 12;
+                let mut c: Vec<usize> =
+                    (0..l).map(|t| (splitmix(h + t as u64) % n as u64) as usize).collect();
+                c.sort_unstable();
+                c.dedup();
+                c
+            } else {
+                let start = (h >> 8) as usize % n;
+                let len = 1 + (h >> 24) as usize % 200;
+                (start..n.min(start + len)).collect()
+            };
+            for (t, &c) in cols.iter().enumerate() {
+                col_idx.push(c as u32);
+                vals.push((splitmix(h ^ (t as u64 + 3)) % 9) as f64 - 4.0);
+            }
+            row_ptr.push(col_idx.len() as u32);
+        }
+        (a, CsrOwned::from_parts(k, n, row_ptr, col_idx, vals).unwrap())
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
+
+    #[test]
+    fn spgemm_with_consecutive_column_runs_in_b_matches_dense((a, b) in run_operands()) {
+        prop_assert_eq!(b.view().row_order(), RowOrder::Canonical);
+        check_all(&a.view(), &b.view())?;
+    }
 
     #[test]
     fn spgemm_matches_dense_every_method_and_isa_f64_u32((a, b) in operands::<f64, u32>()) {
