@@ -180,7 +180,7 @@ fn run_operands() -> impl Strategy<Value = (CsrOwned<f64, u32>, CsrOwned<f64, u3
         let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
         for r in 0..k {
             let h = splitmix(seed ^ 0xB0B ^ (r as u64) << 20);
-            let cols: Vec<usize> = if h % 4 == 0 {
+            let cols: Vec<usize> = if h.is_multiple_of(4) {
                 let l = (h >> 8) as usize % 12;
                 let mut c: Vec<usize> =
                     (0..l).map(|t| (splitmix(h + t as u64) % n as u64) as usize).collect();
