@@ -33,6 +33,7 @@ use crate::{DimError, Isa};
 
 mod key;
 pub(crate) mod portable;
+mod prefetch;
 
 #[cfg(target_arch = "x86_64")]
 pub(crate) mod x86_64;
@@ -41,6 +42,7 @@ pub(crate) mod x86_64;
 pub(crate) mod aarch64;
 
 pub use key::OrdBits;
+pub(crate) use prefetch::prefetch;
 
 /// Proof that this machine can run an [`Isa`]: the token every dispatcher into the SIMD
 /// kernels takes.

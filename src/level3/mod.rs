@@ -95,7 +95,7 @@ use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, DimError, Index, Isa, RowOrder, Scalar};
 
-use rows::{Ctx, Kernel, Scratch};
+use rows::{Ctx, Kernel, PREFETCH_ROWS, Scratch};
 use stages::{check_buf, check_inner, row_upper_bound};
 
 /// How to run an SpGEMM: the SIMD width of the sorting steps, and optionally one
@@ -208,23 +208,27 @@ fn kernel_for<T: Scalar, I: Index>(
 }
 
 /// The kernel choice of one product `A·B`: a forced method, or the per-bin rule with the
-/// short bin's method decided once from a sample of rows ([`SHORT_SPREAD_METHOD`]).
+/// short bin's method decided once from a sample of rows ([`SHORT_SPREAD_METHOD`]); and
+/// whether the row loops prefetch, from the same sample.
 #[derive(Clone, Copy, Debug)]
 struct Rule {
     forced: Option<RowMethod>,
     short: RowMethod,
+    /// Whether the row loops prefetch rows of `B` ([`stages::PREFETCH_SPAN`]).
+    prefetch: bool,
 }
 
 impl Default for Rule {
     fn default() -> Self {
-        Rule { forced: None, short: SHORT_METHOD }
+        Rule { forced: None, short: SHORT_METHOD, prefetch: false }
     }
 }
 
 impl Rule {
     fn new<T: Scalar, I: Index>(method: Option<RowMethod>, a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Rule {
-        let short = if method.is_some() { SHORT_METHOD } else { stages::short_method(a, b) };
-        Rule { forced: method, short }
+        let sample = stages::sample(a, b);
+        let short = if method.is_some() { SHORT_METHOD } else { sample.short };
+        Rule { forced: method, short, prefetch: sample.prefetch }
     }
 }
 
@@ -250,6 +254,9 @@ fn needs<T: Scalar, I: Index>(cfg: &SpgemmConfig, a: &Csr<'_, T, I>, b: &Csr<'_,
     let (mut heap_esc, mut esc, mut merge, mut bits, mut spa) = (0usize, 0usize, 0usize, false, false);
     let canonical = order == RowOrder::Canonical;
     for i in 0..a.nrows() {
+        if rule.prefetch {
+            rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
+        }
         let (ub, longest) = stages::row_bounds(a, b, i);
         let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);
         n.upper = n.upper.saturating_add(ub);
@@ -386,7 +393,12 @@ pub fn spgemm_symbolic_with<T: Scalar, I: Index + Key>(
     // Row lengths go into `ub` (no longer needed once binned), so `row_ptr_c` is written
     // only when the total is known to fit.
     for (k, bin) in Bin::ALL.into_iter().enumerate() {
-        for &r in &perm[bin_ptr[k]..bin_ptr[k + 1]] {
+        let list = &perm[bin_ptr[k]..bin_ptr[k + 1]];
+        for (t, &r) in list.iter().enumerate() {
+            if n.rule.prefetch {
+                let ahead = |d: usize| list.get(t + d).map_or(usize::MAX, |r| r.to_usize());
+                ctx.prefetch(ahead(PREFETCH_ROWS), ahead(2 * PREFETCH_ROWS));
+            }
             let i = r.to_usize();
             let kernel = kernel_for(a, b, i, ub[i].to_usize(), bin, n.rule);
             // A row's length is at most `b.ncols() < I::MAX`.
@@ -502,7 +514,11 @@ fn numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
 ) -> Result<(), DimError> {
     let (a, b) = (ctx.a, ctx.b);
     let (ap, order) = (a.row_ptr(), b.row_order());
-    for &r in rows {
+    for (t, &r) in rows.iter().enumerate() {
+        if rule.prefetch {
+            let ahead = |d: usize| rows.get(t + d).map_or(usize::MAX, |r| r.to_usize());
+            ctx.prefetch(ahead(PREFETCH_ROWS), ahead(2 * PREFETCH_ROWS));
+        }
         let i = r.to_usize();
         let ub = row_upper_bound(a, b, i);
         let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);

@@ -3,7 +3,7 @@
 
 use alloc::vec::Vec;
 
-use super::rows::{self, Ctx, Kernel, Scratch};
+use super::rows::{self, Ctx, Kernel, PREFETCH_ROWS, Scratch};
 use super::stages::check_inner;
 use super::stages::row_upper_bound;
 use super::{Bin, NBINS, Needs, SpgemmConfig, carve_idx, check_operands, kernel_for, needs};
@@ -150,6 +150,9 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.push(I::ZERO);
     let (ap, order) = (a.row_ptr(), b.row_order());
     for i in 0..nrows {
+        if n.rule.prefetch {
+            ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
+        }
         let ub_i = row_upper_bound(a, b, i);
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
         let kernel = kernel_for(a, b, i, ub_i, bin, n.rule);

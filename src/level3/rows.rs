@@ -1,7 +1,7 @@
 //! Stage 3 of the CSR-based SpGEMM (thesis 9.4.2): the row kernels, numeric (indices
 //! and values) and symbolic (indices only), one per accumulation method.
 
-use crate::arch::Checked;
+use crate::arch::{Checked, prefetch};
 use crate::level1::{esc_in_place, heap_fuse_in_place, merge_scaled_slices};
 use crate::primitives::Key;
 use crate::primitives::heap::DHeap;
@@ -96,6 +96,12 @@ impl<'c, 'm, T: Scalar, I: Index> Ctx<'c, 'm, T, I> {
     #[inline(always)]
     fn a_row(&self, i: usize) -> (&'m [I], &'m [T]) {
         self.a.row(i).unwrap_or((&[], &[]))
+    }
+
+    /// [`prefetch_b_rows`] for this product.
+    #[inline(always)]
+    pub(crate) fn prefetch(&self, near: usize, far: usize) {
+        prefetch_b_rows(self.a, self.b, near, far);
     }
 
     /// Every candidate product of row `i`, in expansion order.
@@ -254,6 +260,34 @@ fn spa_clear<T: Scalar, I: Index>(ctx: &Ctx<'_, '_, T, I>, i: usize, bits: &mut 
         ctx.for_each_product(i, |j, _| bits[j.to_usize() / 64] = 0);
     }
 }
+
+/// Prefetches for the row loops of `A·B`, typically [`PREFETCH_ROWS`] rows ahead: the
+/// rows of `B` that row `near` of `A` references (the first lines of their `col_idx` and
+/// `vals`; their `row_ptr` entries were asked for one step before), and the `row_ptr`
+/// entries of `B` that row `far` references. Rows out of range ask for nothing.
+#[inline(always)]
+pub(crate) fn prefetch_b_rows<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    near: usize,
+    far: usize,
+) {
+    let (ac, bp) = (a.col_idx(), b.row_ptr());
+    for &k in a.row_range(near).map_or(&[][..], |r| &ac[r]) {
+        let start = bp.get(k.to_usize()).map_or(usize::MAX, |s| s.to_usize());
+        prefetch(b.col_idx(), start);
+        prefetch(b.vals(), start);
+    }
+    for &k in a.row_range(far).map_or(&[][..], |r| &ac[r]) {
+        prefetch(bp, k.to_usize());
+    }
+}
+
+/// How many rows ahead of the row being computed the row loops prefetch the rows of `B`
+/// it will read (and twice as far ahead their `row_ptr` entries): rows of `B` that a
+/// random or power-law `A` references are cache misses one after the other, which the
+/// prefetches overlap.
+pub(crate) const PREFETCH_ROWS: usize = 8;
 
 /// A row of `B` at least this long whose columns are consecutive (a band, a dense block)
 /// goes into the SPA as one run: its marker bits set a word at a time and its values
