@@ -40,7 +40,7 @@
 //! | `Empty` | 0 | none |
 //! | `Single` | 1, or one entry in the row of `A` with a canonical `B` | scaled copy of a row of `B` |
 //! | `Short` | `2..=`[`SHORT_MAX`] (32) | [`SHORT_METHOD`]: SPA; [`SHORT_SPREAD_METHOD`]: bitonic ESC when a sample of short rows references rows of `B` spanning more than [`SHORT_SPA_SPAN`] columns |
-//! | `Medium` | up to [`MEDIUM_MAX`] (256) | [`MEDIUM_METHOD`]: bitonic ESC; SPA when the referenced rows of `B` span at most `ub` columns |
+//! | `Medium` | up to [`MEDIUM_MAX`] (256) | [`MEDIUM_METHOD`]: bitonic ESC; SPA when the referenced rows of `B` span at most `ub` columns (tested per row, unless a sample shows the rows of `B` that rows of `A` reference lying far apart) |
 //! | `Long` | above | [`LONG_METHOD`]: SPA |
 //!
 //! `benches/spgemm.rs`, group `bins` (`A·B`, `A` uniform random `n/m x 4096` with `r`
@@ -202,7 +202,7 @@ fn kernel_for<T: Scalar, I: Index>(
         (_, Some(m)) => Kernel::Acc(m),
         (Bin::Single, None) => Kernel::Copy,
         (Bin::Short, None) => Kernel::Acc(rule.short),
-        (Bin::Medium, None) if stages::b_span(a, b, i) <= ub => Kernel::Acc(RowMethod::Spa),
+        (Bin::Medium, None) if !rule.spread && stages::b_span(a, b, i) <= ub => Kernel::Acc(RowMethod::Spa),
         (bin, None) => Kernel::Acc(bin.method().unwrap_or(RowMethod::Spa)),
     }
 }
@@ -214,13 +214,14 @@ fn kernel_for<T: Scalar, I: Index>(
 struct Rule {
     forced: Option<RowMethod>,
     short: RowMethod,
-    /// Whether the row loops prefetch rows of `B` ([`stages::PREFETCH_SPAN`]).
-    prefetch: bool,
+    /// Whether the rows of `B` a row of `A` references lie far apart (`Sample::spread`):
+    /// the row loops prefetch, medium rows skip their span test.
+    spread: bool,
 }
 
 impl Default for Rule {
     fn default() -> Self {
-        Rule { forced: None, short: SHORT_METHOD, prefetch: false }
+        Rule { forced: None, short: SHORT_METHOD, spread: false }
     }
 }
 
@@ -228,7 +229,7 @@ impl Rule {
     fn new<T: Scalar, I: Index>(method: Option<RowMethod>, a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Rule {
         let sample = stages::sample(a, b);
         let short = if method.is_some() { SHORT_METHOD } else { sample.short };
-        Rule { forced: method, short, prefetch: sample.prefetch }
+        Rule { forced: method, short, spread: sample.spread }
     }
 }
 
@@ -254,7 +255,7 @@ fn needs<T: Scalar, I: Index>(cfg: &SpgemmConfig, a: &Csr<'_, T, I>, b: &Csr<'_,
     let (mut heap_esc, mut esc, mut merge, mut bits, mut spa) = (0usize, 0usize, 0usize, false, false);
     let canonical = order == RowOrder::Canonical;
     for i in 0..a.nrows() {
-        if rule.prefetch {
+        if rule.spread {
             rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
         }
         let (ub, longest) = stages::row_bounds(a, b, i);
@@ -395,7 +396,7 @@ pub fn spgemm_symbolic_with<T: Scalar, I: Index + Key>(
     for (k, bin) in Bin::ALL.into_iter().enumerate() {
         let list = &perm[bin_ptr[k]..bin_ptr[k + 1]];
         for (t, &r) in list.iter().enumerate() {
-            if n.rule.prefetch {
+            if n.rule.spread {
                 let ahead = |d: usize| list.get(t + d).map_or(usize::MAX, |r| r.to_usize());
                 ctx.prefetch(ahead(PREFETCH_ROWS), ahead(2 * PREFETCH_ROWS));
             }
@@ -515,7 +516,7 @@ fn numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
     let (a, b) = (ctx.a, ctx.b);
     let (ap, order) = (a.row_ptr(), b.row_order());
     for (t, &r) in rows.iter().enumerate() {
-        if rule.prefetch {
+        if rule.spread {
             let ahead = |d: usize| rows.get(t + d).map_or(usize::MAX, |r| r.to_usize());
             ctx.prefetch(ahead(PREFETCH_ROWS), ahead(2 * PREFETCH_ROWS));
         }

@@ -150,7 +150,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.push(I::ZERO);
     let (ap, order) = (a.row_ptr(), b.row_order());
     for i in 0..nrows {
-        if n.rule.prefetch {
+        if n.rule.spread {
             ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
         }
         let ub_i = row_upper_bound(a, b, i);
