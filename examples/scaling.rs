@@ -5,7 +5,12 @@
 //! ```text
 //! cargo run --release --example scaling --features gen,parallel
 //! cargo run --release --example scaling --features gen,parallel -- --small --threads 1,2,4
+//! cargo run --release --example scaling --features gen,parallel -- --spgemm
 //! ```
+//!
+//! With `--spgemm` it measures the threaded SpGEMM instead (`parallel::spgemm`, `A²` of
+//! every square suite matrix with at most 250M candidate products): the median of five
+//! runs per thread count and the speedup over one thread.
 //!
 //! For every matrix and thread count the three drivers and a threaded streaming read of
 //! the same number of bytes run interleaved (one call of each per round, the median of
@@ -19,7 +24,8 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use spblas::generate::{SuiteScale, suite_entries};
-use spblas::parallel::{available_threads, spmv_csr, spmv_csr_merge_path, spmv_csr5};
+use spblas::level3::{SpgemmConfig, upper_bound};
+use spblas::parallel::{available_threads, spgemm, spmv_csr, spmv_csr_merge_path, spmv_csr5};
 use spblas::{Csr5Owned, CsrOwned, Isa, Scalar};
 
 const MIN_ROUNDS: usize = 10;
@@ -111,10 +117,12 @@ fn main() {
     let mut scale = SuiteScale::Full;
     let mut threads: Vec<usize> = Vec::new();
     let mut isa = Isa::detect();
+    let mut spgemm_only = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--small" => scale = SuiteScale::Small,
+            "--spgemm" => spgemm_only = true,
             "--threads" => {
                 let v = args.next().unwrap_or_default();
                 threads = v.split(',').filter_map(|s| s.parse().ok()).filter(|&t| t > 0).collect();
@@ -127,7 +135,9 @@ fn main() {
                 });
             }
             _ => {
-                eprintln!("usage: scaling [--small] [--threads 1,2,4] [--isa portable|avx2|avx512|neon]");
+                eprintln!(
+                    "usage: scaling [--small] [--spgemm] [--threads 1,2,4] [--isa portable|avx2|avx512|neon]"
+                );
                 std::process::exit(2);
             }
         }
@@ -140,6 +150,10 @@ fn main() {
         }
     }
     println!("isa {}, {} hardware threads", isa.name(), available_threads());
+    if spgemm_only {
+        spgemm_scaling(scale, isa, &threads);
+        return;
+    }
     println!(
         "| matrix           | prec | thr | row-block GB/s %rd | merge-path GB/s %rd  x rb | csr5 GB/s  %rd  x rb  x 1t | read GB/s |"
     );
@@ -149,5 +163,35 @@ fn main() {
     for entry in suite_entries(scale) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
         run_matrix(entry.name, &a, isa, &threads);
+    }
+}
+
+/// The threaded SpGEMM `A²` at each thread count: median of five runs, speedup over one
+/// thread.
+fn spgemm_scaling(scale: SuiteScale, isa: Isa, threads: &[usize]) {
+    println!("| matrix           | thr |      ms | x 1t |");
+    println!("|------------------|-----|---------|------|");
+    let cfg = SpgemmConfig::new().isa(isa);
+    for entry in suite_entries(scale) {
+        let a = entry.generate::<f64, u32>().expect("suite matrices generate");
+        let a = a.view();
+        let mut ub = vec![0u32; a.nrows()];
+        if a.nrows() != a.ncols() || upper_bound(&a, &a, &mut ub).map_or(true, |p| p > 250_000_000) {
+            continue;
+        }
+        let mut one = None;
+        for &t in threads {
+            let mut times: Vec<Duration> = (0..5)
+                .map(|_| {
+                    let s = Instant::now();
+                    black_box(spgemm(cfg, &a, &a, t).expect("square"));
+                    s.elapsed()
+                })
+                .collect();
+            times.sort();
+            let ms = times[2].as_secs_f64() * 1e3;
+            let base = *one.get_or_insert(ms);
+            println!("| {:<16} | {t:>3} | {ms:>7.1} | {:>4.1} |", entry.name, base / ms);
+        }
     }
 }

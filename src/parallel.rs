@@ -5,9 +5,15 @@
 use core::ops::Range;
 use std::thread;
 
-use crate::formats::Csr;
+use std::vec::Vec;
+
+use crate::formats::{Csr, CsrOwned};
 use crate::level2::{check_spmv, csr::spmv_rows_chosen};
-use crate::{DimError, Index, Isa, Scalar};
+use crate::level3::stages::row_upper_bound;
+use crate::level3::{Piece, Rule, SpgemmConfig, check_operands, hybrid_rows};
+use crate::primitives::Key;
+use crate::primitives::scan::ScanElem;
+use crate::{DimError, Index, Isa, RowOrder, Scalar};
 
 /// The number of threads [`spmv_csr`] uses when asked for 0: the machine's available
 /// parallelism, or 1 if unknown.
@@ -184,4 +190,80 @@ pub fn spmv_csr_merge_path<T: Scalar, I: Index>(
         }
     }
     apply_carries(&carries, y)
+}
+
+/// `C = A·B` (thesis chapter 9) on `threads` workers (0 = [`available_threads`]): the
+/// rows of `A` cut into contiguous ranges holding about equal shares of the candidate
+/// products (the upper bounds of 9.4.1), each range multiplied by the serial hybrid
+/// allocation of [`crate::level3::spgemm_with_stats`], and the pieces joined. The kernel
+/// choice (the per-bin rule and its sample, or `cfg.method`) is made once for the whole
+/// product, so every row comes out exactly as the serial [`crate::level3::spgemm_with`]
+/// computes it.
+///
+/// # Errors
+/// As [`crate::level3::spgemm_with_stats`]; [`DimError::Overflow`] (`"nnz(C)"`) if the
+/// joined `nnz(C)` does not fit `I`.
+pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    threads: usize,
+) -> Result<CsrOwned<T, I>, DimError> {
+    let isa = check_operands(&cfg, a, b)?;
+    let rule = Rule::new(cfg.method, a, b);
+    let nrows = a.nrows();
+    let threads = if threads == 0 { available_threads() } else { threads };
+    let threads = threads.min(nrows.max(1));
+    // Cut where the running sum of upper bounds (plus one per row, so that runs of empty
+    // rows split too) passes each `k / threads` share.
+    let mut bounds = Vec::with_capacity(threads + 1);
+    bounds.push(0);
+    let total = (0..nrows).fold(0usize, |s, i| s.saturating_add(row_upper_bound(a, b, i)).saturating_add(1));
+    let mut run = 0usize;
+    for i in 0..nrows {
+        run = run.saturating_add(row_upper_bound(a, b, i)).saturating_add(1);
+        let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
+        if bounds.len() < threads && run >= share {
+            bounds.push(i + 1);
+        }
+    }
+    while bounds.len() <= threads {
+        bounds.push(nrows);
+    }
+    let pieces = thread::scope(|s| {
+        let workers: Vec<_> = bounds
+            .windows(2)
+            .map(|w| {
+                let rows = w[0]..w[1];
+                s.spawn(move || hybrid_rows(isa, rule, a, b, rows).map(|(p, _)| p))
+            })
+            .collect();
+        workers.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+    });
+    let mut parts: Vec<Piece<T, I>> = Vec::with_capacity(pieces.len());
+    for p in pieces {
+        // An error (allocation) is passed on; a panic would be a bug, passed on too.
+        match p {
+            Ok(r) => parts.push(r?),
+            Err(panic) => std::panic::resume_unwind(panic),
+        }
+    }
+    let mut row_ptr = Vec::with_capacity(nrows + 1);
+    row_ptr.push(I::ZERO);
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    let nnz = parts.iter().fold(0usize, |s, p| s.saturating_add(p.col_idx.len()));
+    let overflow = DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE };
+    if nnz > I::MAX_USIZE {
+        return Err(overflow);
+    }
+    col_idx.reserve_exact(nnz);
+    vals.reserve_exact(nnz);
+    for p in parts {
+        let base = col_idx.len();
+        // `base + len <= nnz <= I::MAX`, checked above.
+        row_ptr.extend(p.row_ptr[1..].iter().map(|&r| I::from_usize_unchecked(base + r.to_usize())));
+        col_idx.extend_from_slice(&p.col_idx);
+        vals.extend_from_slice(&p.vals);
+    }
+    Ok(CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical))
 }

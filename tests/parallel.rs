@@ -106,3 +106,61 @@ fn undersized_bounds_buffer_is_an_error() {
     let mut b = [0usize; 2];
     assert!(balanced_row_partition(&a, 2, &mut b).is_err());
 }
+
+/// The threaded SpGEMM equals the serial hybrid one exactly (same rows, same kernels,
+/// same sums), for any thread count, on the per-bin rule and on every forced method.
+#[test]
+fn threaded_spgemm_equals_serial_exactly() {
+    use spblas::CsrOwned;
+    use spblas::level3::{RowMethod, SpgemmConfig, spgemm_with};
+    let mut s = 0x1234_5678_9ABC_DEF0u64;
+    let mut next = move || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    for (m, k, n, per_row) in
+        [(0, 0, 0, 0), (1, 5, 7, 3), (300, 200, 250, 6), (2000, 1500, 40_000, 4), (500, 500, 500, 60)]
+    {
+        let mut t = Vec::new();
+        for i in 0..m {
+            // Every fifth row empty, every 97th row long.
+            let len = if i % 5 == 0 {
+                0
+            } else if i % 97 == 0 {
+                per_row * 20
+            } else {
+                1 + next() as usize % per_row.max(1)
+            };
+            for _ in 0..len.min(k) {
+                t.push((i, next() as usize % k, (next() % 9) as f64 - 4.0));
+            }
+        }
+        let a = CsrOwned::<f64, u32>::from_triplets(m, k, &t).unwrap();
+        let mut tb = Vec::new();
+        for i in 0..k {
+            for _ in 0..(next() as usize % (per_row + 1)) {
+                tb.push((i, next() as usize % n.max(1), (next() % 7) as f64 - 3.0));
+            }
+        }
+        let b = CsrOwned::<f64, u32>::from_triplets(k, n, &tb).unwrap();
+        let (av, bv) = (a.view(), b.view());
+        let mut cfgs = vec![SpgemmConfig::new()];
+        cfgs.extend(RowMethod::ALL.map(|m| SpgemmConfig::new().method(m)));
+        for cfg in cfgs {
+            let want = spgemm_with(cfg, &av, &bv).unwrap();
+            for threads in [0, 1, 2, 3, 7, 64] {
+                let got = spblas::parallel::spgemm(cfg, &av, &bv, threads).unwrap();
+                let (w, g) = (want.view(), got.view());
+                assert_eq!((g.nrows(), g.ncols()), (w.nrows(), w.ncols()));
+                assert_eq!(g.row_ptr(), w.row_ptr(), "{cfg:?} threads {threads}");
+                assert_eq!(g.col_idx(), w.col_idx(), "{cfg:?} threads {threads}");
+                assert!(g.vals().iter().zip(w.vals()).all(|(x, y)| x.to_bits() == y.to_bits()));
+            }
+        }
+    }
+    // Dimension errors as in the serial product.
+    let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[]).unwrap();
+    assert!(spblas::parallel::spgemm(SpgemmConfig::new(), &a.view(), &a.view(), 4).is_err());
+}

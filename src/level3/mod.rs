@@ -77,13 +77,15 @@
 //! other methods stay available to force ([`SpgemmConfig::method`]).
 
 mod rows;
-mod stages;
+pub(crate) mod stages;
 
 #[cfg(feature = "alloc")]
 mod owned;
 
 #[cfg(feature = "alloc")]
 pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
+#[cfg(feature = "alloc")]
+pub(crate) use owned::{Piece, hybrid_rows};
 pub use rows::{RowMethod, SPA_SORT_RATIO};
 pub use stages::{
     Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, SHORT_SPA_SPAN,
@@ -211,7 +213,7 @@ fn kernel_for<T: Scalar, I: Index>(
 /// short bin's method decided once from a sample of rows ([`SHORT_SPREAD_METHOD`]); and
 /// whether the row loops prefetch, from the same sample.
 #[derive(Clone, Copy, Debug)]
-struct Rule {
+pub(crate) struct Rule {
     forced: Option<RowMethod>,
     short: RowMethod,
     /// Whether the rows of `B` a row of `A` references lie far apart (`Sample::spread`):
@@ -226,7 +228,11 @@ impl Default for Rule {
 }
 
 impl Rule {
-    fn new<T: Scalar, I: Index>(method: Option<RowMethod>, a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Rule {
+    pub(crate) fn new<T: Scalar, I: Index>(
+        method: Option<RowMethod>,
+        a: &Csr<'_, T, I>,
+        b: &Csr<'_, T, I>,
+    ) -> Rule {
         let sample = stages::sample(a, b);
         let short = if method.is_some() { SHORT_METHOD } else { sample.short };
         Rule { forced: method, short, spread: sample.spread }
@@ -235,7 +241,7 @@ impl Rule {
 
 /// The border checks every entry point shares: the `Isa`, the inner dimensions, and a
 /// canonical `B` for a forced merge.
-fn check_operands<T: Scalar, I: Index>(
+pub(crate) fn check_operands<T: Scalar, I: Index>(
     cfg: &SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
@@ -249,14 +255,23 @@ fn check_operands<T: Scalar, I: Index>(
 }
 
 fn needs<T: Scalar, I: Index>(cfg: &SpgemmConfig, a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> Needs {
-    let rule = Rule::new(cfg.method, a, b);
+    needs_in(Rule::new(cfg.method, a, b), a, b, 0..a.nrows())
+}
+
+/// [`needs`] of the rows `rows` (inside `0..a.nrows()`) under `rule`.
+fn needs_in<T: Scalar, I: Index>(
+    rule: Rule,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    rows: core::ops::Range<usize>,
+) -> Needs {
     let mut n = Needs { nrows: a.nrows(), rule, ..Needs::default() };
     let (ap, order) = (a.row_ptr(), b.row_order());
     let (mut heap_esc, mut esc, mut merge, mut bits, mut spa) = (0usize, 0usize, 0usize, false, false);
     let canonical = order == RowOrder::Canonical;
-    for i in 0..a.nrows() {
+    for i in rows.clone() {
         if rule.spread {
-            rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
+            rows::prefetch_b_rows(a, b, usize::MAX, (i + 2 * PREFETCH_ROWS).min(rows.end));
         }
         let (ub, longest) = stages::row_bounds(a, b, i);
         let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);

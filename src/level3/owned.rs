@@ -6,10 +6,12 @@ use alloc::vec::Vec;
 use super::rows::{self, Ctx, Kernel, PREFETCH_ROWS, Scratch};
 use super::stages::check_inner;
 use super::stages::row_upper_bound;
-use super::{Bin, NBINS, Needs, SpgemmConfig, carve_idx, check_operands, kernel_for, needs};
+use super::{Bin, NBINS, Needs, Rule, SpgemmConfig, carve_idx, check_operands, kernel_for, needs, needs_in};
+use crate::arch::Checked;
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, CsrOwned, DimError, Index, RowOrder, Scalar};
+use core::ops::Range;
 
 /// What one [`spgemm_with_stats`] did: sizes, and the memory of the hybrid allocation
 /// against the precise (two-pass) method.
@@ -116,10 +118,42 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
 ) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     let isa = check_operands(&cfg, a, b)?;
     let nrows = a.nrows();
-    // One pass over `A` sizes everything: the workspace, the staging row, the advance
-    // allocation and the statistics. Rows are computed in order, so the per-row upper
-    // bounds and the bin permutation of the precise method are not needed (nor stored).
-    let n = Needs { nrows: 0, ..needs(&cfg, a, b) };
+    let (piece, stats) = hybrid_rows(isa, needs(&cfg, a, b).rule, a, b, 0..nrows)?;
+    let c = CsrOwned::from_parts_trusted(
+        nrows,
+        b.ncols(),
+        piece.row_ptr,
+        piece.col_idx,
+        piece.vals,
+        RowOrder::Canonical,
+    );
+    Ok((c, stats))
+}
+
+/// The rows `rows` of `C = A·B` as computed by the hybrid allocation: `row_ptr` has
+/// `rows.len() + 1` entries from 0.
+pub(crate) struct Piece<T, I> {
+    pub row_ptr: Vec<I>,
+    pub col_idx: Vec<I>,
+    pub vals: Vec<T>,
+}
+
+/// The hybrid allocation of [`spgemm_with_stats`] on the rows `rows` of `A` (a range
+/// inside `0..a.nrows()`), under `rule`: the serial product and each piece of the
+/// threaded one ([`crate::parallel::spgemm`]) run this, so a row comes out the same
+/// whichever runs it.
+pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
+    isa: Checked,
+    rule: Rule,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    rows: Range<usize>,
+) -> Result<(Piece<T, I>, SpgemmStats), DimError> {
+    // One pass over the rows sizes everything: the workspace, the staging row, the
+    // advance allocation and the statistics. Rows are computed in order, so the per-row
+    // upper bounds and the bin permutation of the precise method are not needed (nor
+    // stored).
+    let n = Needs { nrows: 0, ..needs_in(rule, a, b, rows.clone()) };
     let wl = n.workspace::<I>();
     let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
     // A workspace too large to allocate is an error, not an abort.
@@ -146,12 +180,14 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     stage_v.try_reserve_exact(stage).map_err(|_| room_err)?;
     stage_i.resize(stage, I::ZERO);
     stage_v.resize(stage, T::ZERO);
-    let mut row_ptr = Vec::with_capacity(nrows + 1);
+    let mut row_ptr = Vec::new();
+    row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err)?;
     row_ptr.push(I::ZERO);
     let (ap, order) = (a.row_ptr(), b.row_order());
-    for i in 0..nrows {
+    for i in rows.clone() {
         if n.rule.spread {
-            ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
+            let near = (i + PREFETCH_ROWS).min(rows.end);
+            ctx.prefetch(near, (i + 2 * PREFETCH_ROWS).min(rows.end));
         }
         let ub_i = row_upper_bound(a, b, i);
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
@@ -190,7 +226,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     let nnz = col_idx.len();
     col_idx.shrink_to_fit();
     vals.shrink_to_fit();
-    let ptr_bytes = (nrows + 1) * core::mem::size_of::<I>();
+    let ptr_bytes = (rows.len() + 1) * core::mem::size_of::<I>();
     let (si_, st_) = (core::mem::size_of::<I>(), core::mem::size_of::<T>());
     let stats = SpgemmStats {
         nnz_c: nnz,
@@ -202,8 +238,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
         bytes_workspace: wl.idx * si_ + wl.vals * st_,
     };
-    let c = CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical);
-    Ok((c, stats))
+    Ok((Piece { row_ptr, col_idx, vals }, stats))
 }
 
 /// The Galerkin triple product `Pᵀ·A·P` of algebraic multigrid (thesis 9.5.1), as two
