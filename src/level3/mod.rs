@@ -84,7 +84,7 @@ mod owned;
 
 #[cfg(feature = "alloc")]
 pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
-#[cfg(feature = "alloc")]
+#[cfg(feature = "parallel")]
 pub(crate) use owned::{Piece, hybrid_rows};
 pub use rows::{RowMethod, SPA_SORT_RATIO};
 pub use stages::{
