@@ -9,8 +9,7 @@ use std::vec::Vec;
 
 use crate::formats::{Csr, CsrOwned};
 use crate::level2::{check_spmv, csr::spmv_rows_chosen};
-use crate::level3::stages::row_upper_bound;
-use crate::level3::{Piece, Rule, SpgemmConfig, check_operands, hybrid_rows};
+use crate::level3::{Piece, Rule, SpgemmConfig, check_operands, hybrid_rows, upper_bound};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{DimError, Index, Isa, RowOrder, Scalar};
@@ -202,7 +201,8 @@ pub fn spmv_csr_merge_path<T: Scalar, I: Index>(
 ///
 /// # Errors
 /// As [`crate::level3::spgemm_with_stats`]; [`DimError::Overflow`] (`"nnz(C)"`) if the
-/// joined `nnz(C)` does not fit `I`.
+/// joined `nnz(C)` does not fit `I`, or (`"room"`) if the joined arrays or the upper
+/// bounds cannot be allocated.
 pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
@@ -214,19 +214,24 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let nrows = a.nrows();
     let threads = if threads == 0 { available_threads() } else { threads };
     let threads = threads.min(nrows.max(1));
-    // Cut where the running sum of upper bounds (plus one per row, so that runs of empty
-    // rows split too) passes each `k / threads` share.
+    // Cut where the running sum of upper bounds (stage 1; plus one per row, so that runs
+    // of empty rows split too) passes each `k / threads` share.
+    let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
+    let mut ub = Vec::new();
+    ub.try_reserve_exact(nrows).map_err(|_| room_err)?;
+    ub.resize(nrows, I::ZERO);
+    let total = upper_bound(a, b, &mut ub)?.saturating_add(nrows);
     let mut bounds = Vec::with_capacity(threads + 1);
     bounds.push(0);
-    let total = (0..nrows).fold(0usize, |s, i| s.saturating_add(row_upper_bound(a, b, i)).saturating_add(1));
     let mut run = 0usize;
-    for i in 0..nrows {
-        run = run.saturating_add(row_upper_bound(a, b, i)).saturating_add(1);
+    for (i, u) in ub.iter().enumerate() {
+        run = run.saturating_add(u.to_usize()).saturating_add(1);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
             bounds.push(i + 1);
         }
     }
+    drop(ub);
     while bounds.len() <= threads {
         bounds.push(nrows);
     }
@@ -248,16 +253,16 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
-    let mut row_ptr = Vec::with_capacity(nrows + 1);
-    row_ptr.push(I::ZERO);
-    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
     let nnz = parts.iter().fold(0usize, |s, p| s.saturating_add(p.col_idx.len()));
-    let overflow = DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE };
     if nnz > I::MAX_USIZE {
-        return Err(overflow);
+        return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
     }
-    col_idx.reserve_exact(nnz);
-    vals.reserve_exact(nnz);
+    // Fallible like the pieces' own arrays: a join too large to allocate is an error.
+    let (mut row_ptr, mut col_idx, mut vals) = (Vec::new(), Vec::new(), Vec::new());
+    row_ptr.try_reserve_exact(nrows + 1).map_err(|_| room_err)?;
+    col_idx.try_reserve_exact(nnz).map_err(|_| room_err)?;
+    vals.try_reserve_exact(nnz).map_err(|_| room_err)?;
+    row_ptr.push(I::ZERO);
     for p in parts {
         let base = col_idx.len();
         // `base + len <= nnz <= I::MAX`, checked above.

@@ -77,7 +77,7 @@
 //! other methods stay available to force ([`SpgemmConfig::method`]).
 
 mod rows;
-pub(crate) mod stages;
+mod stages;
 
 #[cfg(feature = "alloc")]
 mod owned;
@@ -271,7 +271,7 @@ fn needs_in<T: Scalar, I: Index>(
     let canonical = order == RowOrder::Canonical;
     for i in rows.clone() {
         if rule.spread {
-            rows::prefetch_b_rows(a, b, usize::MAX, (i + 2 * PREFETCH_ROWS).min(rows.end));
+            rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
         }
         let (ub, longest) = stages::row_bounds(a, b, i);
         let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);

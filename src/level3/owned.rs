@@ -186,8 +186,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     let (ap, order) = (a.row_ptr(), b.row_order());
     for i in rows.clone() {
         if n.rule.spread {
-            let near = (i + PREFETCH_ROWS).min(rows.end);
-            ctx.prefetch(near, (i + 2 * PREFETCH_ROWS).min(rows.end));
+            ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
         }
         let ub_i = row_upper_bound(a, b, i);
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
