@@ -158,15 +158,6 @@ struct Needs {
     dense: usize,
     /// The kernel choice these needs were counted under.
     rule: Rule,
-    /// `nnz(Ĉ)` (saturating).
-    upper: usize,
-    /// The lower bound of `nnz(C)` of [`spgemm_with_stats`]: per row, the longest row of
-    /// `B` it references, capped at `ncols` (0 unless `B` is canonical).
-    lower: usize,
-    /// The longest accumulated row's room, `min(ub, ncols)`.
-    room: usize,
-    /// Rows per [`Bin`].
-    rows_per_bin: [usize; NBINS],
 }
 
 /// `I` or `T` elements whose bytes hold `words` `u64`s wherever the slice starts.
@@ -268,22 +259,13 @@ fn needs_in<T: Scalar, I: Index>(
     let mut n = Needs { nrows: a.nrows(), rule, ..Needs::default() };
     let (ap, order) = (a.row_ptr(), b.row_order());
     let (mut heap_esc, mut esc, mut merge, mut bits, mut spa) = (0usize, 0usize, 0usize, false, false);
-    let canonical = order == RowOrder::Canonical;
     for i in rows.clone() {
         if rule.spread {
             rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
         }
-        let (ub, longest) = stages::row_bounds(a, b, i);
+        let ub = stages::row_upper_bound(a, b, i);
         let bin = Bin::of(ub, ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        n.upper = n.upper.saturating_add(ub);
-        if canonical {
-            n.lower = n.lower.saturating_add(longest.min(b.ncols()));
-        }
-        n.rows_per_bin[bin.index()] += 1;
         let kernel = kernel_for(a, b, i, ub, bin, rule);
-        if matches!(kernel, Kernel::Acc(_)) {
-            n.room = n.room.max(ub.min(b.ncols()));
-        }
         match kernel {
             Kernel::Empty | Kernel::Copy => {}
             Kernel::Acc(RowMethod::Heap) => heap_esc = heap_esc.max(ub),

@@ -5,8 +5,8 @@ use alloc::vec::Vec;
 
 use super::rows::{self, Ctx, Kernel, PREFETCH_ROWS, Scratch};
 use super::stages::check_inner;
-use super::stages::row_upper_bound;
-use super::{Bin, NBINS, Needs, Rule, SpgemmConfig, carve_idx, check_operands, kernel_for, needs, needs_in};
+use super::stages::{row_bounds, row_upper_bound};
+use super::{Bin, NBINS, RowMethod, Rule, SpgemmConfig, check_operands, kernel_for};
 use crate::arch::Checked;
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
@@ -33,9 +33,11 @@ pub struct SpgemmStats {
     pub bytes_hybrid: usize,
     /// Bytes the precise method allocates for the same `C` (exact room for every row).
     pub bytes_precise: usize,
-    /// Bytes of the workspace: [`super::spgemm_workspace_len`]'s two buffers less the
-    /// per-row upper bounds and the bin permutation (`2 nrows` indices), which rows
-    /// computed in order do not need.
+    /// Bytes of the workspace the rows grew (besides the staging row): the SPA's dense
+    /// row and marker words if any row used it, the sorting methods' expansion buffers
+    /// as long as their longest row (twice that for the merge). At most
+    /// [`super::spgemm_workspace_len`]'s, which also holds the per-row upper bounds and
+    /// the bin permutation that rows computed in order do not need.
     pub bytes_workspace: usize,
 }
 
@@ -118,7 +120,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
 ) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     let isa = check_operands(&cfg, a, b)?;
     let nrows = a.nrows();
-    let (piece, stats) = hybrid_rows(isa, needs(&cfg, a, b).rule, a, b, 0..nrows)?;
+    let (piece, stats) = hybrid_rows(isa, Rule::new(cfg.method, a, b), a, b, 0..nrows)?;
     let c = CsrOwned::from_parts_trusted(
         nrows,
         b.ncols(),
@@ -138,6 +140,76 @@ pub(crate) struct Piece<T, I> {
     pub vals: Vec<T>,
 }
 
+/// The per-row scratch of [`hybrid_rows`], grown as rows need it (so a product that never
+/// sorts allocates no expansion buffer, and one that never touches the SPA no dense
+/// array), fallibly: an allocation failure is an error, not an abort.
+struct Work<T, I> {
+    si: Vec<I>,
+    sv: Vec<T>,
+    esc: Vec<u64>,
+    bits: Vec<u64>,
+    dense: Vec<T>,
+    /// The staging row of accumulated rows.
+    stage_i: Vec<I>,
+    stage_v: Vec<T>,
+}
+
+/// Grows `v` (zero-filled) to at least `len` elements: to twice its length if that is
+/// more (so that rows of growing bounds cost amortized constant allocations), but not
+/// past `cap` (the most any row needs) unless `len` is.
+fn fit<X: Copy>(v: &mut Vec<X>, len: usize, cap: usize, zero: X) -> Result<(), ()> {
+    if v.len() >= len {
+        return Ok(());
+    }
+    let target = len.max(v.len().saturating_mul(2).min(cap));
+    v.try_reserve_exact(target - v.len()).map_err(|_| ())?;
+    v.resize(target, zero);
+    Ok(())
+}
+
+impl<T: Scalar, I: Index> Work<T, I> {
+    fn new() -> Self {
+        Work {
+            si: Vec::new(),
+            sv: Vec::new(),
+            esc: Vec::new(),
+            bits: Vec::new(),
+            dense: Vec::new(),
+            stage_i: Vec::new(),
+            stage_v: Vec::new(),
+        }
+    }
+
+    /// Makes room for `method` on a row of upper bound `ub` (room `room`) in a product
+    /// with `ncols` columns; the SPA's arrays are sized once, for every column.
+    fn fit(&mut self, method: RowMethod, ub: usize, room: usize, ncols: usize) -> Result<(), ()> {
+        const ANY: usize = usize::MAX;
+        fit(&mut self.stage_i, room, ncols, I::ZERO)?;
+        fit(&mut self.stage_v, room, ncols, T::ZERO)?;
+        match method {
+            RowMethod::Spa => {
+                fit(&mut self.bits, ncols.div_ceil(64), ANY, 0)?;
+                fit(&mut self.dense, ncols, ANY, T::ZERO)
+            }
+            RowMethod::Heap | RowMethod::BitonicEsc => {
+                fit(&mut self.esc, crate::level1::esc_words(ub), ANY, 0)?;
+                fit(&mut self.si, ub, ANY, I::ZERO)?;
+                fit(&mut self.sv, ub, ANY, T::ZERO)
+            }
+            RowMethod::Merge => {
+                fit(&mut self.si, ub.saturating_mul(2), ANY, I::ZERO)?;
+                fit(&mut self.sv, ub.saturating_mul(2), ANY, T::ZERO)
+            }
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        (self.si.len() + self.stage_i.len()) * core::mem::size_of::<I>()
+            + (self.sv.len() + self.dense.len() + self.stage_v.len()) * core::mem::size_of::<T>()
+            + (self.esc.len() + self.bits.len()) * 8
+    }
+}
+
 /// The hybrid allocation of [`spgemm_with_stats`] on the rows `rows` of `A` (a range
 /// inside `0..a.nrows()`), under `rule`: the serial product and each piece of the
 /// threaded one ([`crate::parallel::spgemm`]) run this, so a row comes out the same
@@ -149,55 +221,57 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     b: &Csr<'_, T, I>,
     rows: Range<usize>,
 ) -> Result<(Piece<T, I>, SpgemmStats), DimError> {
-    // One pass over the rows sizes everything: the workspace, the staging row, the
-    // advance allocation and the statistics. Rows are computed in order, so the per-row
-    // upper bounds and the bin permutation of the precise method are not needed (nor
-    // stored).
-    let n = Needs { nrows: 0, ..needs_in(rule, a, b, rows.clone()) };
-    let wl = n.workspace::<I>();
+    // Rows are computed in order, in one pass that also counts the statistics; the
+    // workspace and the staging row grow as the rows need them (sizing them in a pass
+    // of their own, with the kernel choice per row, cost a tenth of the product on
+    // short-row matrices).
     let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
-    // A workspace too large to allocate is an error, not an abort.
-    let (mut wi, mut wv) = (Vec::new(), Vec::new());
-    wi.try_reserve_exact(wl.idx).map_err(|_| room_err)?;
-    wv.try_reserve_exact(wl.vals).map_err(|_| room_err)?;
-    wi.resize(wl.idx, I::ZERO);
-    wv.resize(wl.vals, T::ZERO);
-    let (_, _, si, esc, bits) = carve_idx(&n, &mut wi);
-    let (sv, rest) = wv.split_at_mut(n.scratch);
-    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
     let ctx = Ctx { a, b, isa };
+    let mut w = Work::<T, I>::new();
+    let (ap, order, ncols) = (a.row_ptr(), b.row_order(), b.ncols());
+    // The advance allocation: a lower bound of the rows' lengths (the longest row of a
+    // canonical `B` each references), from a walk of `A`'s indices and `B`'s `row_ptr`
+    // (growing from nothing instead cost more in copies than this walk).
+    let lower = if order == RowOrder::Canonical {
+        rows.clone().fold(0usize, |s, i| s.saturating_add(row_bounds(a, b, i).1.min(ncols)))
+    } else {
+        0
+    };
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
-    col_idx.try_reserve_exact(n.lower).map_err(|_| room_err)?;
-    vals.try_reserve_exact(n.lower).map_err(|_| room_err)?;
-    let mut peak = (col_idx.capacity(), vals.capacity());
-    let mut grows = 0usize;
-    // Accumulated rows are computed in a staging buffer as long as the longest row can
-    // be (`min(ub, ncols)`) and appended: zero-filling their room in `C` instead cost
-    // more than the copy where `nnz(Ĉ)` is many times `nnz(C)` (a band: 9x).
-    let stage = n.room;
-    let (mut stage_i, mut stage_v) = (Vec::new(), Vec::new());
-    stage_i.try_reserve_exact(stage).map_err(|_| room_err)?;
-    stage_v.try_reserve_exact(stage).map_err(|_| room_err)?;
-    stage_i.resize(stage, I::ZERO);
-    stage_v.resize(stage, T::ZERO);
+    col_idx.try_reserve_exact(lower).map_err(|_| room_err)?;
+    vals.try_reserve_exact(lower).map_err(|_| room_err)?;
+    let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
+    let (mut upper, mut rows_per_bin) = (0usize, [0usize; NBINS]);
     let mut row_ptr = Vec::new();
     row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err)?;
     row_ptr.push(I::ZERO);
-    let (ap, order) = (a.row_ptr(), b.row_order());
     for i in rows.clone() {
-        if n.rule.spread {
+        if rule.spread {
             ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
         }
         let ub_i = row_upper_bound(a, b, i);
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        let kernel = kernel_for(a, b, i, ub_i, bin, n.rule);
+        upper = upper.saturating_add(ub_i);
+        rows_per_bin[bin.index()] += 1;
+        let kernel = kernel_for(a, b, i, ub_i, bin, rule);
         // A row needs at most `min(ub, ncols)`.
-        let room = ub_i.min(b.ncols());
+        let room = ub_i.min(ncols);
         let start = col_idx.len();
         // Not reached: a row never outgrows its upper bound, nor `b.ncols()`.
         let too_long = |got| DimError::RowLength { operand: "room", row: i, expected: room, got };
-        if matches!(kernel, Kernel::Acc(_)) {
-            let (di, dv) = (&mut stage_i[..room], &mut stage_v[..room]);
+        if let Kernel::Acc(method) = kernel {
+            // Accumulated rows are computed in the staging row and appended: zero-filling
+            // their room in `C` instead cost more than the copy where `nnz(Ĉ)` is many
+            // times `nnz(C)` (a band: 9x).
+            w.fit(method, ub_i, room, ncols).map_err(|_| room_err)?;
+            let mut s = Scratch {
+                si: &mut w.si,
+                sv: &mut w.sv,
+                esc: &mut w.esc,
+                bits: &mut w.bits,
+                dense: &mut w.dense,
+            };
+            let (di, dv) = (&mut w.stage_i[..room], &mut w.stage_v[..room]);
             let len = rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?;
             let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
             grow(&mut vals, len).map_err(|_| room_err)?;
@@ -212,6 +286,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             col_idx.resize(start + room, I::ZERO);
             vals.resize(start + room, T::ZERO);
             let (di, dv) = (&mut col_idx[start..], &mut vals[start..]);
+            let mut s = Scratch { si: &mut [], sv: &mut [], esc: &mut [], bits: &mut [], dense: &mut [] };
             rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, true).map_err(too_long)?;
         }
         peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
@@ -227,15 +302,16 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     vals.shrink_to_fit();
     let ptr_bytes = (rows.len() + 1) * core::mem::size_of::<I>();
     let (si_, st_) = (core::mem::size_of::<I>(), core::mem::size_of::<T>());
+    let stage = w.stage_i.len() * si_ + w.stage_v.len() * st_;
     let stats = SpgemmStats {
         nnz_c: nnz,
-        nnz_upper: n.upper,
-        rows_per_bin: n.rows_per_bin,
-        nnz_lower: n.lower,
+        nnz_upper: upper,
+        rows_per_bin,
+        nnz_lower: lower,
         grows,
-        bytes_hybrid: ((peak.0 + stage) * si_ + (peak.1 + stage) * st_).saturating_add(ptr_bytes),
+        bytes_hybrid: (peak.0 * si_ + peak.1 * st_).saturating_add(stage).saturating_add(ptr_bytes),
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
-        bytes_workspace: wl.idx * si_ + wl.vals * st_,
+        bytes_workspace: w.bytes() - stage,
     };
     Ok((Piece { row_ptr, col_idx, vals }, stats))
 }

@@ -394,8 +394,12 @@ fn spa_numeric<T: Scalar, I: Index + Key>(
     }
     let (w0, w1) = (lo / 64, hi / 64);
     if spa_sorts(k, w1 - w0 + 1) {
-        // Cannot fail: the `Isa` is checked.
-        let _ = bitonic_sort_isa(ctx.isa.isa(), &mut di[..k]);
+        if k <= 32 {
+            insertion_sort(&mut di[..k]);
+        } else {
+            // Cannot fail: the `Isa` is checked.
+            let _ = bitonic_sort_isa(ctx.isa.isa(), &mut di[..k]);
+        }
         for (c, v) in di[..k].iter().zip(dv[..k].iter_mut()) {
             let j = c.to_usize();
             *v = dense[j];
@@ -474,5 +478,17 @@ pub(crate) fn symbolic_row<T: Scalar, I: Index + Key>(
             spa_clear(ctx, i, bits, lo, hi);
             k
         }
+    }
+}
+
+fn insertion_sort<I: Index>(v: &mut [I]) {
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1] > x {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
     }
 }
