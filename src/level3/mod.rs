@@ -86,7 +86,7 @@ mod owned;
 pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
 #[cfg(feature = "parallel")]
 pub(crate) use owned::{Piece, hybrid_rows};
-pub use rows::{RowMethod, SPA_SORT_RATIO};
+pub use rows::{RowMethod, SPA_INSERTION_MAX, SPA_SORT_RATIO};
 pub use stages::{
     Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, SHORT_SPA_SPAN,
     SHORT_SPREAD_METHOD, bin_rows, upper_bound,
