@@ -233,7 +233,12 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     // canonical `B` each references), from a walk of `A`'s indices and `B`'s `row_ptr`
     // (growing from nothing instead cost more in copies than this walk).
     let lower = if order == RowOrder::Canonical {
-        rows.clone().fold(0usize, |s, i| s.saturating_add(row_bounds(a, b, i).1.min(ncols)))
+        rows.clone().fold(0usize, |s, i| {
+            if rule.spread {
+                rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
+            }
+            s.saturating_add(row_bounds(a, b, i).1.min(ncols))
+        })
     } else {
         0
     };
