@@ -1,8 +1,12 @@
 //! CSR → CSR5 (thesis 6.3.3–6.3.4, Alg. 24–26): the tile walk that finds each tile's
 //! rows, heads and empty rows, the descriptor words, and the tile transposition.
 
+use bytemuck::Pod;
+
 use super::tile::DescFormat;
 use crate::Index;
+use crate::arch::Checked;
+use crate::arch::portable::transpose::{transpose_tiles_in_place_on, transpose_tiles_on};
 
 /// Largest tile (`omega * sigma`) the in-place transposition handles: its visited set is
 /// a stack bitset of this many bits (256 bytes).
@@ -89,9 +93,10 @@ pub(crate) fn lane_words(format: DescFormat, omega: usize, flags: &[u32], words:
 
 /// Copies whole tiles of `(src_a, src_b)` into `(dst_a, dst_b)` transposed (lane-major
 /// → step-major: original position `i * sigma + j` to `j * omega + i`), and the remainder
-/// after the last whole tile unchanged. Both arrays go through one tile at a time while
-/// it is in L1; `omega` of 2..32 gets a loop with the lane count fixed at compile time.
-pub(crate) fn transpose_tiles<A: Copy, B: Copy>(
+/// after the last whole tile unchanged, one array after the other, by square register
+/// transposes on the widest `Isa` of this machine (`arch::portable::transpose`; the result
+/// is the same on every `Isa`).
+pub(crate) fn transpose_tiles<A: Pod, B: Pod>(
     src_a: &[A],
     src_b: &[B],
     dst_a: &mut [A],
@@ -99,55 +104,14 @@ pub(crate) fn transpose_tiles<A: Copy, B: Copy>(
     omega: usize,
     sigma: usize,
 ) {
-    match omega {
-        2 => tiles_w::<A, B, 2>(src_a, src_b, dst_a, dst_b, sigma),
-        4 => tiles_w::<A, B, 4>(src_a, src_b, dst_a, dst_b, sigma),
-        8 => tiles_w::<A, B, 8>(src_a, src_b, dst_a, dst_b, sigma),
-        16 => tiles_w::<A, B, 16>(src_a, src_b, dst_a, dst_b, sigma),
-        32 => tiles_w::<A, B, 32>(src_a, src_b, dst_a, dst_b, sigma),
-        _ => {
-            // omega == 1 (or any other): the transposition is the identity per lane order.
-            let whole = src_a.len() / (omega * sigma).max(1) * (omega * sigma);
-            for (k, (&a, &b)) in src_a[..whole].iter().zip(&src_b[..whole]).enumerate() {
-                let (t, r) = (k / (omega * sigma), k % (omega * sigma));
-                let d = t * omega * sigma + (r % sigma) * omega + r / sigma;
-                dst_a[d] = a;
-                dst_b[d] = b;
-            }
-            dst_a[whole..src_a.len()].copy_from_slice(&src_a[whole..]);
-            dst_b[whole..src_b.len()].copy_from_slice(&src_b[whole..]);
-        }
-    }
-}
-
-fn tiles_w<A: Copy, B: Copy, const W: usize>(
-    src_a: &[A],
-    src_b: &[B],
-    dst_a: &mut [A],
-    dst_b: &mut [B],
-    sigma: usize,
-) {
-    let len = W * sigma;
-    let whole = src_a.len() / len * len;
-    let tiles = src_a[..whole]
-        .chunks_exact(len)
-        .zip(src_b[..whole].chunks_exact(len))
-        .zip(dst_a[..whole].chunks_exact_mut(len).zip(dst_b[..whole].chunks_exact_mut(len)));
-    for ((sa, sb), (da, db)) in tiles {
-        for (j, (oa, ob)) in da.chunks_exact_mut(W).zip(db.chunks_exact_mut(W)).enumerate() {
-            for i in 0..W {
-                oa[i] = sa[i * sigma + j];
-                ob[i] = sb[i * sigma + j];
-            }
-        }
-    }
-    dst_a[whole..src_a.len()].copy_from_slice(&src_a[whole..]);
-    dst_b[whole..src_b.len()].copy_from_slice(&src_b[whole..]);
+    let isa = Checked::detect();
+    transpose_tiles_on(isa, src_a, dst_a, omega, sigma);
+    transpose_tiles_on(isa, src_b, dst_b, omega, sigma);
 }
 
 /// Copies whole tiles back to CSR order (step-major → lane-major), and the remainder
 /// unchanged: the inverse of [`transpose_tiles`].
-pub(crate) fn untranspose_tiles<A: Copy, B: Copy>(
+pub(crate) fn untranspose_tiles<A: Pod, B: Pod>(
     src_a: &[A],
     src_b: &[B],
     dst_a: &mut [A],
@@ -155,53 +119,23 @@ pub(crate) fn untranspose_tiles<A: Copy, B: Copy>(
     omega: usize,
     sigma: usize,
 ) {
-    let len = omega * sigma;
-    let whole = src_a.len() / len.max(1) * len;
-    for (((sa, sb), da), db) in src_a[..whole]
-        .chunks_exact(len)
-        .zip(src_b[..whole].chunks_exact(len))
-        .zip(dst_a[..whole].chunks_exact_mut(len))
-        .zip(dst_b[..whole].chunks_exact_mut(len))
-    {
-        for (i, (oa, ob)) in da.chunks_exact_mut(sigma).zip(db.chunks_exact_mut(sigma)).enumerate() {
-            for j in 0..sigma {
-                oa[j] = sa[j * omega + i];
-                ob[j] = sb[j * omega + i];
-            }
-        }
-    }
-    dst_a[whole..src_a.len()].copy_from_slice(&src_a[whole..]);
-    dst_b[whole..src_b.len()].copy_from_slice(&src_b[whole..]);
+    let isa = Checked::detect();
+    transpose_tiles_on(isa, src_a, dst_a, sigma, omega);
+    transpose_tiles_on(isa, src_b, dst_b, sigma, omega);
 }
 
 /// Transposes every whole tile of `a` and `b` in place (a `rows × cols` row-major block
 /// to `cols × rows`; `rows * cols <= MAX_TILE`): each tile is copied to a stack buffer
 /// (one array at a time, at most `MAX_TILE` elements of 8 bytes: 4 KiB) and written back
 /// transposed, so every cache line is read once and written once, with no second copy
-/// of the matrix and no per-element division.
-pub(crate) fn transpose_in_place<A: Copy + Default, B: Copy + Default>(
-    a: &mut [A],
-    b: &mut [B],
-    rows: usize,
-    cols: usize,
-) {
-    transpose_one(a, rows, cols);
-    transpose_one(b, rows, cols);
+/// of the matrix.
+pub(crate) fn transpose_in_place<A: Pod, B: Pod>(a: &mut [A], b: &mut [B], rows: usize, cols: usize) {
+    let isa = Checked::detect();
+    transpose_tiles_in_place_on(isa, a, rows, cols, &mut Line([A::zeroed(); MAX_TILE]).0);
+    transpose_tiles_in_place_on(isa, b, rows, cols, &mut Line([B::zeroed(); MAX_TILE]).0);
 }
 
-fn transpose_one<X: Copy + Default>(v: &mut [X], rows: usize, cols: usize) {
-    let len = rows * cols;
-    if len <= 1 || rows == 1 || cols == 1 || len > MAX_TILE {
-        return;
-    }
-    let mut buf = [X::default(); MAX_TILE];
-    let whole = v.len() / len * len;
-    for tile in v[..whole].chunks_exact_mut(len) {
-        buf[..len].copy_from_slice(tile);
-        for (c, out) in tile.chunks_exact_mut(rows).enumerate() {
-            for (r, o) in out.iter_mut().enumerate() {
-                *o = buf[r * cols + c];
-            }
-        }
-    }
-}
+/// A stack buffer aligned to a cache line, so that the transposition's blocks can be as
+/// wide as the array's own alignment allows.
+#[repr(C, align(64))]
+struct Line<X>([X; MAX_TILE]);

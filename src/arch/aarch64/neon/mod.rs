@@ -6,3 +6,4 @@ pub(crate) mod scan;
 pub(crate) mod sort;
 pub(crate) mod spmv_csr;
 pub(crate) mod spmv_csr5;
+pub(crate) mod transpose;
