@@ -264,7 +264,17 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         let start = col_idx.len();
         // Not reached: a row never outgrows its upper bound, nor `b.ncols()`.
         let too_long = |got| DimError::RowLength { operand: "room", row: i, expected: room, got };
-        if let Kernel::Acc(method) = kernel {
+        if kernel == Kernel::Acc(RowMethod::Spa) && bin == Bin::Short {
+            // The short rows' lean SPA (most rows of stencil products).
+            w.fit(RowMethod::Spa, ub_i, room, ncols).map_err(|_| room_err)?;
+            let (di, dv) = (&mut w.stage_i[..room], &mut w.stage_v[..room]);
+            let len = rows::spa_short(&ctx, i, di, dv, &mut w.bits, &mut w.dense);
+            let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
+            grow(&mut vals, len).map_err(|_| room_err)?;
+            grows += usize::from(grew);
+            col_idx.extend_from_slice(&di[..len]);
+            vals.extend_from_slice(&dv[..len]);
+        } else if let Kernel::Acc(method) = kernel {
             // Accumulated rows are computed in the staging row and appended: zero-filling
             // their room in `C` instead cost more than the copy where `nnz(Ĉ)` is many
             // times `nnz(C)` (a band: 9x).

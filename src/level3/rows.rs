@@ -337,6 +337,61 @@ fn spa_sorts(k: usize, words: usize) -> bool {
     words > k.saturating_mul(SPA_SORT_RATIO)
 }
 
+/// [`RowMethod::Spa`] on a row whose `room` (`di.len() == dv.len()`) is at least its
+/// distinct columns (the hybrid's short rows, room `min(ub, ncols)`): no run detection,
+/// no span bookkeeping, the recorded columns sorted by insertion (at most
+/// [`SPA_INSERTION_MAX`], else by the bitonic network). Returns the row's length; a row
+/// with more distinct columns than `room` (not reached from the hybrid) keeps only the
+/// first `room` recorded ones and clears its marker bits.
+pub(crate) fn spa_short<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    i: usize,
+    di: &mut [I],
+    dv: &mut [T],
+    bits: &mut [u64],
+    dense: &mut [T],
+) -> usize {
+    let room = di.len().min(dv.len());
+    let mut k = 0usize;
+    let (ac, av) = ctx.a_row(i);
+    for (&kb, &x) in ac.iter().zip(av) {
+        let (bc, bv) = ctx.b_row(kb);
+        for (&j, &y) in bc.iter().zip(bv) {
+            let (j, v) = (j.to_usize(), x * y);
+            let (w, bit) = (j / 64, 1u64 << (j % 64));
+            let word = bits[w];
+            if word & bit != 0 {
+                dense[j] += v;
+            } else {
+                bits[w] = word | bit;
+                dense[j] = v;
+                if k < room {
+                    di[k] = I::from_usize_unchecked(j);
+                }
+                k += 1;
+            }
+        }
+    }
+    let (over, k) = (k > room, k.min(room));
+    let cols = &mut di[..k];
+    if k <= SPA_INSERTION_MAX {
+        insertion_sort(cols);
+    } else {
+        // Cannot fail: the `Isa` is checked.
+        let _ = bitonic_sort_isa(ctx.isa.isa(), cols);
+    }
+    for (c, v) in cols.iter().zip(dv.iter_mut()) {
+        let j = c.to_usize();
+        *v = dense[j];
+        bits[j / 64] = 0;
+    }
+    if over {
+        // Columns past the room (none from the hybrid) still hold marker bits.
+        ctx.for_each_product(i, |j, _| bits[j.to_usize() / 64] = 0);
+    }
+    k
+}
+
 fn spa_numeric<T: Scalar, I: Index + Key>(
     ctx: &Ctx<'_, '_, T, I>,
     i: usize,
