@@ -262,8 +262,6 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.try_reserve_exact(nrows + 1).map_err(|_| room_err)?;
     col_idx.try_reserve_exact(nnz).map_err(|_| room_err)?;
     vals.try_reserve_exact(nnz).map_err(|_| room_err)?;
-    crate::arch::advise_huge(&col_idx);
-    crate::arch::advise_huge(&vals);
     row_ptr.push(I::ZERO);
     for p in parts {
         let base = col_idx.len();

@@ -31,7 +31,6 @@
 
 use crate::{DimError, Isa};
 
-mod huge;
 mod key;
 pub(crate) mod portable;
 mod prefetch;
@@ -42,8 +41,6 @@ pub(crate) mod x86_64;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
 
-#[cfg(feature = "alloc")]
-pub(crate) use huge::advise_huge;
 pub use key::OrdBits;
 pub(crate) use prefetch::prefetch;
 

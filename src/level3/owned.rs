@@ -48,8 +48,6 @@ pub const GROWTH: (usize, usize) = (3, 2);
 
 /// Makes room for `extra` more elements: nothing if they fit, else capacity grows to
 /// the larger of what is needed and [`GROWTH`] times the old capacity.
-/// Large arrays get the huge-page advice ([`crate::arch::advise_huge`]) each time they
-/// grow.
 fn grow<X>(v: &mut Vec<X>, extra: usize) -> Result<bool, ()> {
     let need = v.len().checked_add(extra).ok_or(())?;
     if need <= v.capacity() {
@@ -57,7 +55,6 @@ fn grow<X>(v: &mut Vec<X>, extra: usize) -> Result<bool, ()> {
     }
     let target = need.max(v.capacity().saturating_mul(GROWTH.0) / GROWTH.1);
     v.try_reserve_exact(target - v.len()).map_err(|_| ())?;
-    crate::arch::advise_huge(v);
     Ok(true)
 }
 
@@ -103,10 +100,7 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
 /// nothing is assumed), capped at `ncols`; when a row does not fit, the arrays grow by
 /// [`GROWTH`] (1.5x). So the output never holds more than 1.5x `nnz(C)` entries, where
 /// the thesis's upper-bound room holds `nnz(Ĉ)`; finally the arrays are shrunk to
-/// `nnz(C)`. On Linux (with `std`) arrays of 4 MiB and more are advised to transparent
-/// huge pages as they grow: on short-row products the page faults of the fresh output
-/// were a third of the time (suite `poisson2d` `A²`: 1.30x the Gustavson baseline with
-/// the advice, 0.96x without, dev VM). The [`SpgemmStats`] say how many bytes that took against the precise
+/// `nnz(C)`. The [`SpgemmStats`] say how many bytes that took against the precise
 /// method.
 ///
 /// (Earlier versions, measured on the suite: upper-bound room for rows up to 256
@@ -169,7 +163,6 @@ fn fit<X: Copy>(v: &mut Vec<X>, len: usize, cap: usize, zero: X) -> Result<(), (
     }
     let target = len.max(v.len().saturating_mul(2).min(cap));
     v.try_reserve_exact(target - v.len()).map_err(|_| ())?;
-    crate::arch::advise_huge(v);
     v.resize(target, zero);
     Ok(())
 }
@@ -252,8 +245,6 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
     col_idx.try_reserve_exact(lower).map_err(|_| room_err)?;
     vals.try_reserve_exact(lower).map_err(|_| room_err)?;
-    crate::arch::advise_huge(&col_idx);
-    crate::arch::advise_huge(&vals);
     let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
     let (mut upper, mut rows_per_bin) = (0usize, [0usize; NBINS]);
     let mut row_ptr = Vec::new();
