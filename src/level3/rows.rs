@@ -343,6 +343,7 @@ fn spa_sorts(k: usize, words: usize) -> bool {
 /// [`SPA_INSERTION_MAX`], else by the bitonic network). Returns the row's length; a row
 /// with more distinct columns than `room` (not reached from the hybrid) keeps only the
 /// first `room` recorded ones and clears its marker bits.
+#[cfg(feature = "alloc")]
 pub(crate) fn spa_short<T: Scalar, I: Index + Key>(
     ctx: &Ctx<'_, '_, T, I>,
     i: usize,

@@ -137,6 +137,7 @@ pub(crate) fn row_upper_bound<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_
 
 /// [`row_upper_bound`] and, in the same walk, the longest row of `B` that row `i` of `A`
 /// references (a lower bound of the row of `C` when `B` is canonical).
+#[cfg(feature = "alloc")]
 #[inline]
 pub(crate) fn row_bounds<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
