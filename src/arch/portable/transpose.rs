@@ -1,13 +1,13 @@
 //! The CSR5 tile transposition (thesis 6.3.4: each tile of `omega` lanes × `sigma`
-//! steps stored step-major so one SIMD load fetches a step of every lane), as square
-//! `W × W` register transposes, `W` the smaller side of the tile.
+//! steps stored step-major so one SIMD load fetches a step of every lane), through
+//! registers in `k × k` blocks.
 //!
 //! A tile is a `rows × cols` row-major block; transposing it gives `cols × rows`. CSR →
-//! CSR5 transposes `omega × sigma` tiles, CSR5 → CSR `sigma × omega` ones. Every width
-//! that has a block kernel for the element size and `W` moves whole `W × W` blocks
-//! through registers (a load and a store per row of the block, the shuffles between);
-//! the rest of the longer side, and any width without a kernel, moves entry by entry.
-//! The result is the same on every width.
+//! CSR5 transposes `omega × sigma` tiles, CSR5 → CSR `sigma × omega` ones. A width with
+//! a kernel for the element size and the block size `k` ([`block_size`]: it divides both
+//! sides and no block row straddles a cache line) moves the tile block by block — a load
+//! and a store per row of a block, the shuffles between; otherwise the tile moves entry
+//! by entry. The result is the same on every width.
 
 use bytemuck::Pod;
 
@@ -22,25 +22,55 @@ use crate::arch::Checked;
 /// writable at `dst`, the two do not overlap, and `k` divides `rows` and `cols`.
 pub(crate) type TileFn<X> = unsafe fn(*const X, *mut X, usize, usize);
 
-/// The `k × k` blocks of a `rows × cols` tile, each transposed by `$block(src, ss, dst,
-/// ds)` (row `i < k` of the source block at `src + i * ss`, row `j` of the destination
-/// block at `dst + j * ds`): the loop every width's tile kernel runs, so that the block
-/// code inlines into it.
-macro_rules! grid {
-    ($block:ident, $k:expr, $src:expr, $dst:expr, $rows:expr, $cols:expr) => {{
-        let (src, dst, rows, cols) = ($src, $dst, $rows, $cols);
-        let mut bi = 0;
-        while bi < rows {
-            let mut bj = 0;
-            while bj < cols {
-                $block(src.add(bi * cols + bj), cols, dst.add(bj * rows + bi), rows);
-                bj += $k;
+/// A width's tile selectors `tile32(k)` and `tile64(k)` (the [`TileFn`] for `k × k`
+/// blocks of 4- and 8-byte entries, if the width has one), each kernel the loop over a
+/// tile's blocks with the block function `$b(src, ss, dst, ds)` — row `i < k` of the
+/// source block at `src + i * ss`, row `j` of the destination block at `dst + j * ds` —
+/// inlined under the width's target features `$feat`.
+macro_rules! tile_kernels {
+    ($feat:literal; u32: $($k32:literal => $b32:ident),*; u64: $($k64:literal => $b64:ident),*) => {
+        /// The tile kernel for `k × k` blocks of 4-byte entries, if this width has one.
+        pub(crate) fn tile32(k: usize) -> Option<$crate::arch::portable::transpose::TileFn<u32>> {
+            match k {
+                $($k32 => Some(tile_kernels!(@tile $feat, u32, $k32, $b32)),)*
+                _ => None,
             }
-            bi += $k;
         }
+
+        /// The tile kernel for `k × k` blocks of 8-byte entries, if this width has one.
+        pub(crate) fn tile64(k: usize) -> Option<$crate::arch::portable::transpose::TileFn<u64>> {
+            match k {
+                $($k64 => Some(tile_kernels!(@tile $feat, u64, $k64, $b64)),)*
+                _ => None,
+            }
+        }
+    };
+    (@tile $feat:literal, $x:ty, $k:literal, $b:ident) => {{
+        /// Transposes a tile in `k × k` blocks by the width's block function.
+        ///
+        /// # Safety
+        /// As `TileFn`; the CPU has the width's features.
+        #[target_feature(enable = $feat)]
+        unsafe fn tile(src: *const $x, dst: *mut $x, rows: usize, cols: usize) {
+            // SAFETY: `k` divides `rows` and `cols` (the caller's promise), so every
+            // block lies inside the `rows * cols` entries at `src` and `dst`, which do
+            // not overlap; the features are the caller's promise too.
+            unsafe {
+                let mut bi = 0;
+                while bi < rows {
+                    let mut bj = 0;
+                    while bj < cols {
+                        $b(src.add(bi * cols + bj), cols, dst.add(bj * rows + bi), rows);
+                        bj += $k;
+                    }
+                    bi += $k;
+                }
+            }
+        }
+        tile as $crate::arch::portable::transpose::TileFn<$x>
     }};
 }
-pub(crate) use grid;
+pub(crate) use tile_kernels;
 
 /// The largest block size `k` (a power of two, `k * size <= 64`) that divides `rows` and
 /// `cols` and whose rows of `k * size` bytes never straddle a line boundary at either
@@ -59,31 +89,31 @@ fn block_size(size: usize, src: usize, dst: usize, rows: usize, cols: usize) -> 
     k
 }
 
-/// The tile kernel of width `isa` for blocks of `k × k` entries of 4 bytes, if it has one.
-fn tile32(isa: Checked, k: usize) -> Option<TileFn<u32>> {
-    match isa.isa() {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => crate::arch::x86_64::avx2::transpose::tile32(k),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => crate::arch::x86_64::avx512::transpose::tile32(k),
-        #[cfg(target_arch = "aarch64")]
-        Isa::Neon => crate::arch::aarch64::neon::transpose::tile32(k),
-        _ => None,
-    }
+/// An entry word the tile kernels move: `u32` or `u64`.
+trait Word: Pod {
+    /// The tile kernel of width `isa` for `k × k` blocks of this word, if it has one.
+    fn kernel(isa: Checked, k: usize) -> Option<TileFn<Self>>;
 }
 
-/// [`tile32`] for entries of 8 bytes.
-fn tile64(isa: Checked, k: usize) -> Option<TileFn<u64>> {
-    match isa.isa() {
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx2 => crate::arch::x86_64::avx2::transpose::tile64(k),
-        #[cfg(target_arch = "x86_64")]
-        Isa::Avx512 => crate::arch::x86_64::avx512::transpose::tile64(k),
-        #[cfg(target_arch = "aarch64")]
-        Isa::Neon => crate::arch::aarch64::neon::transpose::tile64(k),
-        _ => None,
-    }
+macro_rules! word {
+    ($w:ty, $sel:ident) => {
+        impl Word for $w {
+            fn kernel(isa: Checked, k: usize) -> Option<TileFn<$w>> {
+                match isa.isa() {
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx2 => crate::arch::x86_64::avx2::transpose::$sel(k),
+                    #[cfg(target_arch = "x86_64")]
+                    Isa::Avx512 => crate::arch::x86_64::avx512::transpose::$sel(k),
+                    #[cfg(target_arch = "aarch64")]
+                    Isa::Neon => crate::arch::aarch64::neon::transpose::$sel(k),
+                    _ => None,
+                }
+            }
+        }
+    };
 }
+word!(u32, tile32);
+word!(u64, tile64);
 
 /// Transposes one `rows × cols` tile `src` (row-major, `rows * cols` entries) into `dst`
 /// (`cols × rows`): by `kernel` if given (its block size divides `rows` and `cols`), else
@@ -122,45 +152,46 @@ fn ahead<X>(s: &[X], at: usize, len: usize) {
     }
 }
 
+/// The whole tiles of `src` (a multiple of `rows * cols` entries, `rows * cols > 0`)
+/// transposed into `dst` as words `W` by their kernel for blocks of `k`; `false` (nothing
+/// written) if `X` is not a `W`.
+fn tiles_as<X: Pod, W: Word>(
+    isa: Checked,
+    src: &[X],
+    dst: &mut [X],
+    rows: usize,
+    cols: usize,
+    k: usize,
+) -> bool {
+    let (Ok(s), Ok(d)) = (bytemuck::try_cast_slice::<X, W>(src), bytemuck::try_cast_slice_mut::<X, W>(dst))
+    else {
+        return false;
+    };
+    let (len, kernel) = (rows * cols, W::kernel(isa, k));
+    for (t, (st, dt)) in s.chunks_exact(len).zip(d.chunks_exact_mut(len)).enumerate() {
+        ahead(s, (t + AHEAD) * len, len);
+        tile(kernel, st, dt, rows, cols);
+    }
+    true
+}
+
 /// Transposes every whole `rows × cols` tile of `src` into `dst` (same length) and
 /// copies the entries after the last whole tile unchanged, on `isa`'s block kernel.
 pub(crate) fn transpose_tiles_on<X: Pod>(isa: Checked, src: &[X], dst: &mut [X], rows: usize, cols: usize) {
     let n = src.len().min(dst.len());
     let len = rows * cols;
     let whole = n.checked_div(len).map_or(0, |t| t * len);
+    let (s, d) = (&src[..whole], &mut dst[..whole]);
     let size = core::mem::size_of::<X>();
-    let k = block_size(size, src.as_ptr() as usize, dst.as_ptr() as usize, rows, cols);
-    match size {
-        4 => {
-            if let (Ok(s), Ok(d)) = (
-                bytemuck::try_cast_slice::<X, u32>(&src[..whole]),
-                bytemuck::try_cast_slice_mut(&mut dst[..whole]),
-            ) {
-                let b = tile32(isa, k);
-                for (t, (st, dt)) in s.chunks_exact(len).zip(d.chunks_exact_mut(len)).enumerate() {
-                    ahead(s, (t + AHEAD) * len, len);
-                    tile(b, st, dt, rows, cols);
-                }
-            }
-        }
-        8 => {
-            if let (Ok(s), Ok(d)) = (
-                bytemuck::try_cast_slice::<X, u64>(&src[..whole]),
-                bytemuck::try_cast_slice_mut(&mut dst[..whole]),
-            ) {
-                let b = tile64(isa, k);
-                for (t, (st, dt)) in s.chunks_exact(len).zip(d.chunks_exact_mut(len)).enumerate() {
-                    ahead(s, (t + AHEAD) * len, len);
-                    tile(b, st, dt, rows, cols);
-                }
-            }
-        }
-        _ => {
-            for (st, dt) in
-                src[..whole].chunks_exact(len.max(1)).zip(dst[..whole].chunks_exact_mut(len.max(1)))
-            {
-                tile(None, st, dt, rows, cols);
-            }
+    let k = block_size(size, s.as_ptr() as usize, d.as_ptr() as usize, rows, cols);
+    let done = match size {
+        4 => tiles_as::<X, u32>(isa, s, d, rows, cols, k),
+        8 => tiles_as::<X, u64>(isa, s, d, rows, cols, k),
+        _ => false,
+    };
+    if !done {
+        for (st, dt) in s.chunks_exact(len.max(1)).zip(d.chunks_exact_mut(len.max(1))) {
+            tile(None, st, dt, rows, cols);
         }
     }
     dst[whole..n].copy_from_slice(&src[whole..n]);
@@ -184,38 +215,16 @@ pub(crate) fn transpose_tiles_in_place_on<X: Pod>(
     let buf = &mut buf[..len];
     let size = core::mem::size_of::<X>();
     let k = block_size(size, buf.as_ptr() as usize, v.as_ptr() as usize, rows, cols);
-    match size {
-        4 => {
-            if let (Ok(t), Ok(b)) = (
-                bytemuck::try_cast_slice_mut::<X, u32>(&mut v[..whole]),
-                bytemuck::try_cast_slice_mut::<X, u32>(buf),
-            ) {
-                let k = tile32(isa, k);
-                for t in t.chunks_exact_mut(len) {
-                    b.copy_from_slice(t);
-                    tile(k, b, t, rows, cols);
-                }
-                return;
-            }
-        }
-        8 => {
-            if let (Ok(t), Ok(b)) = (
-                bytemuck::try_cast_slice_mut::<X, u64>(&mut v[..whole]),
-                bytemuck::try_cast_slice_mut::<X, u64>(buf),
-            ) {
-                let k = tile64(isa, k);
-                for t in t.chunks_exact_mut(len) {
-                    b.copy_from_slice(t);
-                    tile(k, b, t, rows, cols);
-                }
-                return;
-            }
-        }
-        _ => {}
-    }
     for t in v[..whole].chunks_exact_mut(len) {
         buf.copy_from_slice(t);
-        tile(None, buf, t, rows, cols);
+        let done = match size {
+            4 => tiles_as::<X, u32>(isa, buf, t, rows, cols, k),
+            8 => tiles_as::<X, u64>(isa, buf, t, rows, cols, k),
+            _ => false,
+        };
+        if !done {
+            tile(None, buf, t, rows, cols);
+        }
     }
 }
 

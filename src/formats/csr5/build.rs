@@ -8,8 +8,8 @@ use crate::Index;
 use crate::arch::Checked;
 use crate::arch::portable::transpose::{transpose_tiles_in_place_on, transpose_tiles_on};
 
-/// Largest tile (`omega * sigma`) the in-place transposition handles: its visited set is
-/// a stack bitset of this many bits (256 bytes).
+/// Largest tile (`omega * sigma`) the in-place transposition handles: its stack buffer
+/// holds this many entries (4 KiB of 8-byte entries).
 pub(crate) const MAX_TILE: usize = crate::arch::portable::spmv_csr5::MAX_SEGMENTS;
 
 /// One complete tile as the walk sees it.
@@ -93,7 +93,7 @@ pub(crate) fn lane_words(format: DescFormat, omega: usize, flags: &[u32], words:
 
 /// Copies whole tiles of `(src_a, src_b)` into `(dst_a, dst_b)` transposed (lane-major
 /// → step-major: original position `i * sigma + j` to `j * omega + i`), and the remainder
-/// after the last whole tile unchanged, one array after the other, by square register
+/// after the last whole tile unchanged, one array after the other, by register-block
 /// transposes on the widest `Isa` of this machine (`arch::portable::transpose`; the result
 /// is the same on every `Isa`).
 pub(crate) fn transpose_tiles<A: Pod, B: Pod>(

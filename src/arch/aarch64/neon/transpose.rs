@@ -4,12 +4,12 @@
 
 use core::arch::aarch64::*;
 
-use crate::arch::portable::transpose::{TileFn, grid};
+use crate::arch::portable::transpose::tile_kernels;
 
 /// 4 × 4 block of 32-bit entries.
 ///
 /// # Safety
-/// As the block of [`TileFn`] (`k` rows of `k` at `src` with stride `ss`, at `dst` with
+/// As the blocks of [`tile_kernels`] (`k` rows of `k` at `src` with stride `ss`, at `dst` with
 /// stride `ds`, not overlapping); the CPU supports NEON.
 #[target_feature(enable = "neon")]
 #[inline]
@@ -32,7 +32,7 @@ unsafe fn t32x4(src: *const u32, ss: usize, dst: *mut u32, ds: usize) {
 /// 2 × 2 block of 64-bit entries.
 ///
 /// # Safety
-/// As the block of [`TileFn`] (`k` rows of `k` at `src` with stride `ss`, at `dst` with
+/// As the blocks of [`tile_kernels`] (`k` rows of `k` at `src` with stride `ss`, at `dst` with
 /// stride `ds`, not overlapping); the CPU supports NEON.
 #[target_feature(enable = "neon")]
 #[inline]
@@ -45,40 +45,4 @@ unsafe fn t64x2(src: *const u64, ss: usize, dst: *mut u64, ds: usize) {
     }
 }
 
-/// The tile kernel of [`t32x4`] blocks (see [`TileFn`]).
-///
-/// # Safety
-/// As [`TileFn`]; the CPU supports NEON.
-#[target_feature(enable = "neon")]
-unsafe fn tile_t32x4(src: *const u32, dst: *mut u32, rows: usize, cols: usize) {
-    // SAFETY: 4 divides `rows` and `cols` (the caller's promise), so every block lies
-    // inside the `rows * cols` entries at `src` and `dst`.
-    unsafe { grid!(t32x4, 4, src, dst, rows, cols) }
-}
-
-/// The tile kernel of [`t64x2`] blocks (see [`TileFn`]).
-///
-/// # Safety
-/// As [`TileFn`]; the CPU supports NEON.
-#[target_feature(enable = "neon")]
-unsafe fn tile_t64x2(src: *const u64, dst: *mut u64, rows: usize, cols: usize) {
-    // SAFETY: 2 divides `rows` and `cols` (the caller's promise), so every block lies
-    // inside the `rows * cols` entries at `src` and `dst`.
-    unsafe { grid!(t64x2, 2, src, dst, rows, cols) }
-}
-
-/// The tile kernel for `k × k` blocks of 4-byte entries, if this width has one.
-pub(crate) fn tile32(k: usize) -> Option<TileFn<u32>> {
-    match k {
-        4 => Some(tile_t32x4),
-        _ => None,
-    }
-}
-
-/// The tile kernel for `k × k` blocks of 8-byte entries, if this width has one.
-pub(crate) fn tile64(k: usize) -> Option<TileFn<u64>> {
-    match k {
-        2 => Some(tile_t64x2),
-        _ => None,
-    }
-}
+tile_kernels!("neon"; u32: 4 => t32x4; u64: 2 => t64x2);

@@ -6,7 +6,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::transpose::{TileFn, grid};
+use crate::arch::portable::transpose::tile_kernels;
 
 /// The permute indices of the round that swaps `b × b` sub-blocks of a `w`-wide block:
 /// `(lo, hi)` for the pair of rows `(i, i + b)`, where lane `c` of the new row `i` is lane
@@ -61,10 +61,10 @@ const fn rounds64<const W: usize>() -> [[[i64; 16]; 2]; 4] {
 }
 
 macro_rules! kernel {
-    ($tile:ident, $name:ident, $x:ty, $lane:ty, $w:expr, $v:ty, $load:ident, $store:ident, $perm:ident, $idx:ident, $rounds:ident) => {
+    ($name:ident, $x:ty, $lane:ty, $w:expr, $v:ty, $load:ident, $store:ident, $perm:ident, $idx:ident, $rounds:ident) => {
         /// Transposes the `W × W` block whose row `i` starts at `src + i * ss` into the
-        /// one whose row `j` starts at `dst + j * ds`, then (the tile kernel) a whole tile
-        /// of such blocks (see [`TileFn`]).
+        /// one whose row `j` starts at `dst + j * ds` (the blocks of the tile kernels
+        /// below).
         ///
         /// # Safety
         /// The CPU supports AVX-512 F, VL, BW and DQ; the `W` rows of `W` entries at
@@ -101,22 +101,10 @@ macro_rules! kernel {
                 }
             }
         }
-
-        /// The tile kernel of these blocks (see [`TileFn`]).
-        ///
-        /// # Safety
-        /// As [`TileFn`]; the CPU supports AVX-512 F, VL, BW and DQ.
-        #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq")]
-        unsafe fn $tile(src: *const $x, dst: *mut $x, rows: usize, cols: usize) {
-            // SAFETY: `W` divides `rows` and `cols` (the caller's promise), so every block
-            // lies inside the `rows * cols` entries at `src` and `dst`.
-            unsafe { grid!($name, $w, src, dst, rows, cols) }
-        }
     };
 }
 
 kernel!(
-    tile_t32x16,
     t32x16,
     u32,
     i32,
@@ -129,7 +117,6 @@ kernel!(
     rounds32
 );
 kernel!(
-    tile_t32x8,
     t32x8,
     u32,
     i32,
@@ -142,7 +129,6 @@ kernel!(
     rounds32
 );
 kernel!(
-    tile_t32x4,
     t32x4,
     u32,
     i32,
@@ -155,7 +141,6 @@ kernel!(
     rounds32
 );
 kernel!(
-    tile_t64x8,
     t64x8,
     u64,
     i64,
@@ -168,7 +153,6 @@ kernel!(
     rounds64
 );
 kernel!(
-    tile_t64x4,
     t64x4,
     u64,
     i64,
@@ -181,7 +165,6 @@ kernel!(
     rounds64
 );
 kernel!(
-    tile_t64x2,
     t64x2,
     u64,
     i64,
@@ -194,22 +177,6 @@ kernel!(
     rounds64
 );
 
-/// The tile kernel for `k × k` blocks of 4-byte entries, if this width has one.
-pub(crate) fn tile32(k: usize) -> Option<TileFn<u32>> {
-    match k {
-        4 => Some(tile_t32x4),
-        8 => Some(tile_t32x8),
-        16 => Some(tile_t32x16),
-        _ => None,
-    }
-}
-
-/// The tile kernel for `k × k` blocks of 8-byte entries, if this width has one.
-pub(crate) fn tile64(k: usize) -> Option<TileFn<u64>> {
-    match k {
-        2 => Some(tile_t64x2),
-        4 => Some(tile_t64x4),
-        8 => Some(tile_t64x8),
-        _ => None,
-    }
-}
+tile_kernels!("avx512f,avx512vl,avx512bw,avx512dq";
+    u32: 4 => t32x4, 8 => t32x8, 16 => t32x16;
+    u64: 2 => t64x2, 4 => t64x4, 8 => t64x8);
