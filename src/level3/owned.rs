@@ -203,9 +203,15 @@ impl<T: Scalar, I: Index> Work<T, I> {
         }
     }
 
-    fn bytes(&self) -> usize {
-        (self.si.len() + self.stage_i.len()) * core::mem::size_of::<I>()
-            + (self.sv.len() + self.dense.len() + self.stage_v.len()) * core::mem::size_of::<T>()
+    /// Bytes of the staging row.
+    fn stage_bytes(&self) -> usize {
+        self.stage_i.len() * core::mem::size_of::<I>() + self.stage_v.len() * core::mem::size_of::<T>()
+    }
+
+    /// Bytes of everything else.
+    fn scratch_bytes(&self) -> usize {
+        self.si.len() * core::mem::size_of::<I>()
+            + (self.sv.len() + self.dense.len()) * core::mem::size_of::<T>()
             + (self.esc.len() + self.bits.len()) * 8
     }
 }
@@ -264,30 +270,25 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         let start = col_idx.len();
         // Not reached: a row never outgrows its upper bound, nor `b.ncols()`.
         let too_long = |got| DimError::RowLength { operand: "room", row: i, expected: room, got };
-        if kernel == Kernel::Acc(RowMethod::Spa) && bin == Bin::Short {
-            // The short rows' lean SPA (most rows of stencil products).
-            w.fit(RowMethod::Spa, ub_i, room, ncols).map_err(|_| room_err)?;
-            let (di, dv) = (&mut w.stage_i[..room], &mut w.stage_v[..room]);
-            let len = rows::spa_short(&ctx, i, di, dv, &mut w.bits, &mut w.dense);
-            let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
-            grow(&mut vals, len).map_err(|_| room_err)?;
-            grows += usize::from(grew);
-            col_idx.extend_from_slice(&di[..len]);
-            vals.extend_from_slice(&dv[..len]);
-        } else if let Kernel::Acc(method) = kernel {
+        if let Kernel::Acc(method) = kernel {
             // Accumulated rows are computed in the staging row and appended: zero-filling
             // their room in `C` instead cost more than the copy where `nnz(Ĉ)` is many
             // times `nnz(C)` (a band: 9x).
             w.fit(method, ub_i, room, ncols).map_err(|_| room_err)?;
-            let mut s = Scratch {
-                si: &mut w.si,
-                sv: &mut w.sv,
-                esc: &mut w.esc,
-                bits: &mut w.bits,
-                dense: &mut w.dense,
-            };
             let (di, dv) = (&mut w.stage_i[..room], &mut w.stage_v[..room]);
-            let len = rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?;
+            let len = if method == RowMethod::Spa && bin == Bin::Short {
+                // The short rows' lean SPA (most rows of stencil products).
+                rows::spa_short(&ctx, i, di, dv, &mut w.bits, &mut w.dense)
+            } else {
+                let mut s = Scratch {
+                    si: &mut w.si,
+                    sv: &mut w.sv,
+                    esc: &mut w.esc,
+                    bits: &mut w.bits,
+                    dense: &mut w.dense,
+                };
+                rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?
+            };
             let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
             grow(&mut vals, len).map_err(|_| room_err)?;
             grows += usize::from(grew);
@@ -317,7 +318,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     vals.shrink_to_fit();
     let ptr_bytes = (rows.len() + 1) * core::mem::size_of::<I>();
     let (si_, st_) = (core::mem::size_of::<I>(), core::mem::size_of::<T>());
-    let stage = w.stage_i.len() * si_ + w.stage_v.len() * st_;
+    let stage = w.stage_bytes();
     let stats = SpgemmStats {
         nnz_c: nnz,
         nnz_upper: upper,
@@ -326,7 +327,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         grows,
         bytes_hybrid: (peak.0 * si_ + peak.1 * st_).saturating_add(stage).saturating_add(ptr_bytes),
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
-        bytes_workspace: w.bytes() - stage,
+        bytes_workspace: w.scratch_bytes(),
     };
     Ok((Piece { row_ptr, col_idx, vals }, stats))
 }

@@ -374,18 +374,7 @@ pub(crate) fn spa_short<T: Scalar, I: Index + Key>(
         }
     }
     let (over, k) = (k > room, k.min(room));
-    let cols = &mut di[..k];
-    if k <= SPA_INSERTION_MAX {
-        insertion_sort(cols);
-    } else {
-        // Cannot fail: the `Isa` is checked.
-        let _ = bitonic_sort_isa(ctx.isa.isa(), cols);
-    }
-    for (c, v) in cols.iter().zip(dv.iter_mut()) {
-        let j = c.to_usize();
-        *v = dense[j];
-        bits[j / 64] = 0;
-    }
+    spa_sorted_out(ctx.isa, &mut di[..k], dv, bits, dense);
     if over {
         // Columns past the room (none from the hybrid) still hold marker bits.
         ctx.for_each_product(i, |j, _| bits[j.to_usize() / 64] = 0);
@@ -451,17 +440,7 @@ fn spa_numeric<T: Scalar, I: Index + Key>(
     }
     let (w0, w1) = (lo / 64, hi / 64);
     if spa_sorts(k, w1 - w0 + 1) {
-        if k <= SPA_INSERTION_MAX {
-            insertion_sort(&mut di[..k]);
-        } else {
-            // Cannot fail: the `Isa` is checked.
-            let _ = bitonic_sort_isa(ctx.isa.isa(), &mut di[..k]);
-        }
-        for (c, v) in di[..k].iter().zip(dv[..k].iter_mut()) {
-            let j = c.to_usize();
-            *v = dense[j];
-            bits[j / 64] = 0;
-        }
+        spa_sorted_out(ctx.isa, &mut di[..k], dv, bits, dense);
     } else {
         let mut o = 0;
         for (w, word) in bits[w0..=w1].iter_mut().enumerate() {
@@ -535,6 +514,29 @@ pub(crate) fn symbolic_row<T: Scalar, I: Index + Key>(
             spa_clear(ctx, i, bits, lo, hi);
             k
         }
+    }
+}
+
+/// The SPA's way out by sorting: sorts the recorded columns `cols` (by insertion up to
+/// [`SPA_INSERTION_MAX`], else by the bitonic network on `isa`), writes their values from
+/// `dense` into `dv` in that order and clears their marker words.
+fn spa_sorted_out<T: Scalar, I: Index + Key>(
+    isa: Checked,
+    cols: &mut [I],
+    dv: &mut [T],
+    bits: &mut [u64],
+    dense: &[T],
+) {
+    if cols.len() <= SPA_INSERTION_MAX {
+        insertion_sort(cols);
+    } else {
+        // Cannot fail: the `Isa` is checked.
+        let _ = bitonic_sort_isa(isa.isa(), cols);
+    }
+    for (c, v) in cols.iter().zip(dv.iter_mut()) {
+        let j = c.to_usize();
+        *v = dense[j];
+        bits[j / 64] = 0;
     }
 }
 
