@@ -13,10 +13,12 @@
 //! count for every format so the column compares formats on one scale; `%stream` is that
 //! GB/s over the best of three streaming kernels (one-stream read, four-stream read, copy)
 //! over the same number of bytes, measured in the same run (the machine's achievable
-//! bandwidth for this working set); `fill` = stored slots / nnz; `x base` = speedup over
-//! the row-scalar CSR loop (thesis Alg. 28), the two timed alternately in the same run;
-//! `conv` = CSR-to-format conversion time in units of that baseline's SpMV. Times are
-//! medians.
+//! bandwidth for this working set); `fill` = stored slots / nnz; `spmv ms` = the kernel
+//! timed on its own (warm: the suite matrices are 47–120 MB, so on a core with a large
+//! L3 they partly stay cached, as they would in an iterative solver, and so does the
+//! stream reference); `x base` = speedup over the row-scalar CSR loop (thesis Alg. 28),
+//! the two timed alternately in the same run; `conv` = CSR-to-format conversion time in
+//! units of that baseline's SpMV on its own. Times are medians.
 //!
 //! A second table, SpGEMM (thesis chapter 9), squares every square matrix whose `A²` has
 //! at most [`SPGEMM_MAX_PRODUCTS`] candidate products: `level3::spgemm` (hybrid
@@ -189,10 +191,24 @@ struct Row {
     format: &'static str,
     fill: f64,
     conv: Option<Duration>,
+    /// The kernel timed on its own (warm, with only its own arrays in the caches).
     spmv: Option<Duration>,
-    /// The baseline (row-scalar CSR) measured interleaved with this row's kernel.
-    base: Option<Duration>,
+    /// Speedup over the baseline (row-scalar CSR), the two timed alternately.
+    ratio: Option<f64>,
     note: String,
+}
+
+/// The speedup of `f` over `base`, timed alternately ([`median_pair`]), and `f`'s median
+/// time on its own. Both are needed: alternation keeps the ratio steady on a noisy
+/// machine, but it also keeps both kernels' arrays in the caches at once, and a format
+/// with arrays of its own (CSR5, ELL, ..) then finds half as much of them cached as the
+/// CSR methods that share the baseline's (on the suite's 47–120 MB matrices and a large
+/// L3, that made CSR5 look 1.7x slower than row-vector CSR in absolute time while
+/// beating it against the same-run baseline).
+fn ratio_and_alone(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (f64, Duration) {
+    let (tb, tf) = median_pair(base, f);
+    let alone = median_time(f);
+    (tb.as_secs_f64() / tf.as_secs_f64().max(1e-12), alone)
 }
 
 /// Median times of `base` and `f`, run alternately (base, f, base, f, ..) so that both
@@ -216,15 +232,15 @@ fn median_pair(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (Duration, Durati
     (tb[tb.len() / 2], tf[tf.len() / 2])
 }
 
-/// Times `a`'s SpMV into `y` interleaved with `base`; returns `(base, a)`.
+/// Times `a`'s SpMV into `y` ([`ratio_and_alone`]).
 fn measure<T: Scalar>(
     a: &dyn SpMv<T>,
     isa: Isa,
     x: &[T],
     y: &mut [T],
     base: &mut dyn FnMut(),
-) -> (Duration, Duration) {
-    median_pair(base, &mut || {
+) -> (f64, Duration) {
+    ratio_and_alone(base, &mut || {
         a.spmv_isa(isa, T::ONE, black_box(x), T::ZERO, y).expect("dimensions checked");
         black_box(&mut *y);
     })
@@ -275,7 +291,7 @@ fn csr5_row<T: Scalar, I: Index>(
     };
     let c5 = Csr5::from_csr(a, &layout, &mut col, &mut vals, aux)?;
     let mut y = vec![T::from_f64(f64::NAN); a.nrows()];
-    let (tb, t) = measure(&c5, isa, x, &mut y, base);
+    let (ratio, t) = measure(&c5, isa, x, &mut y, base);
     let d = rel_diff(&y, y_ref);
     let mut note = format!(
         "omega {} sigma {}, +{:.1}% bytes",
@@ -286,7 +302,7 @@ fn csr5_row<T: Scalar, I: Index>(
     if d > 1e3 * T::EPSILON.to_f64() {
         note = format!("MISMATCH: rel diff {d:.2e}; {note}");
     }
-    Ok(Row { format: "csr5", fill: 1.0, conv: Some(conv), spmv: Some(t), base: Some(tb), note })
+    Ok(Row { format: "csr5", fill: 1.0, conv: Some(conv), spmv: Some(t), ratio: Some(ratio), note })
 }
 
 fn run_matrix<T: Scalar, I: Index>(
@@ -315,7 +331,7 @@ fn run_matrix<T: Scalar, I: Index>(
         fill: 1.0,
         conv: Some(Duration::ZERO),
         spmv: Some(csr_t),
-        base: Some(csr_t),
+        ratio: Some(1.0),
         note: "row-scalar (the baseline)".into(),
     }];
     // The conversion-free CSR methods (thesis ch. 8), each against the baseline; `csr
@@ -324,7 +340,7 @@ fn run_matrix<T: Scalar, I: Index>(
     for method in CsrMethod::ALL.into_iter().skip(1).map(Some).chain([None]) {
         let m_used = method.unwrap_or(auto);
         let mut y = vec![T::from_f64(f64::NAN); m];
-        let (tb, t) = median_pair(&mut base, &mut || {
+        let (ratio, t) = ratio_and_alone(&mut base, &mut || {
             spmv_csr(a, m_used, isa, T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
             black_box(&mut y);
         });
@@ -340,7 +356,14 @@ fn run_matrix<T: Scalar, I: Index>(
             Some(CsrMethod::MergePath) => "csr merge-path",
             _ => "csr auto",
         };
-        rows.push(Row { format, fill: 1.0, conv: Some(Duration::ZERO), spmv: Some(t), base: Some(tb), note });
+        rows.push(Row {
+            format,
+            fill: 1.0,
+            conv: Some(Duration::ZERO),
+            spmv: Some(t),
+            ratio: Some(ratio),
+            note,
+        });
     }
     let nnz_f = nnz.max(1) as f64;
 
@@ -355,7 +378,7 @@ fn run_matrix<T: Scalar, I: Index>(
                     fill,
                     conv: None,
                     spmv: None,
-                    base: None,
+                    ratio: None,
                     note: format!("skipped: fill > {MAX_FILL}"),
                 });
             } else {
@@ -365,7 +388,7 @@ fn run_matrix<T: Scalar, I: Index>(
                     Ok(owned) => {
                         let conv = t0.elapsed();
                         let mut y = vec![T::from_f64(f64::NAN); m];
-                        let (tb, t) = measure(&owned.view(), isa, &x, &mut y, &mut base);
+                        let (ratio, t) = measure(&owned.view(), isa, &x, &mut y, &mut base);
                         let d = rel_diff(&y, &y_ref);
                         let note = if d <= 1e3 * T::EPSILON.to_f64() {
                             String::new()
@@ -377,7 +400,7 @@ fn run_matrix<T: Scalar, I: Index>(
                             fill,
                             conv: Some(conv),
                             spmv: Some(t),
-                            base: Some(tb),
+                            ratio: Some(ratio),
                             note,
                         });
                     }
@@ -386,7 +409,7 @@ fn run_matrix<T: Scalar, I: Index>(
                         fill,
                         conv: None,
                         spmv: None,
-                        base: None,
+                        ratio: None,
                         note: e.to_string(),
                     }),
                 }
@@ -401,7 +424,7 @@ fn run_matrix<T: Scalar, I: Index>(
             fill: 1.0,
             conv: None,
             spmv: None,
-            base: None,
+            ratio: None,
             note: e.to_string(),
         }),
     }
@@ -434,9 +457,10 @@ fn run_matrix<T: Scalar, I: Index>(
             }
             None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
-        // Speedup over, and conversion in units of, the baseline timed alongside.
-        let base = r.base.unwrap_or(csr_t).as_secs_f64();
-        let speedup = r.spmv.map_or("-".to_string(), |t| format!("{:.2}", base / t.as_secs_f64()));
+        // Speedup over the baseline timed alongside; conversion in units of the
+        // baseline's SpMV on its own (as the conversion is timed).
+        let base = csr_t.as_secs_f64();
+        let speedup = r.ratio.map_or("-".to_string(), |q| format!("{q:.2}"));
         let conv = match (r.conv, r.format) {
             (_, f) if f.starts_with("csr") && f != "csr5" => "-".to_string(),
             (Some(c), _) => format!("{:.1}", c.as_secs_f64() / base),
