@@ -198,9 +198,8 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
             continue;
         }
         if in_run {
-            // SAFETY: `lanes` holds 32 >= W values.
-            unsafe { run_acc.store(lanes.as_mut_ptr()) };
-            carry = lanes[..w].iter().fold(T::ZERO, |s, &v| s + v);
+            // SAFETY: `V`'s features are present (the caller's contract).
+            carry = unsafe { lane_total(run_acc) };
             in_run = false;
         }
         let mut seen = 0u32;
@@ -293,11 +292,22 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         }
     }
     if in_run {
-        // SAFETY: `lanes` holds 32 >= W values.
-        unsafe { run_acc.store(lanes.as_mut_ptr()) };
-        carry = lanes[..w].iter().fold(T::ZERO, |s, &v| s + v);
+        // SAFETY: as above.
+        carry = unsafe { lane_total(run_acc) };
     }
     (carry, goes_on)
+}
+
+/// The sum of `v`'s lanes, in lane order.
+///
+/// # Safety
+/// `V`'s features are present.
+#[inline(always)]
+unsafe fn lane_total<T: Scalar, I: Index, V: Lanes<T, I>>(v: V) -> T {
+    let mut lanes = [T::ZERO; 32];
+    // SAFETY: the caller's contract; `lanes` holds 32 >= W values.
+    unsafe { v.store(lanes.as_mut_ptr()) };
+    lanes[..V::W.min(32)].iter().fold(T::ZERO, |s, &x| s + x)
 }
 
 /// The portable register: `W` values in an array (`W` a power of two up to 64).
