@@ -13,12 +13,12 @@
 //! count for every format so the column compares formats on one scale; `%stream` is that
 //! GB/s over the best of three streaming kernels (one-stream read, four-stream read, copy)
 //! over the same number of bytes, measured in the same run (the machine's achievable
-//! bandwidth for this working set); `fill` = stored slots / nnz; `spmv ms` = the kernel
-//! timed on its own (warm: the suite matrices are 47–120 MB, so on a core with a large
-//! L3 they partly stay cached, as they would in an iterative solver, and so does the
-//! stream reference); `x base` = speedup over the row-scalar CSR loop (thesis Alg. 28),
-//! the two timed alternately in the same run; `conv` = CSR-to-format conversion time in
-//! units of that baseline's SpMV on its own. Times are medians.
+//! bandwidth for this working set); `fill` = stored slots / nnz; `x base` = speedup over
+//! the row-scalar CSR loop (thesis Alg. 28), the two timed in alternating blocks in the
+//! same run (each block warm with its own arrays: the suite matrices are 47–120 MB, so on
+//! a core with a large L3 they partly stay cached, as in an iterative solver, and so does
+//! the stream reference); `conv` = CSR-to-format conversion time in units of that
+//! baseline's SpMV. Times are medians.
 //!
 //! A second table, SpGEMM (thesis chapter 9), squares every square matrix whose `A²` has
 //! at most [`SPGEMM_MAX_PRODUCTS`] candidate products: `level3::spgemm` (hybrid
@@ -191,41 +191,45 @@ struct Row {
     format: &'static str,
     fill: f64,
     conv: Option<Duration>,
-    /// The kernel timed on its own (warm, with only its own arrays in the caches).
+    /// The kernel's median time.
     spmv: Option<Duration>,
-    /// Speedup over the baseline (row-scalar CSR), the two timed alternately.
+    /// Speedup over the baseline (row-scalar CSR), the two timed in alternating blocks.
     ratio: Option<f64>,
     note: String,
 }
 
-/// The speedup of `f` over `base`, timed alternately ([`median_pair`]), and `f`'s median
-/// time on its own. Both are needed: alternation keeps the ratio steady on a noisy
-/// machine, but it also keeps both kernels' arrays in the caches at once, and a format
-/// with arrays of its own (CSR5, ELL, ..) then finds half as much of them cached as the
-/// CSR methods that share the baseline's (on the suite's 47–120 MB matrices and a large
-/// L3, that made CSR5 look 1.7x slower than row-vector CSR in absolute time while
-/// beating it against the same-run baseline).
+/// The speedup of `f` over `base` and `f`'s median time, both from [`median_pair`].
 fn ratio_and_alone(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (f64, Duration) {
     let (tb, tf) = median_pair(base, f);
-    let alone = median_time(f);
-    (tb.as_secs_f64() / tf.as_secs_f64().max(1e-12), alone)
+    (tb.as_secs_f64() / tf.as_secs_f64().max(1e-12), tf)
 }
 
-/// Median times of `base` and `f`, run alternately (base, f, base, f, ..) so that both
-/// see the same machine state: on a shared, noisy machine the ratio of the two medians is
-/// far steadier than either time alone.
+/// Timed runs per block of [`median_pair`], after one untimed warm-up run.
+const PAIR_BLOCK: usize = 3;
+
+/// Median times of `base` and `f`, run in alternating blocks (an untimed warm-up run,
+/// then [`PAIR_BLOCK`] timed ones, of `base`, then of `f`, ..) so that both see the same
+/// machine state: on a shared, noisy machine the ratio of the two medians is far steadier
+/// than either time alone. Blocks, not single runs: alternating run by run keeps both
+/// kernels' arrays in the caches at once, and a format with arrays of its own (CSR5,
+/// ELL, ..) then finds less of them cached than the CSR methods that share the
+/// baseline's, while the baseline finds less of *its* arrays cached next to it. On the
+/// suite's 47–120 MB matrices and a large L3 that skewed both ways: CSR5 on `dense` read
+/// as 1.7x slower than row-vector CSR in time and faster than it against the baseline.
 fn median_pair(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (Duration, Duration) {
-    base();
-    f();
     let (mut tb, mut tf) = (Vec::new(), Vec::new());
     let start = Instant::now();
+    let block = |g: &mut dyn FnMut(), out: &mut Vec<Duration>| {
+        g();
+        for _ in 0..PAIR_BLOCK {
+            let t = Instant::now();
+            g();
+            out.push(t.elapsed());
+        }
+    };
     while tb.len() < MIN_REPS || (start.elapsed() < 2 * MIN_TIME && tb.len() < MAX_REPS) {
-        let t = Instant::now();
-        base();
-        tb.push(t.elapsed());
-        let t = Instant::now();
-        f();
-        tf.push(t.elapsed());
+        block(base, &mut tb);
+        block(f, &mut tf);
     }
     tb.sort();
     tf.sort();
@@ -458,7 +462,7 @@ fn run_matrix<T: Scalar, I: Index>(
             None => ("-".into(), "-".into(), "-".into(), "-".into()),
         };
         // Speedup over the baseline timed alongside; conversion in units of the
-        // baseline's SpMV on its own (as the conversion is timed).
+        // baseline's SpMV timed on its own, as the conversion is.
         let base = csr_t.as_secs_f64();
         let speedup = r.ratio.map_or("-".to_string(), |q| format!("{q:.2}"));
         let conv = match (r.conv, r.format) {
