@@ -36,6 +36,7 @@ macro_rules! f64x2_lanes {
     ($i:ty) => {
         impl Lanes<f64, $i> for F64x2 {
             const W: usize = 2;
+            const RUN_CHAINS: usize = 2;
             #[inline(always)]
             unsafe fn load(p: *const f64) -> Self {
                 // SAFETY: `p` is valid for 2 reads (trait contract).
@@ -91,6 +92,7 @@ macro_rules! f32x4_lanes {
     ($i:ty) => {
         impl Lanes<f32, $i> for F32x4 {
             const W: usize = 4;
+            const RUN_CHAINS: usize = 2;
             #[inline(always)]
             unsafe fn load(p: *const f32) -> Self {
                 // SAFETY: `p` is valid for 4 reads (trait contract).

@@ -27,6 +27,7 @@ macro_rules! f64x4_lanes {
     ($i:ty, $gather:expr) => {
         impl Lanes<f64, $i> for F64x4 {
             const W: usize = 4;
+            const RUN_CHAINS: usize = 2;
             #[inline(always)]
             unsafe fn load(p: *const f64) -> Self {
                 // SAFETY: `p` is valid for 4 reads (trait contract).
@@ -84,6 +85,7 @@ macro_rules! f32x8_lanes {
     ($i:ty, $gather:expr) => {
         impl Lanes<f32, $i> for F32x8 {
             const W: usize = 8;
+            const RUN_CHAINS: usize = 2;
             #[inline(always)]
             unsafe fn load(p: *const f32) -> Self {
                 // SAFETY: `p` is valid for 8 reads (trait contract).
