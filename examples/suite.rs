@@ -15,10 +15,10 @@
 //! over the same number of bytes, measured in the same run (the machine's achievable
 //! bandwidth for this working set); `fill` = stored slots / nnz; `x base` = speedup over
 //! the row-scalar CSR loop (thesis Alg. 28), the two timed in alternating blocks in the
-//! same run (each block warm with its own arrays: the suite matrices are 47–120 MB, so on
-//! a core with a large L3 they partly stay cached, as in an iterative solver, and so does
-//! the stream reference); `conv` = CSR-to-format conversion time in units of that
-//! baseline's SpMV. Times are medians.
+//! same run, each block warmed up with its own arrays (the suite matrices are 47–120 MB,
+//! so on a core with a large L3 they partly stay cached, as in an iterative solver, and
+//! so does the stream reference); `conv` = CSR-to-format conversion time in units of
+//! that baseline's SpMV. Times are medians.
 //!
 //! A second table, SpGEMM (thesis chapter 9), squares every square matrix whose `A²` has
 //! at most [`SPGEMM_MAX_PRODUCTS`] candidate products: `level3::spgemm` (hybrid
@@ -204,11 +204,12 @@ fn ratio_and_alone(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (f64, Duratio
     (tb.as_secs_f64() / tf.as_secs_f64().max(1e-12), tf)
 }
 
-/// Timed runs per block of [`median_pair`], after one untimed warm-up run.
-const PAIR_BLOCK: usize = 3;
+/// Untimed warm-up runs, then timed runs, per block of [`median_pair`].
+const PAIR_WARM: usize = 4;
+const PAIR_BLOCK: usize = 4;
 
-/// Median times of `base` and `f`, run in alternating blocks (an untimed warm-up run,
-/// then [`PAIR_BLOCK`] timed ones, of `base`, then of `f`, ..) so that both see the same
+/// Median times of `base` and `f`, run in alternating blocks ([`PAIR_WARM`] untimed
+/// warm-up runs, then [`PAIR_BLOCK`] timed ones, of `base`, then of `f`, ..) so that both see the same
 /// machine state: on a shared, noisy machine the ratio of the two medians is far steadier
 /// than either time alone. Blocks, not single runs: alternating run by run keeps both
 /// kernels' arrays in the caches at once, and a format with arrays of its own (CSR5,
@@ -216,11 +217,16 @@ const PAIR_BLOCK: usize = 3;
 /// baseline's, while the baseline finds less of *its* arrays cached next to it. On the
 /// suite's 47–120 MB matrices and a large L3 that skewed both ways: CSR5 on `dense` read
 /// as 1.7x slower than row-vector CSR in time and faster than it against the baseline.
+/// The warm-up is several runs because a last-level cache does not give way to a new
+/// working set at once: after a CSR5 block, the row-scalar loop on `dense` took five runs
+/// to come back from 5.8 to 2.7 ms (dev VM).
 fn median_pair(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (Duration, Duration) {
     let (mut tb, mut tf) = (Vec::new(), Vec::new());
     let start = Instant::now();
     let block = |g: &mut dyn FnMut(), out: &mut Vec<Duration>| {
-        g();
+        for _ in 0..PAIR_WARM {
+            g();
+        }
         for _ in 0..PAIR_BLOCK {
             let t = Instant::now();
             g();
