@@ -199,7 +199,7 @@ struct Row {
 }
 
 /// The speedup of `f` over `base` and `f`'s median time, both from [`median_pair`].
-fn ratio_and_alone(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (f64, Duration) {
+fn ratio_and_time(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (f64, Duration) {
     let (tb, tf) = median_pair(base, f);
     (tb.as_secs_f64() / tf.as_secs_f64().max(1e-12), tf)
 }
@@ -209,9 +209,9 @@ const PAIR_WARM: usize = 4;
 const PAIR_BLOCK: usize = 4;
 
 /// Median times of `base` and `f`, run in alternating blocks ([`PAIR_WARM`] untimed
-/// warm-up runs, then [`PAIR_BLOCK`] timed ones, of `base`, then of `f`, ..) so that both see the same
-/// machine state: on a shared, noisy machine the ratio of the two medians is far steadier
-/// than either time alone. Blocks, not single runs: alternating run by run keeps both
+/// warm-up runs, then [`PAIR_BLOCK`] timed ones, of `base`, then of `f`, ..) so that
+/// both see the same machine state: on a shared, noisy machine the ratio of the two
+/// medians is far steadier than either time alone. Blocks, not single runs: alternating run by run keeps both
 /// kernels' arrays in the caches at once, and a format with arrays of its own (CSR5,
 /// ELL, ..) then finds less of them cached than the CSR methods that share the
 /// baseline's, while the baseline finds less of *its* arrays cached next to it. On the
@@ -242,7 +242,7 @@ fn median_pair(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (Duration, Durati
     (tb[tb.len() / 2], tf[tf.len() / 2])
 }
 
-/// Times `a`'s SpMV into `y` ([`ratio_and_alone`]).
+/// Times `a`'s SpMV into `y` ([`ratio_and_time`]).
 fn measure<T: Scalar>(
     a: &dyn SpMv<T>,
     isa: Isa,
@@ -250,7 +250,7 @@ fn measure<T: Scalar>(
     y: &mut [T],
     base: &mut dyn FnMut(),
 ) -> (f64, Duration) {
-    ratio_and_alone(base, &mut || {
+    ratio_and_time(base, &mut || {
         a.spmv_isa(isa, T::ONE, black_box(x), T::ZERO, y).expect("dimensions checked");
         black_box(&mut *y);
     })
@@ -350,7 +350,7 @@ fn run_matrix<T: Scalar, I: Index>(
     for method in CsrMethod::ALL.into_iter().skip(1).map(Some).chain([None]) {
         let m_used = method.unwrap_or(auto);
         let mut y = vec![T::from_f64(f64::NAN); m];
-        let (ratio, t) = ratio_and_alone(&mut base, &mut || {
+        let (ratio, t) = ratio_and_time(&mut base, &mut || {
             spmv_csr(a, m_used, isa, T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
             black_box(&mut y);
         });

@@ -187,6 +187,8 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
             &[]
         };
         let (cp, vp) = (cols.as_ptr(), vals.as_ptr());
+        // The prefetch index of the tile's step 0 (see `step`).
+        let ahead = t * len + PF_AHEAD;
         if !dirty && r0 == next {
             // The whole tile lies in row `r0`, which goes on into tile `t + 1`: no head,
             // no segment, nothing for `y`. Its products join the row's sum in lanes,
@@ -196,14 +198,13 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
             // SAFETY: as the step loop below.
             unsafe {
                 let mut acc = if in_run { run_acc } else { V::lane0(carry) };
-                let ahead = t * len + PF_AHEAD;
                 let mut j = 0;
                 if V::RUN_CHAINS >= 2 {
                     let mut acc2 = V::lane0(T::ZERO);
                     while j + 2 <= sigma {
-                        crate::arch::prefetch(a.vals, ahead + j * w);
-                        crate::arch::prefetch(a.col_idx, ahead + j * w);
-                        acc = acc.fma(V::load(vp.add(j * w)), V::gather(xp, cp.add(j * w)));
+                        // One prefetch per pair of steps (the second's line is the first's
+                        // or the next one, prefetched by the next pair).
+                        acc = step(a, ahead, vp, cp, j, acc);
                         acc2 = acc2.fma(V::load(vp.add((j + 1) * w)), V::gather(xp, cp.add((j + 1) * w)));
                         j += 2;
                     }
@@ -240,12 +241,9 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         // validated view is `< ncols == x.len()`; `words` holds `W` (flag) words first; `lanes` and
         // `red` hold 32 >= W values.
         unsafe {
-            let ahead = t * len + PF_AHEAD;
-            crate::arch::prefetch(a.vals, ahead);
-            crate::arch::prefetch(a.col_idx, ahead);
             let open = V::heads(words.as_ptr(), 0);
             let reds = V::lane0(T::ZERO);
-            let mut acc = V::lane0(carry).fma(V::load(vp), V::gather(xp, cp));
+            let mut acc = step(a, ahead, vp, cp, 0, V::lane0(carry));
             let mut st = Heads { lanes: &mut lanes, sums: &mut sums, cnt: &mut cnt, open, reds };
             // Measured on the dev VM (warm, every width): skipping the head-free steps
             // takes 9–19% off `banded` and `block_diagonal` (a few steps with heads per
