@@ -14,7 +14,8 @@ pub enum Isa {
     Portable,
     /// x86-64 with AVX2 and FMA.
     Avx2,
-    /// x86-64 with AVX-512 F, VL, BW and DQ (the subset the kernels use) plus AVX2/FMA.
+    /// x86-64 with AVX-512 F, VL, BW and DQ (the subset the kernels use) plus AVX2/FMA and
+    /// POPCNT (which every AVX-512 CPU has; the register ESC counts its mask bits with it).
     Avx512,
     /// AArch64 Advanced SIMD (NEON).
     Neon,
@@ -134,6 +135,7 @@ fn has_avx512() -> bool {
         && std::is_x86_feature_detected!("avx512vl")
         && std::is_x86_feature_detected!("avx512bw")
         && std::is_x86_feature_detected!("avx512dq")
+        && std::is_x86_feature_detected!("popcnt")
 }
 #[cfg(all(target_arch = "x86_64", not(feature = "std")))]
 fn has_avx512() -> bool {
@@ -141,7 +143,8 @@ fn has_avx512() -> bool {
         target_feature = "avx512f",
         target_feature = "avx512vl",
         target_feature = "avx512bw",
-        target_feature = "avx512dq"
+        target_feature = "avx512dq",
+        target_feature = "popcnt"
     ))
 }
 #[cfg(not(target_arch = "x86_64"))]

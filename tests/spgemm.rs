@@ -613,3 +613,29 @@ fn huge_ncols_are_errors_or_work_without_dense_scratch() {
     let e = a_at(&bv).unwrap_err();
     assert!(matches!(e, DimError::Overflow { what: "transpose", .. }), "{e:?}");
 }
+
+/// The register ESC of short rows packs a column into 27 bits: `B` with `2^27 - 1`
+/// columns still runs it (its largest column, `2^27 - 2`, included), one more column
+/// takes the general ESC; both give the row.
+#[test]
+fn short_rows_at_the_register_esc_column_limit() {
+    for n in [(1usize << 27) - 1, 1 << 27] {
+        let a =
+            CsrOwned::<f64, u32>::from_parts(1, 3, vec![0, 3], vec![0, 1, 2], vec![1.0, 2.0, 4.0]).unwrap();
+        let last = (n - 1) as u32;
+        let b = CsrOwned::<f64, u32>::from_parts(
+            3,
+            n,
+            vec![0, 2, 4, 6],
+            vec![0, last, 7, last, 0, 7],
+            vec![1.0, 1.0, 1.0, 1.0, 1.0, 1.0],
+        )
+        .unwrap();
+        let want = vec![(0, 0, 5.0), (0, 7, 6.0), (0, n - 1, 3.0)];
+        for isa in Isa::available() {
+            let cfg = SpgemmConfig::new().isa(isa).method(RowMethod::BitonicEsc);
+            let c = spgemm_with(cfg, &a.view(), &b.view()).unwrap();
+            assert_eq!(entries(&c.view()), want, "{isa:?}, {n} columns");
+        }
+    }
+}

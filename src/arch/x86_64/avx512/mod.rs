@@ -1,5 +1,6 @@
 //! The `avx512` width of each primitive family (thesis chapter 4).
 
+pub(crate) mod esc;
 pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;
