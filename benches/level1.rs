@@ -40,7 +40,7 @@ fn bench(c: &mut Criterion) {
     let isa = Isa::detect();
     for (density, factor) in [("dense", 2usize), ("4x", 4), ("32x", 32)] {
         let mut g = c.benchmark_group(format!("add/{density}"));
-        for nnz in [2usize, 8, 32, 128, 512, 2048, 8192, 32768, 100_000] {
+        for nnz in [2usize, 8, 16, 32, 128, 512, 2048, 8192, 32768, 100_000] {
             let n = nnz * factor;
             let sets = ((1usize << 20) / nnz).clamp(1, 64);
             let inputs: Vec<_> = (0..sets as u64)

@@ -3,6 +3,7 @@
 //! method (7.4.3), into caller buffers, and the rule that picks one ([`AddMethod::choose`]).
 
 use crate::arch::Checked;
+use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscRow, esc_row};
 use crate::primitives::Key;
 use crate::primitives::heap::{DHeapPairs, Max};
 use crate::primitives::merge::merge_path_partition_isa;
@@ -425,6 +426,29 @@ fn esc<T: Scalar + ScanElem, I: Index + Key, S: Scale<T>>(
 ) -> usize {
     if oi.is_empty() {
         return 0;
+    }
+    if oi.len() <= ESC_REG_MAX && x.dim() <= ESC_REG_COLS {
+        // Short: in registers where the width has them (`arch::portable::esc`). Each
+        // input holds an index once, so no index occurs more than twice.
+        let mut row = EscRow::new();
+        let (xi, yi) = (x.indices().iter(), y.indices().iter());
+        for (c, &i) in row.cols.iter_mut().zip(xi.chain(yi)) {
+            // Below `ESC_REG_COLS` (the dimension is), so the cast keeps it.
+            *c = i.to_usize() as u32;
+        }
+        let (xv, yv) = (x.vals().iter().map(|&v| s.x(v)), y.vals().iter().map(|&v| s.y(v)));
+        for (o, v) in row.vals.iter_mut().zip(xv.chain(yv)) {
+            *o = v;
+        }
+        row.n = oi.len();
+        let (mut rc, mut rv) = ([0u32; ESC_REG_MAX], [T::ZERO; ESC_REG_MAX]);
+        if let Some(n) = esc_row(isa, &row, 2, &mut rc, &mut rv) {
+            for (o, &c) in oi.iter_mut().zip(&rc[..n]) {
+                *o = I::from_usize_unchecked(c as usize);
+            }
+            ov[..n].copy_from_slice(&rv[..n]);
+            return n;
+        }
     }
     expand(s, x, y, oi, ov);
     esc_in_place(isa, oi, ov, words_of(ws))

@@ -69,6 +69,9 @@ pub(crate) fn esc_row<T: Scalar>(
 
 #[cfg(test)]
 mod tests {
+    // The crate is `no_std` without the `std` feature; the test harness has it anyway.
+    extern crate std;
+
     use super::*;
     use crate::Isa;
     use proptest::prelude::*;
