@@ -130,7 +130,10 @@ mod tests {
     }
 
     proptest! {
+        // Under Miri (portable only: no register ESC to check) proptest's failure file
+        // needs `getcwd`, which isolation refuses.
         #[test]
+        #[cfg_attr(miri, ignore = "needs getcwd; AVX-512 does not run under Miri")]
         fn register_esc_equals_sort_and_sum(
             cands in prop::collection::vec((0u32..40, any::<i8>()), 0..=ESC_REG_MAX),
             wide in any::<bool>(),
