@@ -1,7 +1,7 @@
 //! Stage 3 of the CSR-based SpGEMM (thesis 9.4.2): the row kernels, numeric (indices
 //! and values) and symbolic (indices only), one per accumulation method.
 
-use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscRow, esc_row};
+use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscRow, esc_row, has_esc_row};
 use crate::arch::{Checked, prefetch};
 use crate::level1::{esc_in_place, heap_fuse_in_place, merge_scaled_slices};
 use crate::primitives::Key;
@@ -31,7 +31,7 @@ pub enum RowMethod {
     /// Expand, bitonic sort of the `(column, value)` pairs on the chosen
     /// [`Isa`](crate::Isa), compress by segmented sum and scan (thesis 7.4.2 and the ESC
     /// of 9.4.2; `level1`'s ESC core). On [`Isa::Avx512`](crate::Isa::Avx512) a row of at
-    /// most 32 candidates (and `B` narrower than `2^27 - 1` columns) never leaves the
+    /// most 32 candidates (and `B` of at most `2^27 - 1` columns) never leaves the
     /// registers: its columns become 32-bit keys `column << 5 | slot`, sorted by a
     /// 15-step network over two `zmm`, the values fetched by slot, equal columns summed by
     /// a shift-and-masked-add scan and compressed out (`vpcompress`) — suite `A²`, one
@@ -204,7 +204,7 @@ pub(crate) fn numeric_row<T: Scalar + ScanElem, I: Index + Key>(
         }
         Kernel::Acc(method) => {
             let m = super::stages::row_upper_bound(ctx.a, ctx.b, i);
-            if method == RowMethod::BitonicEsc && m <= ESC_REG_MAX {
+            if method == RowMethod::BitonicEsc && m <= ESC_REG_MAX && has_esc_row(ctx.isa) {
                 let (mut row, mut oc, mut ov) = (EscRow::new(), [0u32; ESC_REG_MAX], [T::ZERO; ESC_REG_MAX]);
                 if let Some(n) = esc_short(ctx, i, &mut row, &mut oc, &mut ov) {
                     check(n)?;
@@ -241,8 +241,8 @@ pub(crate) fn numeric_row<T: Scalar + ScanElem, I: Index + Key>(
 /// are ignored, so it needs no clearing), then sorted, compressed and summed on the
 /// context's `Isa`, the row's columns and sums left at the front of `oc`/`ov`. Returns
 /// the row's length; `None` (the caller runs another method) where the `Isa` has no
-/// register ESC, the row has more than [`ESC_REG_MAX`] candidates, or `B` has
-/// [`ESC_REG_COLS`] columns or more.
+/// register ESC, the row has more than [`ESC_REG_MAX`] candidates, or `B` has more than
+/// [`ESC_REG_COLS`] columns — each known before anything is expanded but the count.
 #[inline]
 pub(crate) fn esc_short<T: Scalar, I: Index>(
     ctx: &Ctx<'_, '_, T, I>,
@@ -251,7 +251,7 @@ pub(crate) fn esc_short<T: Scalar, I: Index>(
     oc: &mut [u32; ESC_REG_MAX],
     ov: &mut [T; ESC_REG_MAX],
 ) -> Option<usize> {
-    if ctx.b.ncols() > ESC_REG_COLS {
+    if !has_esc_row(ctx.isa) || ctx.b.ncols() > ESC_REG_COLS {
         return None;
     }
     let (ac, av) = ctx.a_row(i);
