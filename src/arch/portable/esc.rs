@@ -61,7 +61,7 @@ pub(crate) fn esc_row<T: Scalar>(
             }
             let (row, ov): (&dyn Any, &mut dyn Any) = (row, ov);
             if let (Some(r), Some(v)) = (row.downcast_ref(), ov.downcast_mut()) {
-                // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ.
+                // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ and POPCNT.
                 return Some(unsafe { crate::arch::x86_64::avx512::esc::esc_f64(r, max_run, oc, v) });
             }
             if let (Some(r), Some(v)) = (row.downcast_ref(), ov.downcast_mut()) {

@@ -65,7 +65,7 @@ const XOR: [[u32; 16]; 4] = [xor_idx(1), xor_idx(2), xor_idx(4), xor_idx(8)];
 /// larger key of their pair.
 ///
 /// # Safety
-/// The CPU supports AVX-512 F.
+/// The CPU supports AVX-512 F/VL/BW/DQ and POPCNT.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,popcnt")]
 #[inline]
 unsafe fn step(v: __m512i, j: u32, max: u16) -> __m512i {
@@ -81,7 +81,8 @@ unsafe fn step(v: __m512i, j: u32, max: u16) -> __m512i {
 /// from `row.n` on all ones (after every real key). `(low 16, high 16)`.
 ///
 /// # Safety
-/// The CPU supports AVX-512 F/VL/BW/DQ; `row.n <= 32`.
+/// The CPU supports AVX-512 F/VL/BW/DQ and POPCNT. (Any `row.n` is sound; lanes from
+/// 32 on do not exist.)
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,popcnt")]
 #[inline]
 unsafe fn sorted_keys<T>(row: &EscRow<T>) -> (__m512i, __m512i) {
@@ -128,7 +129,7 @@ fn valid_lanes(n: usize) -> u32 {
 /// first `n`: `(low 16, high 16)`.
 ///
 /// # Safety
-/// The CPU supports AVX-512 F.
+/// The CPU supports AVX-512 F/VL/BW/DQ and POPCNT.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,popcnt")]
 #[inline]
 unsafe fn tails(ca: __m512i, cb: __m512i, n: usize) -> (u16, u16) {
@@ -143,7 +144,7 @@ unsafe fn tails(ca: __m512i, cb: __m512i, n: usize) -> (u16, u16) {
 /// the masks of the lanes whose column equals that `S` lanes down.
 ///
 /// # Safety
-/// The CPU supports AVX-512 F.
+/// The CPU supports AVX-512 F/VL/BW/DQ and POPCNT.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,popcnt")]
 #[inline]
 unsafe fn same_as_down<const A32: i32>(ca: __m512i, cb: __m512i) -> (u16, u16) {
@@ -159,7 +160,8 @@ unsafe fn same_as_down<const A32: i32>(ca: __m512i, cb: __m512i) -> (u16, u16) {
 /// Stores the first `count` lanes of `v` at `p`.
 ///
 /// # Safety
-/// The CPU supports AVX-512 F; `count <= 16` `u32` are writable at `p`.
+/// The CPU supports AVX-512 F/VL/BW/DQ and POPCNT; `count` `u32` (at most 16) are
+/// writable at `p`.
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,popcnt")]
 #[inline]
 unsafe fn store_first32(p: *mut u32, count: u32, v: __m512i) {
