@@ -170,6 +170,43 @@ unsafe fn store_first32(p: *mut u32, count: u32, v: __m512i) {
     unsafe { _mm512_mask_storeu_epi32(p.cast(), m, v) }
 }
 
+/// A row's keys sorted, their columns, and the last lane of each column's run.
+struct Sorted {
+    /// The sorted keys, low 16 lanes and high 16 (each one's low 5 bits its slot).
+    ka: __m512i,
+    kb: __m512i,
+    /// Their columns.
+    ca: __m512i,
+    cb: __m512i,
+    /// The lanes that end a run (among the row's `n`), and how many there are.
+    ta: u16,
+    tb: u16,
+    na: u32,
+    nb: u32,
+}
+
+/// Sorts `row`'s keys and writes its distinct columns, ascending, to the front of `oc`
+/// (what both value types share; the values follow the returned slots and runs).
+///
+/// # Safety
+/// The CPU supports AVX-512 F/VL/BW/DQ and POPCNT.
+#[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,popcnt")]
+#[inline]
+unsafe fn columns_out<T>(row: &EscRow<T>, oc: &mut [u32; ESC_REG_MAX]) -> Sorted {
+    // SAFETY: the two stores write `na` and then `nb` lanes, `na + nb <= 32` (tails lie
+    // among 32 lanes), into `oc`'s 32; the features are the caller's promise.
+    unsafe {
+        let (ka, kb) = sorted_keys(row);
+        let (ca, cb) = (_mm512_srli_epi32::<5>(ka), _mm512_srli_epi32::<5>(kb));
+        let (ta, tb) = tails(ca, cb, row.n);
+        let (na, nb) = (ta.count_ones(), tb.count_ones());
+        let op = oc.as_mut_ptr();
+        store_first32(op, na, _mm512_maskz_compress_epi32(ta, ca));
+        store_first32(op.add(na as usize), nb, _mm512_maskz_compress_epi32(tb, cb));
+        Sorted { ka, kb, ca, cb, ta, tb, na, nb }
+    }
+}
+
 /// `f64` ESC of one short row: `row.n <= 32` candidates, columns below `2^27 - 1`, no
 /// column more than `max_run` times. Writes the row's sorted distinct columns and their
 /// sums to the front of `oc`/`ov`; returns how many.
@@ -187,8 +224,7 @@ pub(crate) unsafe fn esc_f64(
     // `count` lanes at an offset of at most `32 - count` into `oc`/`ov` (the counts sum to
     // at most `row.n <= 32`); the features are the caller's promise.
     unsafe {
-        let (ka, kb) = sorted_keys(row);
-        let (ca, cb) = (_mm512_srli_epi32::<5>(ka), _mm512_srli_epi32::<5>(kb));
+        let Sorted { ka, kb, ca, cb, ta, tb, .. } = columns_out(row, oc);
         let slot = _mm512_set1_epi32(31);
         let (sa, sb) = (_mm512_and_si512(ka, slot), _mm512_and_si512(kb, slot));
         let vp = row.vals.as_ptr();
@@ -250,11 +286,6 @@ pub(crate) unsafe fn esc_f64(
         if max_run > 16 {
             scan_step!(0, |o: &[__m512d; 4], g| prev(o, g, 2));
         }
-        let (ta, tb) = tails(ca, cb, row.n);
-        let (na, nb) = (ta.count_ones(), tb.count_ones());
-        let op = oc.as_mut_ptr();
-        store_first32(op, na, _mm512_maskz_compress_epi32(ta, ca));
-        store_first32(op.add(na as usize), nb, _mm512_maskz_compress_epi32(tb, cb));
         let t = [ta as u8, (ta >> 8) as u8, tb as u8, (tb >> 8) as u8];
         let mut off = 0usize;
         for g in 0..4 {
@@ -280,8 +311,7 @@ pub(crate) unsafe fn esc_f32(
 ) -> usize {
     // SAFETY: as `esc_f64`.
     unsafe {
-        let (ka, kb) = sorted_keys(row);
-        let (ca, cb) = (_mm512_srli_epi32::<5>(ka), _mm512_srli_epi32::<5>(kb));
+        let Sorted { ka, kb, ca, cb, ta, tb, na, nb } = columns_out(row, oc);
         let vp = row.vals.as_ptr();
         let (v0, v1) = (_mm512_loadu_ps(vp), _mm512_loadu_ps(vp.add(16)));
         // The permute reads the low 5 bits of each key: the slot.
@@ -318,11 +348,6 @@ pub(crate) unsafe fn esc_f32(
         if max_run > 16 {
             scan_step!(0);
         }
-        let (ta, tb) = tails(ca, cb, row.n);
-        let (na, nb) = (ta.count_ones(), tb.count_ones());
-        let op = oc.as_mut_ptr();
-        store_first32(op, na, _mm512_maskz_compress_epi32(ta, ca));
-        store_first32(op.add(na as usize), nb, _mm512_maskz_compress_epi32(tb, cb));
         let vo = ov.as_mut_ptr().cast::<u32>();
         store_first32(vo, na, _mm512_castps_si512(_mm512_maskz_compress_ps(ta, wa)));
         store_first32(vo.add(na as usize), nb, _mm512_castps_si512(_mm512_maskz_compress_ps(tb, wb)));
