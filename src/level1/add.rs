@@ -3,7 +3,7 @@
 //! method (7.4.3), into caller buffers, and the rule that picks one ([`AddMethod::choose`]).
 
 use crate::arch::Checked;
-use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscRow, esc_row, has_esc_row};
+use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscBuf, has_esc_row};
 use crate::primitives::Key;
 use crate::primitives::heap::{DHeapPairs, Max};
 use crate::primitives::merge::merge_path_partition_isa;
@@ -430,7 +430,8 @@ fn esc<T: Scalar + ScanElem, I: Index + Key, S: Scale<T>>(
     if oi.len() <= ESC_REG_MAX && x.dim() <= ESC_REG_COLS && has_esc_row(isa) {
         // Short: in registers where the width has them (`arch::portable::esc`). Each
         // input holds an index once, so no index occurs more than twice.
-        let mut row = EscRow::new();
+        let mut buf = EscBuf::new();
+        let row = &mut buf.row;
         let (xi, yi) = (x.indices().iter(), y.indices().iter());
         for (c, &i) in row.cols.iter_mut().zip(xi.chain(yi)) {
             // Below `ESC_REG_COLS` (the dimension is), so the cast keeps it.
@@ -441,12 +442,11 @@ fn esc<T: Scalar + ScanElem, I: Index + Key, S: Scale<T>>(
             *o = v;
         }
         row.n = oi.len();
-        let (mut rc, mut rv) = ([0u32; ESC_REG_MAX], [T::ZERO; ESC_REG_MAX]);
-        if let Some(n) = esc_row(isa, &row, 2, &mut rc, &mut rv) {
-            for (o, &c) in oi.iter_mut().zip(&rc[..n]) {
+        if let Some(n) = buf.run(isa, 2) {
+            for (o, &c) in oi.iter_mut().zip(&buf.cols[..n]) {
                 *o = I::from_usize_unchecked(c as usize);
             }
-            ov[..n].copy_from_slice(&rv[..n]);
+            ov[..n].copy_from_slice(&buf.vals[..n]);
             return n;
         }
     }

@@ -93,6 +93,7 @@ pub use stages::{
 };
 
 use crate::arch::Checked;
+use crate::arch::portable::esc::EscBuf;
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, DimError, Index, Isa, RowOrder, Scalar};
@@ -489,7 +490,8 @@ pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
     check_buf("workspace.vals", wl.vals, wv.len())?;
     let (ub, perm, si, esc, bits) = carve_idx(&n, wi);
     let (sv, rest) = wv.split_at_mut(n.scratch);
-    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
+    let mut reg = EscBuf::new();
+    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense], reg: &mut reg };
     upper_bound(a, b, ub)?;
     let mut bin_ptr = [0usize; NBINS + 1];
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
@@ -570,6 +572,7 @@ pub fn spgemm_numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
     check_buf("workspace.vals", wl.vals, wv.len())?;
     let (_, _, si, esc, bits) = carve_idx(&n, wi);
     let (sv, rest) = wv.split_at_mut(n.scratch);
-    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense] };
+    let mut reg = EscBuf::new();
+    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense], reg: &mut reg };
     numeric_rows(&Ctx { a, b, isa }, n.rule, rows, c_row_ptr, c_col_idx, c_vals, &mut s)
 }

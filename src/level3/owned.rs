@@ -8,7 +8,7 @@ use super::stages::check_inner;
 use super::stages::{row_bounds, row_upper_bound};
 use super::{Bin, NBINS, RowMethod, Rule, SpgemmConfig, check_operands, kernel_for};
 use crate::arch::Checked;
-use crate::arch::portable::esc::{ESC_REG_MAX, EscRow};
+use crate::arch::portable::esc::{ESC_REG_MAX, EscBuf};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, CsrOwned, DimError, Index, RowOrder, Scalar};
@@ -257,7 +257,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     let mut row_ptr = Vec::new();
     row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err)?;
     row_ptr.push(I::ZERO);
-    let (mut esc_row, mut esc_out) = (EscRow::new(), ([0u32; ESC_REG_MAX], [T::ZERO; ESC_REG_MAX]));
+    let mut reg = EscBuf::new();
     for i in rows.clone() {
         if rule.spread {
             ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
@@ -274,14 +274,14 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         let too_long = |got| DimError::RowLength { operand: "room", row: i, expected: room, got };
         if kernel == Kernel::Acc(RowMethod::BitonicEsc)
             && ub_i <= ESC_REG_MAX
-            && let Some(len) = rows::esc_short(&ctx, i, &mut esc_row, &mut esc_out.0, &mut esc_out.1)
+            && let Some(len) = rows::esc_short(&ctx, i, &mut reg)
         {
             // A short row sorted in registers: straight from them into `C`.
             let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
             grow(&mut vals, len).map_err(|_| room_err)?;
             grows += usize::from(grew);
-            col_idx.extend(esc_out.0[..len].iter().map(|&c| I::from_usize_unchecked(c as usize)));
-            vals.extend_from_slice(&esc_out.1[..len]);
+            col_idx.extend(reg.cols[..len].iter().map(|&c| I::from_usize_unchecked(c as usize)));
+            vals.extend_from_slice(&reg.vals[..len]);
         } else if let Kernel::Acc(method) = kernel {
             // Accumulated rows are computed in the staging row and appended: zero-filling
             // their room in `C` instead cost more than the copy where `nnz(Ĉ)` is many
@@ -298,6 +298,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
                     esc: &mut w.esc,
                     bits: &mut w.bits,
                     dense: &mut w.dense,
+                    reg: &mut reg,
                 };
                 rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?
             };
@@ -314,7 +315,14 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             col_idx.resize(start + room, I::ZERO);
             vals.resize(start + room, T::ZERO);
             let (di, dv) = (&mut col_idx[start..], &mut vals[start..]);
-            let mut s = Scratch { si: &mut [], sv: &mut [], esc: &mut [], bits: &mut [], dense: &mut [] };
+            let mut s = Scratch {
+                si: &mut [],
+                sv: &mut [],
+                esc: &mut [],
+                bits: &mut [],
+                dense: &mut [],
+                reg: &mut reg,
+            };
             rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, true).map_err(too_long)?;
         }
         peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));

@@ -1,7 +1,7 @@
 //! Stage 3 of the CSR-based SpGEMM (thesis 9.4.2): the row kernels, numeric (indices
 //! and values) and symbolic (indices only), one per accumulation method.
 
-use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscRow, esc_row, has_esc_row};
+use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscBuf, has_esc_row};
 use crate::arch::{Checked, prefetch};
 use crate::level1::{esc_in_place, heap_fuse_in_place, merge_scaled_slices};
 use crate::primitives::Key;
@@ -163,6 +163,8 @@ pub(crate) struct Scratch<'w, T, I> {
     /// SPA marker bits (all zero between rows) and dense values.
     pub bits: &'w mut [u64],
     pub dense: &'w mut [T],
+    /// The register ESC's row and result.
+    pub reg: &'w mut EscBuf<T>,
 }
 
 /// Numeric row `i` into `di`/`dv` (equal lengths, the row's room). With `exact`, the row
@@ -204,16 +206,16 @@ pub(crate) fn numeric_row<T: Scalar + ScanElem, I: Index + Key>(
         }
         Kernel::Acc(method) => {
             let m = super::stages::row_upper_bound(ctx.a, ctx.b, i);
-            if method == RowMethod::BitonicEsc && m <= ESC_REG_MAX && has_esc_row(ctx.isa) {
-                let (mut row, mut oc, mut ov) = (EscRow::new(), [0u32; ESC_REG_MAX], [T::ZERO; ESC_REG_MAX]);
-                if let Some(n) = esc_short(ctx, i, &mut row, &mut oc, &mut ov) {
-                    check(n)?;
-                    for (d, &c) in di.iter_mut().zip(&oc[..n]) {
-                        *d = I::from_usize_unchecked(c as usize);
-                    }
-                    dv[..n].copy_from_slice(&ov[..n]);
-                    return Ok(n);
+            if method == RowMethod::BitonicEsc
+                && m <= ESC_REG_MAX
+                && let Some(n) = esc_short(ctx, i, s.reg)
+            {
+                check(n)?;
+                for (d, &c) in di.iter_mut().zip(&s.reg.cols[..n]) {
+                    *d = I::from_usize_unchecked(c as usize);
                 }
+                dv[..n].copy_from_slice(&s.reg.vals[..n]);
+                return Ok(n);
             }
             // In the row's own room when it holds every candidate (the hybrid
             // allocation's short rows), else in scratch and copied.
@@ -237,9 +239,9 @@ pub(crate) fn numeric_row<T: Scalar + ScanElem, I: Index + Key>(
 }
 
 /// [`RowMethod::BitonicEsc`] on a short row in registers (`arch::portable::esc`): the
-/// row's candidates expanded into `row` (the caller's, reused: lanes past the row's own
-/// are ignored, so it needs no clearing), then sorted, compressed and summed on the
-/// context's `Isa`, the row's columns and sums left at the front of `oc`/`ov`. Returns
+/// row's candidates expanded into `buf.row` (the caller's, reused: lanes past the row's
+/// own are ignored, so it needs no clearing), then sorted, compressed and summed on the
+/// context's `Isa`, the row's columns and sums left at the front of `buf.cols`/`buf.vals`. Returns
 /// the row's length; `None` (the caller runs another method) where the `Isa` has no
 /// register ESC, the row has more than [`ESC_REG_MAX`] candidates, or `B` has more than
 /// [`ESC_REG_COLS`] columns — each known before anything is expanded but the count.
@@ -247,14 +249,13 @@ pub(crate) fn numeric_row<T: Scalar + ScanElem, I: Index + Key>(
 pub(crate) fn esc_short<T: Scalar, I: Index>(
     ctx: &Ctx<'_, '_, T, I>,
     i: usize,
-    row: &mut EscRow<T>,
-    oc: &mut [u32; ESC_REG_MAX],
-    ov: &mut [T; ESC_REG_MAX],
+    buf: &mut EscBuf<T>,
 ) -> Option<usize> {
     if !has_esc_row(ctx.isa) || ctx.b.ncols() > ESC_REG_COLS {
         return None;
     }
     let (ac, av) = ctx.a_row(i);
+    let row = &mut buf.row;
     let mut slots = row.cols.iter_mut().zip(row.vals.iter_mut());
     let mut n = 0;
     for (&kb, &x) in ac.iter().zip(av) {
@@ -271,7 +272,7 @@ pub(crate) fn esc_short<T: Scalar, I: Index>(
     // A canonical row of `B` holds a column once, so a column occurs at most once per
     // entry of the row of `A`.
     let max_run = if ctx.b.row_order() == RowOrder::Canonical { ac.len() } else { ESC_REG_MAX };
-    esc_row(ctx.isa, row, max_run, oc, ov)
+    buf.run(ctx.isa, max_run)
 }
 
 /// [`RowMethod::Merge`] on row `i` in the two halves of the scratch; the result is left

@@ -38,6 +38,28 @@ pub(crate) fn has_esc_row(isa: Checked) -> bool {
     cfg!(target_arch = "x86_64") && isa.isa() == crate::Isa::Avx512
 }
 
+/// A short row's candidates and its result: what one register ESC reads and writes,
+/// made once and reused row after row (nothing in it needs clearing between rows).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct EscBuf<T> {
+    pub row: EscRow<T>,
+    /// The row's distinct columns and their sums, at the front.
+    pub cols: [u32; ESC_REG_MAX],
+    pub vals: [T; ESC_REG_MAX],
+}
+
+impl<T: Scalar> EscBuf<T> {
+    pub(crate) fn new() -> Self {
+        EscBuf { row: EscRow::new(), cols: [0; ESC_REG_MAX], vals: [T::ZERO; ESC_REG_MAX] }
+    }
+
+    /// [`esc_row`] of `self.row` into `self.cols`/`self.vals`.
+    #[inline]
+    pub(crate) fn run(&mut self, isa: Checked, max_run: usize) -> Option<usize> {
+        esc_row(isa, &self.row, max_run, &mut self.cols, &mut self.vals)
+    }
+}
+
 /// Sorts `row`'s candidates by column, sums those of equal columns and writes the row —
 /// its distinct columns ascending, each with its sum — to the front of `oc`/`ov`;
 /// returns its length. `max_run` bounds how often one column occurs (the scan stops
