@@ -63,9 +63,9 @@ pub fn balanced_row_partition<T: Scalar, I: Index>(
 }
 
 /// `y = alpha * A * x + beta * y` for CSR on `threads` workers (0 = [`available_threads`]),
-/// each computing one [`balanced_row_partition`] range with the serial row kernel that
-/// [`crate::SpMv`] runs ([`crate::CsrMethod::choose`]'s row method), so the result equals
-/// the serial one bit for bit.
+/// each computing one [`balanced_row_partition`] range with the serial kernel that
+/// [`crate::SpMv`] runs ([`crate::CsrMethod::choose`]'s method, on that row range), so the
+/// result equals the serial one bit for bit.
 ///
 /// # Errors
 /// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.

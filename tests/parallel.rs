@@ -74,6 +74,36 @@ proptest! {
     }
 }
 
+/// Short rows scattered over a wide `x`, in f32: where `CsrMethod::choose` picks the
+/// segmented sum on AVX2 and AVX-512, the threaded driver runs it on row ranges and must
+/// still give the serial bits (its blocks stay on the serial grid).
+#[cfg(feature = "gen")]
+#[test]
+fn threaded_segmented_sum_equals_serial_bitwise() {
+    use spblas::CsrMethod;
+    let a = spblas::generate::uniform_random::<f32, u32>(3000, 1_000_000, 5, 11).unwrap();
+    let a = a.view();
+    let x: Vec<f32> = (0..a.ncols()).map(|j| 1.0 + j as f32 / 7.0).collect();
+    let y0: Vec<f32> = (0..a.nrows()).map(|i| i as f32 / 3.0).collect();
+    for isa in Isa::available() {
+        let picked = CsrMethod::choose(&a, isa);
+        let want_pick = if matches!(isa, Isa::Avx2 | Isa::Avx512) {
+            CsrMethod::SegmentedSum
+        } else {
+            CsrMethod::RowVector
+        };
+        assert_eq!(picked, want_pick, "{isa:?}");
+        let mut want = y0.clone();
+        a.spmv_isa(isa, 1.5, &x, 0.5, &mut want).unwrap();
+        for threads in 1..8 {
+            let mut got = y0.clone();
+            spmv_csr(&a, isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
+            let bits = |v: &[f32]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&got), bits(&want), "{isa:?}, {threads} threads");
+        }
+    }
+}
+
 #[test]
 fn threaded_merge_path_splits_one_long_row() {
     // One row of 10 000 entries between empty rows: every worker gets a piece of it.

@@ -94,35 +94,90 @@ impl CsrMethod {
         CsrMethod::ALL.into_iter().find(|m| m.name() == name)
     }
 
-    /// The method [`SpMv`] runs for `a` on `isa`: O(1), from `nrows` and `nnz` only (no
-    /// pass over the matrix).
+    /// The method [`SpMv`] runs for `a` on `isa`: O(1), from `nrows`, `nnz` and a sample
+    /// of at most 64 rows (8 entries each; no pass over the matrix).
     ///
-    /// [`RowVector`](CsrMethod::RowVector) when the matrix has at least as many entries
-    /// as rows, [`RowScalar`](CsrMethod::RowScalar) otherwise; the same on every `Isa`.
+    /// - [`RowScalar`](CsrMethod::RowScalar) when the matrix has fewer entries than rows;
+    /// - [`SegmentedSum`](CsrMethod::SegmentedSum) for `f32` on AVX2 and AVX-512 when
+    ///   the rows are short (at most 16 entries on average), rarely empty (at most one
+    ///   sampled row in 16) and read `x` all over (more than half of the sampled entries
+    ///   lie more than 256 KiB of `x` from the diagonal);
+    /// - [`RowVector`](CsrMethod::RowVector) otherwise.
     ///
-    /// Why (single-thread medians, `benches/spmv.rs` group `csr_methods/*`, 9 suite
-    /// matrices × f32/f64, ratios to RowScalar from the same run; a shared, noisy
-    /// 2-core machine, so single ratios scatter by ±30%):
+    /// Why (single-thread medians, `examples/suite.rs --only spmv`, GFlop/s of the methods
+    /// in one run; a shared, noisy 2-core AVX-512 machine, so single ratios scatter by
+    /// ±10–30%):
     /// - RowVector runs rows shorter than 8 entries inline through the loop of
     ///   RowScalar and calls the vector dot product out of line for longer ones. It
     ///   measured 0.40–1.12× RowScalar's time on AVX-512 (0.55–0.70× typical), 0.38–1.1×
     ///   on AVX2 apart from noise outliers, and mostly below 1 on the portable path (four
     ///   accumulators); on the short-row matrices (poisson2d, uniform_random: 5 entries
-    ///   per row) a repeated run with 4 s per benchmark gave 0.74–0.94×. A mean row length
-    ///   cannot tell a skewed matrix (dc2_like: a few rows of thousands of entries among
-    ///   short ones, 0.57–0.71×; rmat 0.37–0.66×) from a uniformly short one, and need
-    ///   not: RowVector costs one length test per row where it cannot win, so only an
-    ///   almost empty matrix (fewer entries than rows) keeps RowScalar.
-    /// - The segmented-sum, speculative and merge-path methods exist for load balance
-    ///   across cores (thesis 8.3.3, 8.4). On one core they do the same work per entry
-    ///   plus a second pass over it (products buffer, flags, segmented sum: 0.7–4.8× on
-    ///   SIMD widths, 2.5–5× portable) or piece bookkeeping (merge path: about RowVector
-    ///   with 0–50% more), so `choose` never picks them; thread runtimes call them
-    ///   explicitly (merge path through its piece API).
+    ///   per row) a repeated run with 4 s per benchmark gave 0.74–0.94×. RowVector costs
+    ///   one length test per row where it cannot win, so only an almost empty matrix
+    ///   (fewer entries than rows) keeps RowScalar.
+    /// - Short `f32` rows scattered over a large `x` (dc2_like, uniform_random) are
+    ///   bound by the reads of `x`. The segmented sum issues them as full-width gathers
+    ///   over a block of entries, whatever the row lengths, and there it beat RowVector by
+    ///   1.2–1.5× on both widths (dc2_like 0.63–0.72 against 0.46–0.49 GFlop/s,
+    ///   uniform_random 0.55–0.62 against 0.45–0.48). One masked gather per short row
+    ///   was slower than the scalar loop (a 16-lane gather costs about the same however
+    ///   few lanes it reads). In `f64` (half the lanes per gather) the two tie (dc2_like
+    ///   0.46 against 0.44), and on matrices with many empty rows (rmat: half its rows)
+    ///   or local reads of `x` (the stencils, banded) the segmented sum's per-row
+    ///   bookkeeping loses (rmat f32 0.48–0.52 against 0.58–0.62, poisson2d 1.5 against
+    ///   3.0), so RowVector stays there.
+    /// - The speculative and merge-path methods exist for load balance across cores
+    ///   (thesis 8.3.3, 8.4). On one core they do the work of the segmented sum or of
+    ///   RowVector plus bookkeeping and measured no better than either on any suite
+    ///   matrix, so `choose` never picks them; thread runtimes call merge path explicitly
+    ///   through its piece API.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> CsrMethod {
-        let _ = isa;
-        if a.nnz() >= a.nrows() { CsrMethod::RowVector } else { CsrMethod::RowScalar }
+        let (m, nnz) = (a.nrows(), a.nnz());
+        if nnz < m {
+            return CsrMethod::RowScalar;
+        }
+        let gathers = matches!(isa, Isa::Avx2 | Isa::Avx512);
+        if gathers && size_of::<T>() == 4 && nnz <= CHOOSE_SHORT * m && scattered_full(a) {
+            CsrMethod::SegmentedSum
+        } else {
+            CsrMethod::RowVector
+        }
     }
+}
+
+/// Rows sampled by [`scattered_full`].
+const CHOOSE_SAMPLES: usize = 64;
+/// Entries read from each sampled row by [`scattered_full`].
+const CHOOSE_ENTRIES: usize = 8;
+/// Longest mean row length for which [`CsrMethod::choose`] considers the segmented sum.
+const CHOOSE_SHORT: usize = 16;
+/// Distance from the diagonal, in bytes of `x`, beyond which [`scattered_full`] counts a
+/// read of `x` as scattered: past a 256 KiB L2, so most such reads miss it.
+const CHOOSE_FAR_BYTES: usize = 256 << 10;
+
+/// Whether `a` looks like short rows that read `x` all over and are rarely empty, from
+/// [`CHOOSE_SAMPLES`] evenly spaced rows (at most [`CHOOSE_ENTRIES`] entries of each):
+/// no more than one sampled row in 16 empty, and more than half of the sampled entries
+/// farther than [`CHOOSE_FAR_BYTES`] from the (scaled) diagonal. O(1): at most 576 reads.
+fn scattered_full<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
+    let (m, n, row_ptr, col_idx) = (a.nrows(), a.ncols(), a.row_ptr(), a.col_idx());
+    let far = CHOOSE_FAR_BYTES / size_of::<T>();
+    let (mut empty, mut seen, mut scattered) = (0usize, 0usize, 0usize);
+    let samples = CHOOSE_SAMPLES.min(m);
+    for k in 0..samples {
+        let i = k * m / samples;
+        let r = rp(row_ptr, i)..rp(row_ptr, i + 1);
+        if r.is_empty() {
+            empty += 1;
+        }
+        // The diagonal of a rectangular matrix: row i's share of the columns.
+        let diag = (i as u128 * n as u128 / m as u128) as usize;
+        for c in col_idx[r].iter().take(CHOOSE_ENTRIES) {
+            seen += 1;
+            scattered += usize::from(c.to_usize().abs_diff(diag) > far);
+        }
+    }
+    empty * 16 <= samples && 2 * scattered > seen
 }
 
 impl core::fmt::Display for CsrMethod {
@@ -164,7 +219,7 @@ pub fn spmv_csr<T: Scalar, I: Index>(
     match method {
         CsrMethod::RowScalar => spmv_rows(a, 0..a.nrows(), alpha, x, beta, y),
         CsrMethod::RowVector => kern::rows(checked, a.row_ptr(), a.col_idx(), a.vals(), x, alpha, beta, y),
-        CsrMethod::SegmentedSum => segmented_sum(a, checked, alpha, x, beta, y),
+        CsrMethod::SegmentedSum => segmented_sum(a, checked, 0..a.nrows(), alpha, x, beta, y),
         CsrMethod::SpeculativeSegmentedSum => speculative(a, checked, alpha, x, beta, y),
         CsrMethod::MergePath => merge_path(a, checked, alpha, x, beta, y),
     }
@@ -198,9 +253,10 @@ pub(crate) fn spmv_rows<T: Scalar, I: Index>(
 }
 
 /// The rows `rows` of `y = alpha * A * x + beta * y` (`y_rows` holding exactly those
-/// rows) by the row method [`CsrMethod::choose`] picks for `a` on `isa`. Both row methods
-/// compute each row on its own, so any partition of the rows reproduces the serial
-/// [`SpMv`] bit for bit: the chunk kernel of the thread drivers. Lengths must have been
+/// rows) by the method [`CsrMethod::choose`] picks for `a` on `isa`. The row methods
+/// compute each row on its own and the segmented sum keeps its blocks on the serial grid,
+/// so any partition of the rows reproduces the serial [`SpMv`] bit for bit: the chunk
+/// kernel of the thread drivers. Lengths must have been
 /// checked as for [`spmv_rows`]; an unavailable `isa` runs the row-scalar loop.
 #[cfg(feature = "parallel")]
 pub(crate) fn spmv_rows_chosen<T: Scalar, I: Index>(
@@ -216,6 +272,9 @@ pub(crate) fn spmv_rows_chosen<T: Scalar, I: Index>(
         (CsrMethod::RowVector, Ok(checked)) if alpha != T::ZERO => {
             let row_ptr = &a.row_ptr()[rows.start..=rows.end];
             kern::rows(checked, row_ptr, a.col_idx(), a.vals(), x, alpha, beta, y_rows)
+        }
+        (CsrMethod::SegmentedSum, Ok(checked)) if alpha != T::ZERO => {
+            segmented_sum(a, checked, rows, alpha, x, beta, y_rows)
         }
         _ => spmv_rows(a, rows, alpha, x, beta, y_rows),
     }
@@ -240,41 +299,61 @@ fn rp<I: Index>(row_ptr: &[I], i: usize) -> usize {
     row_ptr[i].to_usize()
 }
 
-/// Thesis Alg. 30, blocked so that its buffers fit on the stack: for each block of
-/// [`SEGMENT_BLOCK`] entries, (2) the products, (1) head flags at the starts of the rows
-/// that begin inside the block, the open row's running sum (`carry`) folded into the first
-/// product, (3) one segmented sum, (4) each row that ends inside the block written once
-/// from its head. Rows are written in order, so the scatter/gather of steps 1 and 4 walk
-/// `row_ptr` once in total.
+/// Thesis Alg. 30, blocked so that its buffers fit on the stack, for the rows `rows`
+/// (`y_rows` holding exactly those rows): for each block of [`SEGMENT_BLOCK`] entries,
+/// (2) the products, (1) head flags at the starts of the rows that begin inside the block,
+/// the open row's running sum (`carry`) folded into the first product, (3) one segmented
+/// sum, (4) each row that ends inside the block written once from its head. Rows are
+/// written in order, so the scatter/gather of steps 1 and 4 walk `row_ptr` once in total.
+///
+/// The blocks lie on the fixed grid `k · SEGMENT_BLOCK` of entry indices whatever `rows`
+/// is: a range that starts or ends inside a block computes that whole block, with head
+/// flags at its own first row and just past its last row. Every row's products therefore
+/// sit at the same positions of the same block as in the run over all rows, and the
+/// segmented sum adds them in the same order: any partition of the rows reproduces the
+/// serial result bit for bit (the chunk kernel of the thread drivers).
 fn segmented_sum<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
     isa: Checked,
+    rows: Range<usize>,
     alpha: T,
     x: &[T],
     beta: T,
-    y: &mut [T],
+    y_rows: &mut [T],
 ) {
     let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
-    let (m, nnz) = (a.nrows(), a.nnz());
+    let (nnz, end) = (a.nnz(), rows.end);
+    let (first, last) = (rp(row_ptr, rows.start), rp(row_ptr, end));
     let mut buf = [T::ZERO; SEGMENT_BLOCK];
     let mut words = [0u64; SEGMENT_BLOCK / 64];
-    // `r`: the first row not yet written. Leading empty rows end at 0.
-    let mut r = 0;
-    while r < m && rp(row_ptr, r + 1) == 0 {
-        y[r] = axpby(alpha, T::ZERO, beta, y[r]);
+    let mut y = |r: usize, sum: T| {
+        let yi = &mut y_rows[r - rows.start];
+        *yi = axpby(alpha, sum, beta, *yi);
+    };
+    // `r`: the first row not yet written. Leading empty rows end at `first`.
+    let mut r = rows.start;
+    while r < end && rp(row_ptr, r + 1) == first {
+        y(r, T::ZERO);
         r += 1;
     }
     let mut carry = T::ZERO;
-    let mut b0 = 0;
-    while b0 < nnz {
-        // Invariant: rows before `r` are written; row `r` holds entry `b0` and `carry` is
-        // the sum of its entries before `b0`.
+    let mut b0 = first - first % SEGMENT_BLOCK;
+    while b0 < last {
+        // Invariant: rows before `r` are written; row `r` holds entry `max(b0, first)`
+        // and `carry` is the sum of its entries before `b0`.
         let b1 = (b0 + SEGMENT_BLOCK).min(nnz);
         let prod = &mut buf[..b1 - b0];
         kern::products(isa, &col_idx[b0..b1], &vals[b0..b1], x, prod);
         words.fill(0);
+        // Heads: the range's first row (where the block holds earlier rows' entries), the
+        // rows that begin in the block, and the row past the range (whose entries the
+        // block may hold).
+        if first > b0 {
+            let h = first - b0;
+            words[h / 64] |= 1 << (h % 64);
+        }
         let mut j = r + 1;
-        while j < m && rp(row_ptr, j) < b1 {
+        while j <= end && rp(row_ptr, j) < b1 {
             let h = rp(row_ptr, j) - b0;
             words[h / 64] |= 1 << (h % 64);
             j += 1;
@@ -283,18 +362,18 @@ fn segmented_sum<T: Scalar, I: Index>(
             prod[0] += carry;
         }
         seg_sum(isa, prod, &words);
-        while r < m && rp(row_ptr, r + 1) <= b1 {
+        while r < end && rp(row_ptr, r + 1) <= b1 {
             let (s, e) = (rp(row_ptr, r), rp(row_ptr, r + 1));
-            let sum = if s == e { T::ZERO } else { prod[s.max(b0) - b0] };
-            y[r] = axpby(alpha, sum, beta, y[r]);
+            y(r, if s == e { T::ZERO } else { prod[s.max(b0) - b0] });
             r += 1;
         }
-        carry = if r < m && rp(row_ptr, r) < b1 { prod[rp(row_ptr, r).max(b0) - b0] } else { T::ZERO };
+        carry = if r < end && rp(row_ptr, r) < b1 { prod[rp(row_ptr, r).max(b0) - b0] } else { T::ZERO };
         b0 = b1;
     }
-    // Trailing rows (all empty: every entry was consumed).
-    for yi in &mut y[r..] {
-        *yi = axpby(alpha, T::ZERO, beta, *yi);
+    // Trailing rows (all empty: every entry of the range was consumed).
+    while r < end {
+        y(r, T::ZERO);
+        r += 1;
     }
 }
 
@@ -555,5 +634,85 @@ fn merge_path<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Checked, alpha: T, x:
             pending = c;
         }
         prev = cur;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    // The crate is `no_std` without the `std` feature; the test harness has it anyway.
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Rows of the given lengths with pseudo-random columns below `ncols` and values that
+    /// round differently in every order of addition (so the comparison sees the order).
+    fn matrix<T: Scalar>(lens: &[usize], ncols: usize, seed: u64) -> (Vec<u32>, Vec<u32>, Vec<T>) {
+        let mut h = seed | 1;
+        let mut next = move || {
+            h ^= h << 13;
+            h ^= h >> 7;
+            h ^= h << 17;
+            h
+        };
+        let mut row_ptr = Vec::from([0u32]);
+        let (mut cols, mut vals) = (Vec::new(), Vec::new());
+        for &len in lens {
+            for _ in 0..len {
+                cols.push((next() % ncols as u64) as u32);
+                vals.push(T::from_f64((next() % 2000) as f64 / 7.0 - 100.0));
+            }
+            row_ptr.push(cols.len() as u32);
+        }
+        (row_ptr, cols, vals)
+    }
+
+    /// Runs the segmented-sum SpMV over all rows and over the row ranges between `cuts`
+    /// on every `Isa`, and asks for the same bits.
+    fn check<T: Scalar>(
+        lens: &[usize],
+        ncols: usize,
+        cuts: &[usize],
+        seed: u64,
+    ) -> Result<(), TestCaseError> {
+        let (row_ptr, cols, vals) = matrix::<T>(lens, ncols, seed);
+        let m = lens.len();
+        let a = Csr::new(m, ncols, &row_ptr, &cols, &vals).expect("valid CSR");
+        let x: Vec<T> = (0..ncols).map(|j| T::from_f64(1.0 + j as f64 / 3.0)).collect();
+        let y0: Vec<T> = (0..m).map(|i| T::from_f64(i as f64 / 9.0)).collect();
+        let mut bounds: Vec<usize> = cuts.iter().map(|&c| c % (m + 1)).collect();
+        bounds.extend([0, m]);
+        bounds.sort_unstable();
+        for isa in Isa::ALL {
+            let Ok(c) = Checked::new(isa) else { continue };
+            let (alpha, beta) = (T::from_f64(1.5), T::from_f64(0.25));
+            let mut whole = y0.clone();
+            segmented_sum(&a, c, 0..m, alpha, &x, beta, &mut whole);
+            let mut parts = y0.clone();
+            for w in bounds.windows(2) {
+                segmented_sum(&a, c, w[0]..w[1], alpha, &x, beta, &mut parts[w[0]..w[1]]);
+            }
+            let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&whole), bits(&parts), "{:?}", isa);
+        }
+        Ok(())
+    }
+
+    fn lens() -> impl Strategy<Value = Vec<usize>> {
+        proptest::collection::vec(prop_oneof![4 => 0usize..9, 1 => Just(0usize), 1 => 0usize..700], 0..48)
+    }
+
+    proptest! {
+        /// The thread drivers' chunk kernel: any partition of the rows (cuts inside
+        /// blocks, empty ranges, ranges of empty rows) gives the serial bits.
+        #[test]
+        #[cfg_attr(miri, ignore)]
+        fn segmented_sum_over_row_ranges_equals_the_whole_bitwise(
+            lens in lens(), ncols in 1usize..300, cuts in proptest::collection::vec(0usize..64, 0..6), seed: u64,
+        ) {
+            check::<f64>(&lens, ncols, &cuts, seed)?;
+            check::<f32>(&lens, ncols, &cuts, seed)?;
+        }
     }
 }
