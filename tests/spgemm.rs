@@ -202,8 +202,103 @@ fn run_operands() -> impl Strategy<Value = (CsrOwned<f64, u32>, CsrOwned<f64, u3
     })
 }
 
+/// `n x n` whose rows repeat a pattern: offsets from the diagonal (`shifted`) or a block
+/// repeated in place (rows of one block of `bs` share their columns), each row now and
+/// then perturbed (one column added or dropped, or all shifted by one); canonical, or shuffled with one entry
+/// repeated. Values: small integers (`exact`, so sums are exact) or values whose sums
+/// round differently in every order.
+fn patterned(
+    n: usize,
+    offsets: &[i64],
+    bs: usize,
+    shifted: bool,
+    canonical: bool,
+    exact: bool,
+    seed: u64,
+) -> CsrOwned<f64, u32> {
+    let mut row_ptr = vec![0u32];
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    for i in 0..n {
+        let h = splitmix(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let base = if shifted { i as i64 } else { (i - i % bs) as i64 };
+        let mut cols: Vec<usize> = offsets
+            .iter()
+            .map(|&o| if shifted { base + o } else { base + o.rem_euclid(bs as i64) })
+            .filter(|&c| 0 <= c && c < n as i64)
+            .map(|c| c as usize)
+            .collect();
+        match h % 16 {
+            0 => cols.push((h >> 8) as usize % n),
+            1 if !cols.is_empty() => {
+                cols.remove((h >> 8) as usize % cols.len());
+            }
+            // The same columns one further right: same length, another offset.
+            2 => cols = cols.iter().map(|&c| c + 1).filter(|&c| c < n).collect(),
+            _ => {}
+        }
+        cols.sort_unstable();
+        cols.dedup();
+        if !canonical && !cols.is_empty() {
+            cols.push(cols[(h >> 16) as usize % cols.len()]);
+            let r = (h >> 24) as usize % cols.len();
+            cols.rotate_left(r);
+        }
+        for (k, &c) in cols.iter().enumerate() {
+            col_idx.push(c as u32);
+            let r = splitmix(h ^ (k as u64 + 7));
+            vals.push(if exact { (r % 9) as f64 - 4.0 } else { (r % 2000) as f64 / 7.0 - 100.0 });
+        }
+        row_ptr.push(col_idx.len() as u32);
+    }
+    CsrOwned::from_parts(n, n, row_ptr, col_idx, vals).unwrap()
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
+
+    /// Rows that repeat a pattern (stencils, bands, blocks) take the hybrid's row plans:
+    /// the product equals the dense reference (exact values) and, with inexact values,
+    /// the precise path (which has no plans) bit for bit, on every `Isa`.
+    #[test]
+    fn repeated_row_patterns_match_dense_and_the_precise_path_bitwise(
+        n in 1usize..300,
+        offsets in prop_oneof![
+            proptest::collection::vec(-12i64..12, 1..9),
+            // A band: consecutive columns (the plans' runs).
+            (-8i64..=0, 0i64..8).prop_map(|(lo, hi)| (lo..=hi).collect::<Vec<_>>()),
+        ],
+        bs in 1usize..40,
+        shifted: bool,
+        canonical: bool,
+        seed: u64,
+    ) {
+        for exact in [true, false] {
+            let a = patterned(n, &offsets, bs, shifted, canonical, exact, seed);
+            let b = patterned(n, &offsets, bs, shifted, canonical, exact, seed ^ 0x5EED);
+            let (a, b) = (a.view(), b.view());
+            for isa in Isa::available() {
+                let cfg = SpgemmConfig::new().isa(isa);
+                let (h, stats) = spgemm_with_stats(cfg, &a, &b).unwrap();
+                let h = h.view();
+                prop_assert_eq!(h.row_order(), RowOrder::Canonical);
+                prop_assert_eq!(stats.nnz_c, h.nnz());
+                if exact {
+                    prop_assert_eq!(entries(&h), reference(&a, &b), "{:?}", isa);
+                    continue;
+                }
+                let ws = spgemm_workspace_len_with(cfg, &a, &b).unwrap();
+                let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
+                let mut row_ptr = vec![0u32; n + 1];
+                let nnz = spgemm_symbolic_with(cfg, &a, &b, &mut row_ptr, &mut wi).unwrap();
+                let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+                spgemm_numeric_with(cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
+                prop_assert_eq!(h.row_ptr(), &row_ptr[..], "{:?}", isa);
+                prop_assert_eq!(h.col_idx(), &ci[..], "{:?}", isa);
+                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+                prop_assert_eq!(bits(h.vals()), bits(&cv), "{:?}", isa);
+            }
+        }
+    }
 
     #[test]
     fn spgemm_with_consecutive_column_runs_in_b_matches_dense((a, b) in run_operands()) {

@@ -11,7 +11,9 @@
 //!    ([`spgemm_symbolic`] then [`spgemm_numeric`], the "precise" method), or, with
 //!    `alloc`, by a CPU form of the thesis's hybrid allocation ([`spgemm`], 9.4.3): rows
 //!    appended in order into arrays sized in advance by a lower bound of `nnz(C)` and
-//!    grown by [`GROWTH`] (1.5x) when a row does not fit, no symbolic pass.
+//!    grown by [`GROWTH`] (1.5x) when a row does not fit, no symbolic pass. There, rows
+//!    that repeat the pattern of an earlier dense-accumulator row (stencils, bands,
+//!    blocks) reuse its learnt slots instead of marking and sorting again.
 //!
 //! Stages 1–3 are public ([`upper_bound`], [`bin_rows`], [`spgemm_numeric_rows`] for one
 //! bin's rows), so a caller can time them or run bins as independent chunks.
@@ -81,6 +83,8 @@ mod stages;
 
 #[cfg(feature = "alloc")]
 mod owned;
+#[cfg(feature = "alloc")]
+mod plan;
 
 #[cfg(feature = "alloc")]
 pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};

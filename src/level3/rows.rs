@@ -96,13 +96,20 @@ pub(crate) struct Ctx<'c, 'm, T, I> {
 impl<'c, 'm, T: Scalar, I: Index> Ctx<'c, 'm, T, I> {
     #[inline(always)]
     fn b_row(&self, k: I) -> (&'m [I], &'m [T]) {
-        let (bp, k) = (self.b.row_ptr(), k.to_usize());
+        self.b_row_at(k.to_usize())
+    }
+
+    /// Row `k` of `B` (`k` a column index of a validated `A`, so below `b.nrows()`).
+    #[inline(always)]
+    pub(crate) fn b_row_at(&self, k: usize) -> (&'m [I], &'m [T]) {
+        let bp = self.b.row_ptr();
         let r = bp[k].to_usize()..bp[k + 1].to_usize();
         (&self.b.col_idx()[r.clone()], &self.b.vals()[r])
     }
 
+    /// Row `i` of `A` (empty past the end).
     #[inline(always)]
-    fn a_row(&self, i: usize) -> (&'m [I], &'m [T]) {
+    pub(crate) fn a_row(&self, i: usize) -> (&'m [I], &'m [T]) {
         self.a.row(i).unwrap_or((&[], &[]))
     }
 
