@@ -266,7 +266,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err)?;
     row_ptr.push(I::ZERO);
     let mut reg = EscBuf::new();
-    let mut plan = RowPlan::<T>::new();
+    let mut plan = RowPlan::new();
     for i in rows.clone() {
         if rule.spread {
             ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);

@@ -35,7 +35,7 @@ pub(crate) const PLAN_MAX: usize = 4096;
 pub(crate) const PLAN_WAIT_MAX: usize = 1024;
 
 /// One learnt row pattern; see the module docs.
-pub(crate) struct RowPlan<T> {
+pub(crate) struct RowPlan {
     /// `k - i` (wrapping) of each column `k` of the row of `A`.
     a_off: Vec<usize>,
     /// The length of each row `k` of `B`.
@@ -52,8 +52,6 @@ pub(crate) struct RowPlan<T> {
     canonical: bool,
     /// `c - i` (wrapping) of each output column, ascending.
     out_off: Vec<usize>,
-    /// The sums, one per output slot.
-    acc: Vec<T>,
     /// The row's upper bound and bin (the same for every matching row).
     pub(crate) ub: usize,
     pub(crate) bin: Bin,
@@ -65,7 +63,7 @@ pub(crate) struct RowPlan<T> {
     skip: usize,
 }
 
-impl<T: Scalar> RowPlan<T> {
+impl RowPlan {
     pub(crate) fn new() -> Self {
         RowPlan {
             a_off: Vec::new(),
@@ -75,7 +73,6 @@ impl<T: Scalar> RowPlan<T> {
             run: Vec::new(),
             canonical: false,
             out_off: Vec::new(),
-            acc: Vec::new(),
             ub: 0,
             bin: Bin::Empty,
             valid: false,
@@ -87,7 +84,7 @@ impl<T: Scalar> RowPlan<T> {
 
     /// Row `i` of `C` by the plan, appended to `col_idx`/`vals` (which have room for it,
     /// see [`RowPlan::len`]), if it matches; `false` (nothing appended) if not.
-    pub(crate) fn apply<I: Index>(
+    pub(crate) fn apply<T: Scalar, I: Index>(
         &mut self,
         ctx: &Ctx<'_, '_, T, I>,
         i: usize,
@@ -102,7 +99,31 @@ impl<T: Scalar> RowPlan<T> {
         if ac.len() != self.a_off.len() {
             return false;
         }
-        self.acc.fill(-T::ZERO);
+        // The sums go straight to `vals` (the caller made room), each slot from `-0.0`;
+        // a row that turns out not to match is cut off again.
+        let start = vals.len();
+        vals.resize(start + self.out_off.len(), -T::ZERO);
+        if self.sum(ctx, base, ac, av, &mut vals[start..]) {
+            self.hits += 1;
+            col_idx.extend(self.out_off.iter().map(|&o| I::from_usize_unchecked(base.wrapping_add(o))));
+            true
+        } else {
+            vals.truncate(start);
+            false
+        }
+    }
+
+    /// Checks the rows of `B` that the row of `A` (`ac`, `av`, first column `base`)
+    /// references against the plan and sums their products into `out` (one value per
+    /// slot); `false` at the first difference.
+    fn sum<T: Scalar, I: Index>(
+        &self,
+        ctx: &Ctx<'_, '_, T, I>,
+        base: usize,
+        ac: &[I],
+        av: &[T],
+        out: &mut [T],
+    ) -> bool {
         let (mut b_off, mut slot) = (&self.b_off[..], &self.slot[..]);
         let rows = ac.iter().zip(av).zip(self.a_off.iter().zip(&self.b_len).zip(&self.run));
         for ((&k, &x), ((&ao, &bl), &run)) in rows {
@@ -124,28 +145,26 @@ impl<T: Scalar> RowPlan<T> {
                     continue;
                 };
                 let first = first.to_usize();
-                if first.wrapping_sub(k) != o || last.to_usize() - first != bl - 1 {
+                if first.wrapping_sub(k) != o || last.to_usize().wrapping_sub(first) != bl - 1 {
                     return false;
                 }
-                let Some(d) = self.acc.get_mut(run as usize..run as usize + bl) else { return false };
+                let Some(d) = out.get_mut(run as usize..run as usize + bl) else { return false };
                 for (d, &y) in d.iter_mut().zip(bv) {
                     *d += x * y;
                 }
                 continue;
             }
-            for ((&j, &y), (&o, &s)) in bc.iter().zip(bv).zip(bo.iter().zip(sl)) {
-                if j.to_usize().wrapping_sub(k) != o {
-                    return false;
-                }
-                match self.acc.get_mut(s as usize) {
-                    Some(d) => *d += x * y,
-                    None => return false,
+            // All offsets first (one branch per row of `B`), then the sums.
+            let diff = bc.iter().zip(bo).fold(0, |d, (&j, &o)| d | (j.to_usize().wrapping_sub(k) ^ o));
+            if diff != 0 {
+                return false;
+            }
+            for (&y, &s) in bv.iter().zip(sl) {
+                if let Some(d) = out.get_mut(s as usize) {
+                    *d += x * y;
                 }
             }
         }
-        self.hits += 1;
-        col_idx.extend(self.out_off.iter().map(|&o| I::from_usize_unchecked(base.wrapping_add(o))));
-        vals.extend_from_slice(&self.acc);
         true
     }
 
@@ -157,7 +176,7 @@ impl<T: Scalar> RowPlan<T> {
     /// Learns row `i`, which the dense accumulator computed as the sorted columns `row`
     /// (upper bound `ub`, bin `bin`), unless learning waits (see the module docs) or the
     /// row has more than [`PLAN_MAX`] products. An allocation failure leaves no plan.
-    pub(crate) fn learn<I: Index>(
+    pub(crate) fn learn<T: Scalar, I: Index>(
         &mut self,
         ctx: &Ctx<'_, '_, T, I>,
         i: usize,
@@ -181,7 +200,7 @@ impl<T: Scalar> RowPlan<T> {
         (self.ub, self.bin, self.hits) = (ub, bin, 0);
     }
 
-    fn build<I: Index>(&mut self, ctx: &Ctx<'_, '_, T, I>, i: usize, row: &[I]) -> Result<(), ()> {
+    fn build<T: Scalar, I: Index>(&mut self, ctx: &Ctx<'_, '_, T, I>, i: usize, row: &[I]) -> Result<(), ()> {
         let (ac, _) = ctx.a_row(i);
         let base = ac.first().ok_or(())?.to_usize();
         for v in [&mut self.a_off, &mut self.b_len, &mut self.b_off, &mut self.out_off] {
@@ -189,15 +208,12 @@ impl<T: Scalar> RowPlan<T> {
         }
         self.slot.clear();
         self.run.clear();
-        self.acc.clear();
         self.canonical = ctx.b.row_order() == RowOrder::Canonical;
         self.a_off.try_reserve(ac.len()).map_err(|_| ())?;
         self.b_len.try_reserve(ac.len()).map_err(|_| ())?;
         self.run.try_reserve(ac.len()).map_err(|_| ())?;
         self.out_off.try_reserve(row.len()).map_err(|_| ())?;
-        self.acc.try_reserve(row.len()).map_err(|_| ())?;
         self.out_off.extend(row.iter().map(|c| c.to_usize().wrapping_sub(base)));
-        self.acc.resize(row.len(), T::ZERO);
         for &k in ac {
             let k = k.to_usize();
             let (bc, _) = ctx.b_row_at(k);
