@@ -18,7 +18,9 @@
 //! same run, each block warmed up with its own arrays (the suite matrices are 47–120 MB,
 //! so on a core with a large L3 they partly stay cached, as in an iterative solver, and
 //! so does the stream reference); `conv` = CSR-to-format conversion time in units of
-//! that baseline's SpMV. Times are medians.
+//! that baseline's SpMV (for CSR5 into preallocated buffers; the note adds `in place
+//! conv`, `Csr5Owned::from_csr_owned` transposing an owned matrix's own arrays, the
+//! thesis's way, allocation of the small tile arrays included). Times are medians.
 //!
 //! A second table, SpGEMM (thesis chapter 9), squares every square matrix whose `A²` has
 //! at most [`SPGEMM_MAX_PRODUCTS`] candidate products: `level3::spgemm` (hybrid
@@ -33,6 +35,7 @@ use std::hint::black_box;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+use spblas::Csr5Owned;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
 use spblas::level2::{CsrMethod, spmv_csr};
@@ -191,6 +194,8 @@ struct Row {
     format: &'static str,
     fill: f64,
     conv: Option<Duration>,
+    /// CSR5 only: the in-place conversion (the thesis's way, 6.3.1), median.
+    conv_in_place: Option<Duration>,
     /// The kernel's median time.
     spmv: Option<Duration>,
     /// Speedup over the baseline (row-scalar CSR), the two timed in alternating blocks.
@@ -293,6 +298,19 @@ fn csr5_row<T: Scalar, I: Index>(
     };
     convert()?;
     let conv = median_time(|| convert().expect("converted once already"));
+    // In place (the thesis's way): `Csr5Owned::from_csr_owned` on a fresh copy of the
+    // matrix each time (the copy is not timed), with this `Isa`'s own layout.
+    let mut times = Vec::new();
+    let start = Instant::now();
+    while times.len() < MIN_REPS || (start.elapsed() < MIN_TIME && times.len() < MAX_REPS) {
+        let owned = CsrOwned::from_csr(a);
+        let t0 = Instant::now();
+        let c5 = Csr5Owned::from_csr_owned(owned, isa).map_err(|(e, _)| e)?;
+        times.push(t0.elapsed());
+        black_box(&c5);
+    }
+    times.sort();
+    let in_place = times[times.len() / 2];
     let aux = spblas::formats::Csr5Aux {
         tile_ptr: &mut tp,
         tile_desc: &mut td,
@@ -312,7 +330,15 @@ fn csr5_row<T: Scalar, I: Index>(
     if d > 1e3 * T::EPSILON.to_f64() {
         note = format!("MISMATCH: rel diff {d:.2e}; {note}");
     }
-    Ok(Row { format: "csr5", fill: 1.0, conv: Some(conv), spmv: Some(t), ratio: Some(ratio), note })
+    Ok(Row {
+        format: "csr5",
+        fill: 1.0,
+        conv: Some(conv),
+        conv_in_place: Some(in_place),
+        spmv: Some(t),
+        ratio: Some(ratio),
+        note,
+    })
 }
 
 fn run_matrix<T: Scalar, I: Index>(
@@ -337,6 +363,7 @@ fn run_matrix<T: Scalar, I: Index>(
     let bytes = csr_bytes::<T, I>(m, nnz);
     let stream = stream_gbs(bytes);
     let mut rows = vec![Row {
+        conv_in_place: None,
         format: "csr",
         fill: 1.0,
         conv: Some(Duration::ZERO),
@@ -367,6 +394,7 @@ fn run_matrix<T: Scalar, I: Index>(
             _ => "csr auto",
         };
         rows.push(Row {
+            conv_in_place: None,
             format,
             fill: 1.0,
             conv: Some(Duration::ZERO),
@@ -384,6 +412,7 @@ fn run_matrix<T: Scalar, I: Index>(
             let (format, fill) = ($format, $fill);
             if fill > MAX_FILL {
                 rows.push(Row {
+                    conv_in_place: None,
                     format,
                     fill,
                     conv: None,
@@ -406,6 +435,7 @@ fn run_matrix<T: Scalar, I: Index>(
                             format!("MISMATCH: rel diff {d:.2e}")
                         };
                         rows.push(Row {
+                            conv_in_place: None,
                             format,
                             fill,
                             conv: Some(conv),
@@ -415,6 +445,7 @@ fn run_matrix<T: Scalar, I: Index>(
                         });
                     }
                     Err(e) => rows.push(Row {
+                        conv_in_place: None,
                         format,
                         fill,
                         conv: None,
@@ -430,6 +461,7 @@ fn run_matrix<T: Scalar, I: Index>(
     match csr5_row(a, isa, sigma, &x, &y_ref, &mut base) {
         Ok(r) => rows.push(r),
         Err(e) => rows.push(Row {
+            conv_in_place: None,
             format: "csr5",
             fill: 1.0,
             conv: None,
@@ -476,12 +508,16 @@ fn run_matrix<T: Scalar, I: Index>(
             (Some(c), _) => format!("{:.1}", c.as_secs_f64() / base),
             (None, _) => "-".into(),
         };
+        let note = match r.conv_in_place {
+            Some(c) => format!("in place conv {:.1}; {}", c.as_secs_f64() / base, r.note),
+            None => r.note,
+        };
         println!(
             "| {name:<16} | {class:<9} | {:>4} | {m:>9} | {n:>9} | {nnz:>10} | {:<14} | {:>6.2} | {conv:>6} | {spmv:>9} | {speedup:>6} | {gflops:>7} | {gbs:>6} | {stream:>6.1} | {pct:>7} | {}",
             T::NAME,
             r.format,
             r.fill,
-            r.note
+            note
         );
     }
 }

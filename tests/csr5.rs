@@ -138,6 +138,26 @@ fn check_roundtrip<T: Scalar, I: Index>(raw: &RawCsr<T, I>) -> Result<(), TestCa
         prop_assert_eq!(&c[..], a.col_idx());
         prop_assert_eq!(bits(&v), bits(a.vals()));
     }
+    // Owned, in place: the copying conversion's arrays for each `Isa`'s layout, and
+    // the same matrix (row order included) back.
+    for isa in Isa::available() {
+        let want = Csr5Owned::from_csr_isa(&a, isa).unwrap();
+        let got = Csr5Owned::from_csr_owned(CsrOwned::from_csr(&a), isa).map_err(|(e, _)| e).unwrap();
+        prop_assert_eq!(got.layout(), want.layout());
+        let (g, w) = (got.view(), want.view());
+        prop_assert_eq!(g.col_idx(), w.col_idx());
+        prop_assert_eq!(bits(g.vals()), bits(w.vals()));
+        prop_assert_eq!((g.tile_ptr(), g.tile_desc()), (w.tile_ptr(), w.tile_desc()));
+        prop_assert_eq!((g.empty_offset_ptr(), g.empty_offset()), (w.empty_offset_ptr(), w.empty_offset()));
+        let back = got.into_csr_owned();
+        let back = back.view();
+        prop_assert_eq!(
+            (back.nrows(), back.ncols(), back.row_order()),
+            (a.nrows(), a.ncols(), a.row_order())
+        );
+        prop_assert_eq!((back.row_ptr(), back.col_idx()), (a.row_ptr(), a.col_idx()));
+        prop_assert_eq!(bits(back.vals()), bits(a.vals()));
+    }
     Ok(())
 }
 

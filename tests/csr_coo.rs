@@ -99,6 +99,42 @@ proptest! {
     }
 
     #[test]
+    fn validation_matches_a_row_by_row_reference(
+        raw in csr::<f64, u32>(40, 8, false),
+        picks in proptest::collection::vec(any::<usize>(), 0..3),
+        over in 0u32..3,
+    ) {
+        // Zero to two columns out of bounds (by 0..3 past the last); the error must
+        // name the first in row order, and a valid matrix must get the row order a
+        // row-by-row scan gives.
+        let mut r = raw.clone();
+        let nnz = r.col_idx.len();
+        for &p in picks.iter().skip(1) {
+            if nnz > 0 {
+                r.col_idx[p % nnz] = r.ncols as u32 + over;
+            }
+        }
+        let mut want = Ok(RowOrder::Canonical);
+        'rows: for row in 0..r.nrows {
+            let (s, e) = (r.row_ptr[row] as usize, r.row_ptr[row + 1] as usize);
+            for k in s..e {
+                let c = r.col_idx[k];
+                if c as usize >= r.ncols {
+                    want = Err(FormatError::ColumnOutOfBounds { row, position: k, col: c as usize, ncols: r.ncols });
+                    break 'rows;
+                }
+                if k > s && c < r.col_idx[k - 1] {
+                    want = want.map(|_| RowOrder::Unsorted);
+                } else if k > s && c == r.col_idx[k - 1] && want == Ok(RowOrder::Canonical) {
+                    want = Ok(RowOrder::Sorted);
+                }
+            }
+        }
+        let got = Csr::new(r.nrows, r.ncols, &r.row_ptr, &r.col_idx, &r.vals).map(|a| a.row_order());
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
     fn corrupted_csr_is_rejected_with_the_matching_error(raw in csr::<f64, u32>(20, 6, false), which in 0usize..6, pick: usize) {
         let mut r = raw.clone();
         let nnz = r.col_idx.len();

@@ -1,6 +1,6 @@
 //! Compressed Sparse Row (thesis 5.2.4): `row_ptr` (nrows + 1), `col_idx` and `vals` (nnz).
 
-use crate::formats::{check_buf, check_col, check_dims, check_len, check_ptr};
+use crate::formats::{any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr, count_pairs};
 use crate::{FormatError, Index, Scalar};
 
 /// How the column indices inside each row are ordered, as found by validation.
@@ -55,22 +55,34 @@ impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
         check_len("row_ptr", row_ptr.len(), nrows + 1)?;
         check_len("vals", vals.len(), nnz)?;
         check_ptr("row_ptr", row_ptr, nnz)?;
-        let mut order = RowOrder::Canonical;
-        for (row, w) in row_ptr.windows(2).enumerate() {
-            let (start, end) = (w[0].to_usize(), w[1].to_usize());
-            let mut prev: Option<I> = None;
-            for (k, &c) in col_idx[start..end].iter().enumerate() {
-                check_col(c, ncols, row, start + k)?;
-                if let Some(p) = prev {
-                    if c < p {
-                        order = RowOrder::Unsorted;
-                    } else if c == p && order == RowOrder::Canonical {
-                        order = RowOrder::Sorted;
-                    }
+        // Branch-free passes over all of `col_idx` (vectorised), the row loop only to
+        // locate an out-of-bounds column and to discount the pairs that straddle rows.
+        if any_at_or_above(col_idx, ncols) {
+            for (row, w) in row_ptr.windows(2).enumerate() {
+                let start = w[0].to_usize();
+                for (k, &c) in col_idx[start..w[1].to_usize()].iter().enumerate() {
+                    check_col(c, ncols, row, start + k)?;
                 }
-                prev = Some(c);
             }
         }
+        let (mut lt, mut eq) = count_pairs(col_idx);
+        for w in row_ptr.windows(2) {
+            let (start, end) = (w[0].to_usize(), w[1].to_usize());
+            // The first entry of a non-empty row (each position is one at most once)
+            // against the last of the rows before.
+            if start > 0 && start < end {
+                let (c, p) = (col_idx[start], col_idx[start - 1]);
+                lt -= usize::from(c < p);
+                eq -= usize::from(c == p);
+            }
+        }
+        let order = if lt > 0 {
+            RowOrder::Unsorted
+        } else if eq > 0 {
+            RowOrder::Sorted
+        } else {
+            RowOrder::Canonical
+        };
         Ok(Csr { nrows, ncols, row_ptr, col_idx, vals, order })
     }
 

@@ -113,10 +113,10 @@ pub(crate) fn check_ptr<I: Index>(array: &'static str, ptr: &[I], end: usize) ->
     if *first != I::ZERO {
         return Err(FormatError::PtrStart { array, got: first.try_to_usize().unwrap_or(usize::MAX) });
     }
-    for (position, w) in ptr.windows(2).enumerate() {
-        if w[1] < w[0] {
-            return Err(FormatError::PtrDecreasing { array, position });
-        }
+    // One branch-free pass the compiler vectorises; the position only on failure.
+    if count_descents(ptr) > 0 {
+        let position = ptr.windows(2).position(|w| w[1] < w[0]).unwrap_or(0);
+        return Err(FormatError::PtrDecreasing { array, position });
     }
     let last = ptr[ptr.len() - 1];
     if last.try_to_usize() != Some(end) {
@@ -127,6 +127,48 @@ pub(crate) fn check_ptr<I: Index>(array: &'static str, ptr: &[I], end: usize) ->
         });
     }
     Ok(())
+}
+
+/// How many `v[k] < v[k - 1]`: a branch-free pass the compiler vectorises, for
+/// validation that runs at memory speed and looks for the first violation only when
+/// there is one.
+pub(crate) fn count_descents<I: Index>(v: &[I]) -> usize {
+    count_pairs(v).0
+}
+
+/// `(#{k: v[k] < v[k - 1]}, #{k: v[k] == v[k - 1]})`, branch-free and vectorised: the
+/// counts run in `u32` lanes over blocks of [`PAIR_BLOCK`] pairs (so as many fit a
+/// vector as the indices do), the blocks' totals in `usize`.
+pub(crate) fn count_pairs<I: Index>(v: &[I]) -> (usize, usize) {
+    let (mut lt, mut eq) = (0usize, 0usize);
+    let mut start = 1;
+    while start < v.len() {
+        let end = v.len().min(start + PAIR_BLOCK);
+        let (cur, prev) = (&v[start..end], &v[start - 1..end - 1]);
+        let (l, e) = cur
+            .iter()
+            .zip(prev)
+            .fold((0u32, 0u32), |(l, e), (c, p)| (l + u32::from(c < p), e + u32::from(c == p)));
+        (lt, eq) = (lt + l as usize, eq + e as usize);
+        start = end;
+    }
+    (lt, eq)
+}
+
+/// Pairs per block of [`count_pairs`] (its `u32` counts cannot overflow).
+const PAIR_BLOCK: usize = 1 << 16;
+
+/// Whether any index in `v` is `>= bound` (branch-free, vectorised; see
+/// [`count_descents`]).
+pub(crate) fn any_at_or_above<I: Index>(v: &[I], bound: usize) -> bool {
+    match bound.checked_sub(1).map(I::from_usize) {
+        // `bound == 0`: every index is out.
+        None => !v.is_empty(),
+        // `bound - 1` fits `I`: compare in `I`.
+        Some(Some(max)) => v.iter().fold(false, |any, &c| any | (c > max)),
+        // Above `I::MAX`: no index is out.
+        Some(None) => false,
+    }
 }
 
 /// `a * b`, or a [`FormatError::TooLarge`] naming `what`.
@@ -154,5 +196,52 @@ pub(crate) fn check_row<I: Index>(r: I, nrows: usize, position: usize) -> Result
     match r.try_to_usize() {
         Some(row) if row < nrows => Ok(()),
         row => Err(FormatError::RowOutOfBounds { position, row: row.unwrap_or(usize::MAX), nrows }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    extern crate std;
+    use std::vec::Vec;
+
+    use super::{any_at_or_above, count_pairs};
+
+    fn naive_pairs(v: &[u32]) -> (usize, usize) {
+        let lt = v.windows(2).filter(|w| w[1] < w[0]).count();
+        (lt, v.windows(2).filter(|w| w[1] == w[0]).count())
+    }
+
+    #[test]
+    fn count_pairs_equals_the_naive_count_across_block_edges() {
+        let mut x = 0x9E37_79B9u32;
+        let v: Vec<u32> = (0..3 * (1 << 16) + 5)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x % 8
+            })
+            .collect();
+        for len in [0, 1, 2, 1 << 16, (1 << 16) + 1, (1 << 16) + 2, 2 << 16, v.len()] {
+            assert_eq!(count_pairs(&v[..len]), naive_pairs(&v[..len]), "len {len}");
+        }
+        // A descent and an equal pair exactly across the first block edge.
+        let mut w = std::vec![5u32; (1 << 16) + 3];
+        w[1 << 16] = 4;
+        assert_eq!(count_pairs(&w), naive_pairs(&w));
+    }
+
+    #[test]
+    fn any_at_or_above_at_the_edges_of_the_index_type() {
+        assert!(!any_at_or_above::<u32>(&[], 0));
+        assert!(any_at_or_above::<u32>(&[0], 0));
+        assert!(!any_at_or_above::<u32>(&[0, 2, 1], 3));
+        assert!(any_at_or_above::<u32>(&[0, 3, 1], 3));
+        assert!(any_at_or_above::<u32>(&[u32::MAX], u32::MAX as usize));
+        // A bound above `u32::MAX`: every `u32` is inside.
+        #[cfg(target_pointer_width = "64")]
+        assert!(!any_at_or_above::<u32>(&[u32::MAX, 0], u32::MAX as usize + 1));
+        assert!(any_at_or_above::<u64>(&[u64::MAX], usize::MAX));
+        assert!(!any_at_or_above::<u64>(&[1 << 40], usize::MAX));
     }
 }

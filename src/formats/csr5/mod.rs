@@ -727,8 +727,8 @@ mod owned {
     use alloc::vec;
     use alloc::vec::Vec;
 
-    use super::{Csr5, Csr5Aux, Csr5Layout, Csr5Parts};
-    use crate::formats::Csr;
+    use super::{Csr5, Csr5Aux, Csr5Layout, Csr5Parts, build, check_layout, fill_aux};
+    use crate::formats::{Csr, CsrOwned, RowOrder};
     use crate::{FormatError, Index, Isa, Scalar};
 
     /// A CSR5 matrix that owns its arrays (feature `alloc`), `row_ptr` included.
@@ -742,6 +742,8 @@ mod owned {
         tile_desc: Vec<u32>,
         empty_offset_ptr: Vec<I>,
         empty_offset: Vec<I>,
+        /// The row order of the CSR matrix converted, for [`Csr5Owned::into_csr_owned`].
+        order: RowOrder,
     }
 
     impl<T: Scalar, I: Index> Csr5Owned<T, I> {
@@ -793,7 +795,64 @@ mod owned {
                 tile_desc,
                 empty_offset_ptr,
                 empty_offset,
+                order: csr.row_order(),
             })
+        }
+
+        /// Converts an owned CSR matrix in place (the thesis's way, 6.3.1), with the
+        /// layout for `isa`: its `col_idx` and `vals` are transposed tile by tile where
+        /// they lie, so no second copy of the entries exists, and nothing is validated
+        /// again (a [`CsrOwned`] is valid). Costs the auxiliary arrays' pass over
+        /// `row_ptr` and one in-cache transpose per tile; [`Csr5Owned::into_csr_owned`]
+        /// undoes it.
+        ///
+        /// # Errors
+        /// As [`Csr5Layout::new`], with the matrix handed back unchanged.
+        // The error hands the matrix back (its three `Vec` headers, not its entries).
+        #[allow(clippy::result_large_err)]
+        pub fn from_csr_owned(csr: CsrOwned<T, I>, isa: Isa) -> Result<Self, (FormatError, CsrOwned<T, I>)> {
+            let layout = match Csr5Layout::new(&csr.view(), isa) {
+                Ok(l) => l,
+                Err(e) => return Err((e, csr)),
+            };
+            let order = csr.view().row_order();
+            let (nrows, ncols, row_ptr, mut col_idx, mut vals) = csr.into_parts();
+            let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
+            let mut tile_desc = vec![0u32; layout.tile_desc_len()];
+            let mut empty_offset_ptr = vec![I::ZERO; layout.tile_ptr_len()];
+            let mut empty_offset = vec![I::ZERO; layout.empty_offset_len()];
+            let aux = Csr5Aux {
+                tile_ptr: &mut tile_ptr,
+                tile_desc: &mut tile_desc,
+                empty_offset_ptr: &mut empty_offset_ptr,
+                empty_offset: &mut empty_offset,
+            };
+            // Neither fails: the layout is this matrix's, the buffers are its lengths.
+            let done = check_layout(nrows, ncols, col_idx.len(), &layout)
+                .and_then(|()| fill_aux(&row_ptr, &layout, aux));
+            if let Err(e) = done {
+                return Err((e, CsrOwned::from_parts_trusted(nrows, ncols, row_ptr, col_idx, vals, order)));
+            }
+            build::transpose_in_place(&mut col_idx, &mut vals, layout.omega, layout.sigma);
+            Ok(Csr5Owned {
+                layout,
+                row_ptr,
+                col_idx,
+                vals,
+                tile_ptr,
+                tile_desc,
+                empty_offset_ptr,
+                empty_offset,
+                order,
+            })
+        }
+
+        /// Back to CSR in place ([`Csr5::to_csr_in_place`] on its own arrays): the
+        /// matrix [`Csr5Owned::from_csr_owned`] (or any conversion) started from.
+        pub fn into_csr_owned(self) -> CsrOwned<T, I> {
+            let Csr5Owned { layout, row_ptr, mut col_idx, mut vals, order, .. } = self;
+            build::transpose_in_place(&mut col_idx, &mut vals, layout.sigma, layout.omega);
+            CsrOwned::from_parts_trusted(layout.nrows, layout.ncols, row_ptr, col_idx, vals, order)
         }
 
         /// The layout it was built with.
