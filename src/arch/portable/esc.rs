@@ -4,6 +4,7 @@
 //! this needs (two-source permutes, masked adds, `vpcompress`); on the other widths
 //! [`esc_row`] returns `None` and the caller runs another method.
 
+#[cfg(target_arch = "x86_64")]
 use core::any::Any;
 
 use crate::Scalar;

@@ -11,6 +11,7 @@
 
 use bytemuck::Pod;
 
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 use crate::Isa;
 use crate::arch::Checked;
 
@@ -27,6 +28,7 @@ pub(crate) type TileFn<X> = unsafe fn(*const X, *mut X, usize, usize);
 /// tile's blocks with the block function `$b(src, ss, dst, ds)` — row `i < k` of the
 /// source block at `src + i * ss`, row `j` of the destination block at `dst + j * ds` —
 /// inlined under the width's target features `$feat`.
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 macro_rules! tile_kernels {
     ($feat:literal; u32: $($k32:literal => $b32:ident),*; u64: $($k64:literal => $b64:ident),*) => {
         /// The tile kernel for `k × k` blocks of 4-byte entries, if this width has one.
@@ -70,6 +72,7 @@ macro_rules! tile_kernels {
         tile as $crate::arch::portable::transpose::TileFn<$x>
     }};
 }
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 pub(crate) use tile_kernels;
 
 /// The largest block size `k` (a power of two, `k * size <= 64`) that divides `rows` and
@@ -106,7 +109,11 @@ macro_rules! word {
                     Isa::Avx512 => crate::arch::x86_64::avx512::transpose::$sel(k),
                     #[cfg(target_arch = "aarch64")]
                     Isa::Neon => crate::arch::aarch64::neon::transpose::$sel(k),
-                    _ => None,
+                    // No kernels for this width (or this target).
+                    _ => {
+                        let _ = k;
+                        None
+                    }
                 }
             }
         }
