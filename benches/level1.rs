@@ -3,7 +3,7 @@
 //!
 //! Each input has about `nnz` entries (2 .. 100K) drawn at random from dimension `n`:
 //! `dense` is `n = 2 nnz` (inputs half full, output ~75%), `4x` is `n = 4 nnz`, `32x` is
-//! `n = 32 nnz`. f64 values, u32 indices, on `Isa::detect()`; small sizes rotate among
+//! `n = 32 nnz`, `1M` is `n = 2^20` (2 to 8K entries, finer where the methods cross). f64 values, u32 indices, on `Isa::detect()`; small sizes rotate among
 //! distinct inputs so that branch prediction cannot learn one input.
 //!
 //! `cargo bench --bench level1` (all), `cargo bench --bench level1 -- 'add/4x'` (one
@@ -14,6 +14,9 @@ use std::hint::black_box;
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use spblas::Isa;
 use spblas::level1::{AddMethod, SpVec, add_isa, add_workspace_len};
+
+/// The dimension of the `1M` inputs.
+const LONG: usize = 1 << 20;
 
 /// xorshift64: deterministic inputs, no dependency.
 fn rng(seed: u64) -> impl FnMut() -> u64 {
@@ -38,10 +41,17 @@ fn sparse(n: usize, nnz: usize, seed: u64) -> (Vec<u32>, Vec<f64>) {
 
 fn bench(c: &mut Criterion) {
     let isa = Isa::detect();
-    for (density, factor) in [("dense", 2usize), ("4x", 4), ("32x", 32)] {
+    // `factor` 0: the dimension is fixed at `LONG` (short vectors of a long space, as
+    // rows of a large matrix), up to 8K entries.
+    for (density, factor) in [("dense", 2usize), ("4x", 4), ("32x", 32), ("1M", 0)] {
         let mut g = c.benchmark_group(format!("add/{density}"));
-        for nnz in [2usize, 8, 16, 32, 128, 512, 2048, 8192, 32768, 100_000] {
-            let n = nnz * factor;
+        let lens: &[usize] = if factor == 0 {
+            &[2, 4, 6, 8, 12, 16, 32, 128, 512, 2048, 8192]
+        } else {
+            &[2, 8, 16, 32, 128, 512, 2048, 8192, 32768, 100_000]
+        };
+        for &nnz in lens {
+            let n = if factor == 0 { LONG } else { nnz * factor };
             let sets = ((1usize << 20) / nnz).clamp(1, 64);
             let inputs: Vec<_> = (0..sets as u64)
                 .map(|s| (sparse(n, nnz, 2 * s + 1 + nnz as u64), sparse(n, nnz, 2 * s + 2 + nnz as u64)))
@@ -64,21 +74,23 @@ fn bench(c: &mut Criterion) {
                 ))
             ];
             g.throughput(Throughput::Elements(m as u64));
-            let (nx, ny) = (inputs[0].0.0.len(), inputs[0].1.0.len());
-            let chosen = AddMethod::choose(nx, ny, n);
             // The O(m log m) heap and O(m log^2 m) ESC are far behind from a few hundred
             // entries on; above 8K they would only make the run long.
             let methods = AddMethod::ALL
                 .iter()
                 .filter(|&&m| nnz <= 8192 || matches!(m, AddMethod::Spa | AddMethod::Merge))
-                .map(|&m| (m.name(), m));
-            for (name, method) in methods.chain([("auto", chosen)]) {
+                .map(|&m| (m.name(), Some(m)));
+            // `auto`: the rule asked per call, as a caller would (it is O(1)).
+            for (name, method) in methods.chain([("auto", None)]) {
                 let mut t = 0usize;
                 g.bench_function(BenchmarkId::new(name, nnz), |b| {
                     b.iter(|| {
                         let (x, y) = views[t % sets];
                         t = t.wrapping_add(1);
-                        add_isa(isa, black_box(x), black_box(y), &mut zi, &mut zv, method, &mut ws).unwrap()
+                        let (x, y) = (black_box(x), black_box(y));
+                        let method =
+                            method.unwrap_or_else(|| AddMethod::choose_isa(isa, x.nnz(), y.nnz(), n));
+                        add_isa(isa, x, y, &mut zi, &mut zv, method, &mut ws).unwrap()
                     })
                 });
             }

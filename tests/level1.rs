@@ -457,3 +457,27 @@ fn dense_ops_reject_wrong_lengths_before_writing() {
     assert!(add_merge_piece(1.0, x, 1.0, x, (2, 0), (1, 0), &mut zi, &mut zv).is_err());
     assert!(add_merge_piece(1.0, x, 1.0, x, (0, 0), (2, 2), &mut zi[..3], &mut zv).is_err());
 }
+
+/// `AddMethod::choose_isa` follows its documented rule: the SPA for short outputs in
+/// small spaces, the register ESC for 16..=32 candidates elsewhere where the width has
+/// it (AVX-512), the merge otherwise.
+#[test]
+fn choose_isa_follows_the_documented_rule() {
+    for isa in Isa::available() {
+        let esc = isa == Isa::Avx512;
+        for (nx, ny, n, want) in [
+            (0, 0, 0, AddMethod::Spa),
+            (200, 184, 1024, AddMethod::Spa),
+            (200, 185, 1024, AddMethod::Merge),
+            (3, 3, 1 << 20, AddMethod::Merge),
+            (7, 8, 1 << 20, AddMethod::Merge),
+            (8, 8, 1 << 20, if esc { AddMethod::BitonicEsc } else { AddMethod::Merge }),
+            (16, 16, 1025, if esc { AddMethod::BitonicEsc } else { AddMethod::Merge }),
+            (16, 17, 1 << 20, AddMethod::Merge),
+            (usize::MAX, 1, usize::MAX, AddMethod::Merge),
+        ] {
+            assert_eq!(AddMethod::choose_isa(isa, nx, ny, n), want, "{} {nx} {ny} {n}", isa.name());
+        }
+    }
+    assert_eq!(AddMethod::choose(8, 8, 1 << 20), AddMethod::choose_isa(Isa::detect(), 8, 8, 1 << 20));
+}
