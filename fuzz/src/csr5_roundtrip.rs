@@ -4,14 +4,15 @@
 //! reference on every available `Isa`, whole and cut into tile ranges
 //! (`spmv_tiles` + `apply_carries`); `Csr5::new` accepts exactly the arrays the
 //! conversion writes and rejects them with one entry changed (or does not panic); the
-//! in-place conversion (`from_csr_in_place` / `to_csr_in_place`) is the identity too.
+//! in-place conversions (`from_csr_in_place` / `to_csr_in_place`, and
+//! `Csr5Owned::from_csr_owned` / `into_csr_owned`) are the identity too.
 //! Index types `u32` and `u64`.
 
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::formats::csr5::{Csr5Aux, Csr5Parts};
 use spblas::level2::csr5::spmv_tiles;
 use spblas::level2::{Carry, apply_carries};
-use spblas::{Csr, Csr5, Csr5Layout, Index, Isa};
+use spblas::{Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, Index, Isa};
 
 use crate::formats::{Recipe, recipe_csr};
 use crate::{Dense, SpmvArgs, check_spmv, same};
@@ -62,6 +63,30 @@ fn check<I: Index>(input: &Input, nrows: usize, ncols: usize, rp: &[I], ci: &[I]
     }
     for layout in &layouts {
         roundtrip(input, &csr, layout, &dense, args);
+    }
+    // Owned, in place: the copying conversion's arrays, and the same matrix back.
+    for isa in Isa::available() {
+        let want = Csr5Owned::from_csr_isa(&csr, isa).expect("Csr5Owned::from_csr_isa");
+        let got = Csr5Owned::from_csr_owned(CsrOwned::from_csr(&csr), isa)
+            .map_err(|(e, _)| e)
+            .expect("Csr5Owned::from_csr_owned on a valid CSR");
+        let (g, w) = (got.view(), want.view());
+        assert!(g.col_idx() == w.col_idx() && same(g.vals(), w.vals()), "from_csr_owned entries differ");
+        assert!(
+            g.tile_ptr() == w.tile_ptr() && g.tile_desc() == w.tile_desc(),
+            "from_csr_owned tiles differ"
+        );
+        assert!(g.empty_offset() == w.empty_offset(), "from_csr_owned empty_offset differs");
+        check_spmv("csr5 owned in place", &g, &dense, args);
+        let back = got.into_csr_owned();
+        let back = back.view();
+        assert!(
+            back.row_ptr() == csr.row_ptr()
+                && back.col_idx() == csr.col_idx()
+                && same(back.vals(), csr.vals())
+                && back.row_order() == csr.row_order(),
+            "into_csr_owned is not the matrix converted"
+        );
     }
     layouts.len()
 }
