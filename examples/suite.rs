@@ -372,17 +372,26 @@ fn run_matrix<T: Scalar, I: Index>(
         note: "row-scalar (the baseline)".into(),
     }];
     // The conversion-free CSR methods (thesis ch. 8), each against the baseline; `csr
-    // auto` is what `SpMv for Csr` picks (`CsrMethod::choose`).
+    // auto` is what `SpMv for Csr` picks (`CsrMethod::choose`), `csr tuned` what
+    // `CsrMethod::tune` picks by timing on this machine.
+    // Tuned with 5 timed rounds.
     let auto = CsrMethod::choose(a, isa);
-    for method in CsrMethod::ALL.into_iter().skip(1).map(Some).chain([None]) {
-        let m_used = method.unwrap_or(auto);
+    let mut y_tune = vec![T::ZERO; m];
+    let tuned = CsrMethod::tune(a, isa, &x, &mut y_tune, 5).expect("dimensions checked");
+    let runs = CsrMethod::ALL.into_iter().skip(1).map(|c| (Some(c), c)).chain([(None, auto), (None, tuned)]);
+    for (k, (method, m_used)) in runs.enumerate() {
+        let is_tuned = k == CsrMethod::ALL.len();
         let mut y = vec![T::from_f64(f64::NAN); m];
         let (ratio, t) = ratio_and_time(&mut base, &mut || {
             spmv_csr(a, m_used, isa, T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
             black_box(&mut y);
         });
         let d = rel_diff(&y, &y_ref);
-        let mut note = if method.is_none() { format!("auto = {}", auto.name()) } else { String::new() };
+        let mut note = match method {
+            Some(_) => String::new(),
+            None if is_tuned => format!("tuned = {}", tuned.name()),
+            None => format!("auto = {}", auto.name()),
+        };
         if d > 1e3 * T::EPSILON.to_f64() {
             note = format!("MISMATCH: rel diff {d:.2e} {note}");
         }
@@ -391,6 +400,7 @@ fn run_matrix<T: Scalar, I: Index>(
             Some(CsrMethod::SegmentedSum) => "csr segsum",
             Some(CsrMethod::SpeculativeSegmentedSum) => "csr speculative",
             Some(CsrMethod::MergePath) => "csr merge-path",
+            None if is_tuned => "csr tuned",
             _ => "csr auto",
         };
         rows.push(Row {

@@ -415,3 +415,30 @@ fn threaded_row_methods_equal_serial_bitwise_on_every_isa() {
         }
     }
 }
+
+/// `CsrMethod::tune` returns one of the methods and leaves `A x` in `y` (whatever was
+/// there), on every shape and `Isa`; wrong lengths and an unavailable `Isa` are errors
+/// that leave `y` alone.
+#[test]
+fn tune_picks_a_method_and_leaves_the_product_in_y() {
+    for (_, m, n, len) in shapes() {
+        let a = from_lens::<f64, u32>(m, n, &*len, 3);
+        let a = a.view();
+        let x = vector::<f64>(n, 7);
+        let (want, bound) = reference_spmv(m, a.iter(), 1.0, &x, 0.0, &vec![0.0; m]);
+        for isa in Isa::available() {
+            let mut y = vec![f64::NAN; m];
+            let method = CsrMethod::tune(&a, isa, &x, &mut y, 3).unwrap();
+            assert!(CsrMethod::ALL.contains(&method));
+            assert_close(&y, &want, &bound, (a.max_row_len() + 3) as f64).unwrap();
+        }
+        let mut y = vec![1.5; m + 1];
+        assert!(matches!(CsrMethod::tune(&a, Isa::detect(), &x, &mut y, 3), Err(DimError::Length { .. })));
+        assert!(y.iter().all(|&v| v == 1.5));
+        if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
+            let mut y = vec![1.5; m];
+            assert!(CsrMethod::tune(&a, missing, &x, &mut y, 3).is_err());
+            assert!(y.iter().all(|&v| v == 1.5));
+        }
+    }
+}

@@ -9,7 +9,9 @@
 //!
 //! CSR has five methods without conversion (thesis 8.3–8.4: row-scalar, row-vector,
 //! segmented sum, speculative segmented sum, and merge path): [`spmv_csr`] runs any of
-//! them by [`CsrMethod`]; `SpMv for Csr` runs [`CsrMethod::choose`]'s pick.
+//! them by [`CsrMethod`]; `SpMv for Csr` runs [`CsrMethod::choose`]'s pick (a fixed
+//! O(1) rule), and with `std` [`CsrMethod::tune`] picks by timing every method on the
+//! matrix on this machine.
 
 mod coo;
 pub(crate) mod csr;
