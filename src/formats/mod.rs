@@ -212,6 +212,18 @@ mod tests {
 
     use super::{any_at_or_above, count_pairs, count_pairs_in_blocks};
 
+    /// `len` xorshift32 values below `modulo`, from `seed`.
+    fn xorshift(mut x: u32, len: usize, modulo: u32) -> Vec<u32> {
+        (0..len)
+            .map(|_| {
+                x ^= x << 13;
+                x ^= x >> 17;
+                x ^= x << 5;
+                x % modulo
+            })
+            .collect()
+    }
+
     fn naive_pairs(v: &[u32]) -> (usize, usize) {
         let lt = v.windows(2).filter(|w| w[1] < w[0]).count();
         (lt, v.windows(2).filter(|w| w[1] == w[0]).count())
@@ -219,15 +231,7 @@ mod tests {
 
     #[test]
     fn count_pairs_in_small_blocks_equals_the_naive_count() {
-        let mut x = 0x2545_F491u32;
-        let v: Vec<u32> = (0..60)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                x % 4
-            })
-            .collect();
+        let v = xorshift(0x2545_F491, 60, 4);
         for block in 1..9 {
             for len in 0..v.len() {
                 assert_eq!(count_pairs_in_blocks(&v[..len], block), naive_pairs(&v[..len]), "{block} {len}");
@@ -240,15 +244,7 @@ mod tests {
     #[test]
     #[cfg_attr(miri, ignore)]
     fn count_pairs_equals_the_naive_count_across_block_edges() {
-        let mut x = 0x9E37_79B9u32;
-        let v: Vec<u32> = (0..3 * (1 << 16) + 5)
-            .map(|_| {
-                x ^= x << 13;
-                x ^= x >> 17;
-                x ^= x << 5;
-                x % 8
-            })
-            .collect();
+        let v = xorshift(0x9E37_79B9, 3 * (1 << 16) + 5, 8);
         for len in [0, 1, 2, 1 << 16, (1 << 16) + 1, (1 << 16) + 2, 2 << 16, v.len()] {
             assert_eq!(count_pairs(&v[..len]), naive_pairs(&v[..len]), "len {len}");
         }

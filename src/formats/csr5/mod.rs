@@ -746,6 +746,34 @@ mod owned {
         order: RowOrder,
     }
 
+    /// A layout's auxiliary arrays, zeroed and owned, for the conversions to fill.
+    struct Aux<I> {
+        tile_ptr: Vec<I>,
+        tile_desc: Vec<u32>,
+        empty_offset_ptr: Vec<I>,
+        empty_offset: Vec<I>,
+    }
+
+    impl<I: Index> Aux<I> {
+        fn new(layout: &Csr5Layout) -> Self {
+            Aux {
+                tile_ptr: vec![I::ZERO; layout.tile_ptr_len()],
+                tile_desc: vec![0u32; layout.tile_desc_len()],
+                empty_offset_ptr: vec![I::ZERO; layout.tile_ptr_len()],
+                empty_offset: vec![I::ZERO; layout.empty_offset_len()],
+            }
+        }
+
+        fn borrow(&mut self) -> Csr5Aux<'_, I> {
+            Csr5Aux {
+                tile_ptr: &mut self.tile_ptr,
+                tile_desc: &mut self.tile_desc,
+                empty_offset_ptr: &mut self.empty_offset_ptr,
+                empty_offset: &mut self.empty_offset,
+            }
+        }
+    }
+
     impl<T: Scalar, I: Index> Csr5Owned<T, I> {
         /// Converts for the widest [`Isa`] of this machine ([`Isa::detect`]).
         ///
@@ -770,33 +798,10 @@ mod owned {
         pub fn from_csr_layout(csr: &Csr<'_, T, I>, layout: &Csr5Layout) -> Result<Self, FormatError> {
             let mut col_idx = vec![I::ZERO; layout.nnz()];
             let mut vals = vec![T::ZERO; layout.nnz()];
-            let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
-            let mut tile_desc = vec![0u32; layout.tile_desc_len()];
-            let mut empty_offset_ptr = vec![I::ZERO; layout.tile_ptr_len()];
-            let mut empty_offset = vec![I::ZERO; layout.empty_offset_len()];
-            Csr5::from_csr(
-                csr,
-                layout,
-                &mut col_idx,
-                &mut vals,
-                Csr5Aux {
-                    tile_ptr: &mut tile_ptr,
-                    tile_desc: &mut tile_desc,
-                    empty_offset_ptr: &mut empty_offset_ptr,
-                    empty_offset: &mut empty_offset,
-                },
-            )?;
-            Ok(Csr5Owned {
-                layout: *layout,
-                row_ptr: csr.row_ptr().to_vec(),
-                col_idx,
-                vals,
-                tile_ptr,
-                tile_desc,
-                empty_offset_ptr,
-                empty_offset,
-                order: csr.row_order(),
-            })
+            let mut aux = Aux::new(layout);
+            Csr5::from_csr(csr, layout, &mut col_idx, &mut vals, aux.borrow())?;
+            let row_ptr = csr.row_ptr().to_vec();
+            Ok(Csr5Owned::from_arrays(*layout, row_ptr, col_idx, vals, aux, csr.row_order()))
         }
 
         /// Converts an owned CSR matrix in place (the thesis's way, 6.3.1), with the
@@ -817,24 +822,27 @@ mod owned {
             };
             let order = csr.view().row_order();
             let (nrows, ncols, row_ptr, mut col_idx, mut vals) = csr.into_parts();
-            let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
-            let mut tile_desc = vec![0u32; layout.tile_desc_len()];
-            let mut empty_offset_ptr = vec![I::ZERO; layout.tile_ptr_len()];
-            let mut empty_offset = vec![I::ZERO; layout.empty_offset_len()];
-            let aux = Csr5Aux {
-                tile_ptr: &mut tile_ptr,
-                tile_desc: &mut tile_desc,
-                empty_offset_ptr: &mut empty_offset_ptr,
-                empty_offset: &mut empty_offset,
-            };
+            let mut aux = Aux::new(&layout);
             // Neither fails: the layout is this matrix's, the buffers are its lengths.
             let done = check_layout(nrows, ncols, col_idx.len(), &layout)
-                .and_then(|()| fill_aux(&row_ptr, &layout, aux));
+                .and_then(|()| fill_aux(&row_ptr, &layout, aux.borrow()));
             if let Err(e) = done {
                 return Err((e, CsrOwned::from_parts_trusted(nrows, ncols, row_ptr, col_idx, vals, order)));
             }
             build::transpose_in_place(&mut col_idx, &mut vals, layout.omega, layout.sigma);
-            Ok(Csr5Owned {
+            Ok(Csr5Owned::from_arrays(layout, row_ptr, col_idx, vals, aux, order))
+        }
+
+        fn from_arrays(
+            layout: Csr5Layout,
+            row_ptr: Vec<I>,
+            col_idx: Vec<I>,
+            vals: Vec<T>,
+            aux: Aux<I>,
+            order: RowOrder,
+        ) -> Self {
+            let Aux { tile_ptr, tile_desc, empty_offset_ptr, empty_offset } = aux;
+            Csr5Owned {
                 layout,
                 row_ptr,
                 col_idx,
@@ -844,7 +852,7 @@ mod owned {
                 empty_offset_ptr,
                 empty_offset,
                 order,
-            })
+            }
         }
 
         /// Back to CSR in place ([`Csr5::to_csr_in_place`] on its own arrays): the
