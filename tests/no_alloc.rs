@@ -206,6 +206,9 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
                 spblas::level2::spmv_csr(&a, method, isa, 1.0, &x, 0.5, &mut y).unwrap()
             });
         }
+        // Choosing, by rule or by timing, allocates nothing either.
+        assert_no_alloc("CsrMethod::choose", || CsrMethod::choose(&a, isa));
+        assert_no_alloc("CsrMethod::tune", || CsrMethod::tune(&a, isa, &x, &mut y, 2).unwrap());
     }
 }
 
@@ -335,6 +338,7 @@ fn level1_with_workspace_allocates_nothing() {
             let mut ws = vec![0.0; add_workspace_len::<f64>(method, x.nnz(), y.nnz(), n)];
             assert_no_alloc(method.name(), || add_isa(isa, x, y, &mut oi, &mut ov, method, &mut ws).unwrap());
         }
+        assert_no_alloc("AddMethod::choose_isa", || AddMethod::choose_isa(isa, 8, 8, 1 << 20));
     }
     let mut d = dense.clone();
     let mut g = vec![0.0; xi.len()];
