@@ -60,6 +60,31 @@ fn grow<X>(v: &mut Vec<X>, extra: usize) -> Result<bool, ()> {
     Ok(true)
 }
 
+/// [`grow`] on both output arrays; whether the column array grew.
+fn grow_both<I, T>(col_idx: &mut Vec<I>, vals: &mut Vec<T>, extra: usize) -> Result<bool, ()> {
+    let grew = grow(col_idx, extra)?;
+    grow(vals, extra)?;
+    Ok(grew)
+}
+
+/// Closes a row of `C`: records the arrays' peak capacities and pushes the row's end to
+/// `row_ptr`.
+fn end_row<I: Index, T>(
+    col_idx: &Vec<I>,
+    vals: &Vec<T>,
+    peak: &mut (usize, usize),
+    row_ptr: &mut Vec<I>,
+) -> Result<(), DimError> {
+    *peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
+    let end = col_idx.len();
+    row_ptr.push(I::from_usize(end).ok_or(DimError::Overflow {
+        what: "nnz(C)",
+        value: end,
+        max: I::MAX_USIZE,
+    })?);
+    Ok(())
+}
+
 /// `C = A·B` as a new canonical [`CsrOwned`] on [`crate::Isa::detect`] by the per-bin
 /// rule; see [`spgemm_with_stats`].
 ///
@@ -273,19 +298,12 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         }
         // A row that repeats the learnt pattern: straight into `C`.
         if rule.forced.is_none() && plan.len() > 0 {
-            let grew = grow(&mut col_idx, plan.len()).map_err(|_| room_err)?;
-            grow(&mut vals, plan.len()).map_err(|_| room_err)?;
+            let grew = grow_both(&mut col_idx, &mut vals, plan.len()).map_err(|_| room_err)?;
             if plan.apply(&ctx, i, &mut col_idx, &mut vals) {
                 grows += usize::from(grew);
                 upper = upper.saturating_add(plan.ub);
                 rows_per_bin[plan.bin.index()] += 1;
-                peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
-                let end = col_idx.len();
-                row_ptr.push(I::from_usize(end).ok_or(DimError::Overflow {
-                    what: "nnz(C)",
-                    value: end,
-                    max: I::MAX_USIZE,
-                })?);
+                end_row(&col_idx, &vals, &mut peak, &mut row_ptr)?;
                 continue;
             }
         }
@@ -304,9 +322,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             && let Some(len) = rows::esc_short(&ctx, i, &mut reg)
         {
             // A short row sorted in registers: straight from them into `C`.
-            let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
-            grow(&mut vals, len).map_err(|_| room_err)?;
-            grows += usize::from(grew);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, len).map_err(|_| room_err)?);
             col_idx.extend(reg.cols[..len].iter().map(|&c| I::from_usize_unchecked(c as usize)));
             vals.extend_from_slice(&reg.vals[..len]);
         } else if let Kernel::Acc(method) = kernel {
@@ -332,16 +348,12 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             if method == RowMethod::Spa && rule.forced.is_none() {
                 plan.learn(&ctx, i, ub_i, bin, &di[..len]);
             }
-            let grew = grow(&mut col_idx, len).map_err(|_| room_err)?;
-            grow(&mut vals, len).map_err(|_| room_err)?;
-            grows += usize::from(grew);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, len).map_err(|_| room_err)?);
             col_idx.extend_from_slice(&di[..len]);
             vals.extend_from_slice(&dv[..len]);
         } else {
             // Empty, or a copy of exactly `room` entries: straight into `C`.
-            let grew = grow(&mut col_idx, room).map_err(|_| room_err)?;
-            grow(&mut vals, room).map_err(|_| room_err)?;
-            grows += usize::from(grew);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, room).map_err(|_| room_err)?);
             col_idx.resize(start + room, I::ZERO);
             vals.resize(start + room, T::ZERO);
             let (di, dv) = (&mut col_idx[start..], &mut vals[start..]);
@@ -355,13 +367,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             };
             rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, true).map_err(too_long)?;
         }
-        peak = (peak.0.max(col_idx.capacity()), peak.1.max(vals.capacity()));
-        let end = col_idx.len();
-        row_ptr.push(I::from_usize(end).ok_or(DimError::Overflow {
-            what: "nnz(C)",
-            value: end,
-            max: I::MAX_USIZE,
-        })?);
+        end_row(&col_idx, &vals, &mut peak, &mut row_ptr)?;
     }
     let nnz = col_idx.len();
     col_idx.shrink_to_fit();

@@ -47,9 +47,6 @@ pub(crate) struct RowPlan {
     /// Per row of `B`: the first slot if its products fall on consecutive slots and its
     /// columns are consecutive (a band's rows), else `u32::MAX`.
     run: Vec<u32>,
-    /// Whether `B` is canonical (a row's columns are then consecutive iff its last minus
-    /// its first is its length minus one).
-    canonical: bool,
     /// `c - i` (wrapping) of each output column, ascending.
     out_off: Vec<usize>,
     /// The row's upper bound and bin (the same for every matching row).
@@ -71,7 +68,6 @@ impl RowPlan {
             b_off: Vec::new(),
             slot: Vec::new(),
             run: Vec::new(),
-            canonical: false,
             out_off: Vec::new(),
             ub: 0,
             bin: Bin::Empty,
@@ -208,7 +204,9 @@ impl RowPlan {
         }
         self.slot.clear();
         self.run.clear();
-        self.canonical = ctx.b.row_order() == RowOrder::Canonical;
+        // In a canonical `B` a row's columns are consecutive iff its last minus its first
+        // is its length minus one (what `sum` checks of a run).
+        let canonical = ctx.b.row_order() == RowOrder::Canonical;
         self.a_off.try_reserve(ac.len()).map_err(|_| ())?;
         self.b_len.try_reserve(ac.len()).map_err(|_| ())?;
         self.run.try_reserve(ac.len()).map_err(|_| ())?;
@@ -230,7 +228,7 @@ impl RowPlan {
             }
             let slots = &self.slot[first_slot..];
             let consecutive = |w: &[u32]| w[1] == w[0] + 1;
-            let run = self.canonical && !slots.is_empty() && slots.windows(2).all(consecutive);
+            let run = canonical && !slots.is_empty() && slots.windows(2).all(consecutive);
             self.run.push(if run { slots[0] } else { u32::MAX });
         }
         Ok(())
