@@ -326,6 +326,46 @@ fn csr5_edge_cases_match_reference() {
     }
 }
 
+/// A conversion whose `col_idx` and `vals` (u32 and f64, 1.65M entries, 19.8 MB in all)
+/// reach the size from which the copying transposition streams its stores
+/// (`STREAM_MIN_BYTES`): the same arrays as the in-place conversion (which never
+/// streams), on every `Isa`'s layout, at an odd offset into the buffers, and the round
+/// trip back.
+#[test]
+#[cfg_attr(miri, ignore)]
+fn large_conversions_stream_to_the_same_arrays() {
+    let lens: Vec<usize> = (0..150_000).map(|r| [3, 17, 0, 9, 26][r % 5]).collect();
+    let raw = from_lens::<f64, u32>(70_001, &lens);
+    let a = raw.owned();
+    let a = a.view();
+    assert!(a.nnz() * 12 >= spblas::primitives::scan::STREAM_MIN_BYTES);
+    for isa in Isa::available() {
+        let layout = Csr5Layout::new(&a, isa).unwrap();
+        let want = Csr5Owned::from_csr_owned(CsrOwned::from_csr(&a), isa).map_err(|(e, _)| e).unwrap();
+        let w = want.view();
+        // One entry in, so neither array starts on a cache line.
+        let (mut c, mut v) = (vec![0u32; a.nnz() + 1], vec![0.0f64; a.nnz() + 1]);
+        let b = build(&a, &layout);
+        let got = {
+            let mut b = Built { col_idx: Vec::new(), vals: Vec::new(), ..b };
+            let aux = Csr5Aux {
+                tile_ptr: &mut b.tile_ptr,
+                tile_desc: &mut b.tile_desc,
+                empty_offset_ptr: &mut b.empty_offset_ptr,
+                empty_offset: &mut b.empty_offset,
+            };
+            let g = Csr5::from_csr(&a, &layout, &mut c[1..], &mut v[1..], aux).unwrap();
+            (g.col_idx().to_vec(), bits(g.vals()))
+        };
+        assert_eq!(got.0, w.col_idx(), "{isa:?}");
+        assert_eq!(got.1, bits(w.vals()), "{isa:?}");
+        let (mut c2, mut v2) = (vec![0u32; a.nnz() + 1], vec![0.0f64; a.nnz() + 1]);
+        w.to_csr(&mut c2[1..], &mut v2[1..]).unwrap();
+        assert_eq!(&c2[1..], a.col_idx(), "{isa:?}");
+        assert_eq!(bits(&v2[1..]), bits(a.vals()), "{isa:?}");
+    }
+}
+
 #[test]
 fn csr5_layout_rejects_bad_parameters() {
     let a = CsrOwned::<f64, u32>::from_triplets(3, 3, &[(0, 0, 1.0), (2, 1, 2.0)]).unwrap();

@@ -42,7 +42,7 @@ pub(crate) mod x86_64;
 pub(crate) mod aarch64;
 
 pub use key::OrdBits;
-pub(crate) use prefetch::prefetch;
+pub(crate) use prefetch::{prefetch, store_fence};
 
 /// Proof that this machine can run an [`Isa`]: the token every dispatcher into the SIMD
 /// kernels takes.

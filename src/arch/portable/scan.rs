@@ -298,9 +298,11 @@ pub unsafe fn seg_scan_tail<T: Elem, F: FlagMask, const EXCL: bool>(
 }
 
 /// Outputs of at least this many bytes are written with streaming (non-temporal) stores
-/// by the x86 scan kernels when `dst` is not `src`: 16 MiB, about glibc's threshold for
-/// `memcpy` on a server core (3/4 of one core's share of the last-level cache). Smaller
-/// outputs are likely read again while cached, and stream no faster.
+/// by the x86 scan kernels when `dst` is not `src`, and by the copying CSR5 conversions
+/// (`Csr5::from_csr`, `Csr5::to_csr`: `col_idx` and `vals` together): 16 MiB, about
+/// glibc's threshold for `memcpy` on a server core (3/4 of one core's share of the
+/// last-level cache). Smaller outputs are likely read again while cached, and stream no
+/// faster.
 pub const STREAM_MIN_BYTES: usize = 16 << 20;
 
 /// Segmented sum of positions `to - 1` down to `from`: `carry` is the sum of the part of

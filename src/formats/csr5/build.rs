@@ -6,11 +6,12 @@ use bytemuck::Pod;
 use super::tile::DescFormat;
 use crate::Index;
 use crate::arch::Checked;
-use crate::arch::portable::transpose::{transpose_tiles_in_place_on, transpose_tiles_on};
+use crate::arch::portable::scan::STREAM_MIN_BYTES;
+use crate::arch::portable::transpose::{Line, transpose_tiles_in_place_on, transpose_tiles_on};
 
 /// Largest tile (`omega * sigma`) the in-place transposition handles: its stack buffer
 /// holds this many entries (4 KiB of 8-byte entries).
-pub(crate) const MAX_TILE: usize = crate::arch::portable::spmv_csr5::MAX_SEGMENTS;
+pub(crate) use crate::arch::portable::transpose::MAX_TILE;
 
 /// One complete tile as the walk sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +96,8 @@ pub(crate) fn lane_words(format: DescFormat, omega: usize, flags: &[u32], words:
 /// → step-major: original position `i * sigma + j` to `j * omega + i`), and the remainder
 /// after the last whole tile unchanged, one array after the other, by register-block
 /// transposes on the widest `Isa` of this machine (`arch::portable::transpose`; the result
-/// is the same on every `Isa`).
+/// is the same on every `Isa`). When the two outputs together reach
+/// [`STREAM_MIN_BYTES`] they are written with non-temporal stores (x86-64).
 pub(crate) fn transpose_tiles<A: Pod, B: Pod>(
     src_a: &[A],
     src_b: &[B],
@@ -104,13 +106,18 @@ pub(crate) fn transpose_tiles<A: Pod, B: Pod>(
     omega: usize,
     sigma: usize,
 ) {
-    let isa = Checked::detect();
-    transpose_tiles_on(isa, src_a, dst_a, omega, sigma);
-    transpose_tiles_on(isa, src_b, dst_b, omega, sigma);
+    let (isa, stream) = (Checked::detect(), streams(dst_a, dst_b));
+    transpose_tiles_on(isa, src_a, dst_a, (omega, sigma), stream);
+    transpose_tiles_on(isa, src_b, dst_b, (omega, sigma), stream);
+}
+
+/// Whether a copy into `a` and `b` is large enough to stream ([`STREAM_MIN_BYTES`]).
+fn streams<A, B>(a: &[A], b: &[B]) -> bool {
+    core::mem::size_of_val(a).saturating_add(core::mem::size_of_val(b)) >= STREAM_MIN_BYTES
 }
 
 /// Copies whole tiles back to CSR order (step-major → lane-major), and the remainder
-/// unchanged: the inverse of [`transpose_tiles`].
+/// unchanged: the inverse of [`transpose_tiles`] (streamed as it is).
 pub(crate) fn untranspose_tiles<A: Pod, B: Pod>(
     src_a: &[A],
     src_b: &[B],
@@ -119,9 +126,9 @@ pub(crate) fn untranspose_tiles<A: Pod, B: Pod>(
     omega: usize,
     sigma: usize,
 ) {
-    let isa = Checked::detect();
-    transpose_tiles_on(isa, src_a, dst_a, sigma, omega);
-    transpose_tiles_on(isa, src_b, dst_b, sigma, omega);
+    let (isa, stream) = (Checked::detect(), streams(dst_a, dst_b));
+    transpose_tiles_on(isa, src_a, dst_a, (sigma, omega), stream);
+    transpose_tiles_on(isa, src_b, dst_b, (sigma, omega), stream);
 }
 
 /// Transposes every whole tile of `a` and `b` in place (a `rows × cols` row-major block
@@ -131,11 +138,6 @@ pub(crate) fn untranspose_tiles<A: Pod, B: Pod>(
 /// of the matrix.
 pub(crate) fn transpose_in_place<A: Pod, B: Pod>(a: &mut [A], b: &mut [B], rows: usize, cols: usize) {
     let isa = Checked::detect();
-    transpose_tiles_in_place_on(isa, a, rows, cols, &mut Line([A::zeroed(); MAX_TILE]).0);
-    transpose_tiles_in_place_on(isa, b, rows, cols, &mut Line([B::zeroed(); MAX_TILE]).0);
+    transpose_tiles_in_place_on(isa, a, rows, cols, &mut Line::<A>::new().0);
+    transpose_tiles_in_place_on(isa, b, rows, cols, &mut Line::<B>::new().0);
 }
-
-/// A stack buffer aligned to a cache line, so that the transposition's blocks can be as
-/// wide as the array's own alignment allows.
-#[repr(C, align(64))]
-struct Line<X>([X; MAX_TILE]);

@@ -402,8 +402,10 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
     /// the tiles transposed in register blocks on the widest `Isa` of this machine (as
     /// wide as the buffers' alignment allows: 16-byte aligned arrays move in 4 × 4 blocks
     /// of indices and 2 × 2 of `f64`, 64-byte aligned ones in blocks of a cache line per
-    /// row). Suite: 1.2–1.9 row-scalar SpMVs on the regular matrices, 0.6–0.8 on the
-    /// irregular ones (the thesis reports 3.7–6.1 on CPUs).
+    /// row); outputs of [`STREAM_MIN_BYTES`](crate::primitives::scan::STREAM_MIN_BYTES)
+    /// or more are written with non-temporal stores (x86-64). Development-VM suite, both
+    /// widths: 0.9–2.0 row-scalar SpMVs on the regular matrices, 0.3–0.6 on the irregular
+    /// ones (the thesis reports 3.7–6.1 on CPUs).
     ///
     /// # Errors
     /// [`FormatError::Length`] if `layout` was made for another shape;

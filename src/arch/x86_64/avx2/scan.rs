@@ -436,8 +436,7 @@ macro_rules! impl_simd {
             #[inline]
             #[target_feature(enable = "avx2,fma")]
             unsafe fn fence() {
-                // `sfence` is safe to call: SSE is part of the x86-64 baseline.
-                _mm_sfence()
+                crate::arch::store_fence()
             }
             #[inline]
             #[target_feature(enable = "avx2,fma")]
