@@ -135,6 +135,52 @@ proptest! {
     }
 
     #[test]
+    fn coo_validation_matches_an_entry_by_entry_reference(
+        raw in csr::<f64, u32>(40, 8, true),
+        seed: u64,
+        picks in proptest::collection::vec((any::<usize>(), any::<bool>()), 0..3),
+        over in 0u32..3,
+    ) {
+        // Entries in row-major order, some pairs swapped, zero to two row or column
+        // indices out of bounds: the error must name the first entry an entry-by-entry
+        // scan rejects (its row before its column), and `is_sorted` must be that scan's.
+        let a = raw.owned();
+        let a = a.view();
+        let mut t: Vec<(u32, u32)> = a.iter().map(|(i, j, _)| (i as u32, j as u32)).collect();
+        if !t.is_empty() && seed % 3 != 0 {
+            for k in 0..(seed % 4) as usize {
+                let i = (common::splitmix(seed ^ k as u64) % t.len() as u64) as usize;
+                let j = (common::splitmix(seed.rotate_left(7) ^ k as u64) % t.len() as u64) as usize;
+                t.swap(i, j);
+            }
+        }
+        let (mut r, mut c): (Vec<u32>, Vec<u32>) = t.into_iter().unzip();
+        let nnz = r.len();
+        for &(p, row) in &picks {
+            if nnz > 0 {
+                if row { r[p % nnz] = a.nrows() as u32 + over } else { c[p % nnz] = a.ncols() as u32 + over }
+            }
+        }
+        let v = vec![1.0; nnz];
+        let mut want = Ok(true);
+        for k in 0..nnz {
+            if r[k] as usize >= a.nrows() {
+                want = Err(FormatError::RowOutOfBounds { position: k, row: r[k] as usize, nrows: a.nrows() });
+                break;
+            }
+            if c[k] as usize >= a.ncols() {
+                want = Err(FormatError::ColumnOutOfBounds { row: r[k] as usize, position: k, col: c[k] as usize, ncols: a.ncols() });
+                break;
+            }
+            if k > 0 && (r[k], c[k]) < (r[k - 1], c[k - 1]) {
+                want = want.map(|_| false);
+            }
+        }
+        let got = Coo::new(a.nrows(), a.ncols(), &r, &c, &v).map(|coo| coo.is_sorted());
+        prop_assert_eq!(got, want);
+    }
+
+    #[test]
     fn corrupted_csr_is_rejected_with_the_matching_error(raw in csr::<f64, u32>(20, 6, false), which in 0usize..6, pick: usize) {
         let mut r = raw.clone();
         let nnz = r.col_idx.len();

@@ -116,6 +116,8 @@ impl<'a, T: Scalar, I: Index> Ell<'a, T, I> {
         let len = checked_mul("nrows * width", nrows, width)?;
         check_len("col_idx", col_idx.len(), len)?;
         check_len("vals", vals.len(), len)?;
+        // One pass in storage order (faster here than `formats::padded_slots`' block
+        // passes, which SELL's slices use).
         let mut nnz = 0;
         for (p, (&c, &v)) in col_idx.iter().zip(vals).enumerate() {
             // len > 0 here, so nrows > 0.

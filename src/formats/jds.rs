@@ -18,7 +18,9 @@
 //! nearly equal length, which is what the format is for: less control divergence than
 //! CSR and no padding, unlike ELL.
 
-use crate::formats::{Csr, check_buf, check_col, check_dims, check_len, check_ptr, check_row};
+use crate::formats::{
+    Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr, check_row,
+};
 use crate::{FormatError, Index, Scalar};
 
 /// Words of the fixed bitset [`Jds::new`] uses to check `perm` without `alloc`: 512
@@ -149,10 +151,14 @@ impl<'a, T: Scalar, I: Index> Jds<'a, T, I> {
         } else {
             check_perm(perm, scratch)?;
         }
-        for w in jd_ptr.windows(2) {
-            let start = w[0].to_usize();
-            for (p, &c) in col_idx[start..w[1].to_usize()].iter().enumerate() {
-                check_col(c, ncols, perm[p].to_usize(), start + p)?;
+        // A branch-free pass (vectorised); the diagonal loop only to locate the first
+        // out-of-bounds column.
+        if any_at_or_above(col_idx, ncols) {
+            for w in jd_ptr.windows(2) {
+                let start = w[0].to_usize();
+                for (p, &c) in col_idx[start..w[1].to_usize()].iter().enumerate() {
+                    check_col(c, ncols, perm[p].to_usize(), start + p)?;
+                }
             }
         }
         Ok(Jds { nrows, ncols, perm, jd_ptr, col_idx, vals })

@@ -177,6 +177,50 @@ pub(crate) fn any_at_or_above<I: Index>(v: &[I], bound: usize) -> bool {
     }
 }
 
+/// The real slots of a padded layout (a SELL slice: slot `p`'s predecessor in its row is
+/// `p - stride`) if every slot is valid — padding holds a zero value, no real slot
+/// follows padding in its row, every real column is below `ncols` — else `None`:
+/// branch-free passes (vectorised) over blocks of slots, so that only an invalid layout
+/// pays the slot loop that names its first violation. `Sell::new` on the suite matrices
+/// (development VM, slice height 8): `poisson2d` 6.3 → 4.8–6.0 ms, `banded` 4.2 → 2.7 ms,
+/// `rmat` 142 → 62–83 ms. (`Ell::new` keeps its one slot loop: one slice as tall as the
+/// matrix measured slower this way, 6–7 ms against 4.0 on `poisson2d`.)
+pub(crate) fn padded_slots<T: crate::Scalar, I: Index>(
+    col_idx: &[I],
+    vals: &[T],
+    stride: usize,
+    ncols: usize,
+) -> Option<usize> {
+    let pad = pad::<I>();
+    // A real column `c` is out of bounds iff `c > last` (`last` = `ncols - 1` in `I`, or
+    // `I::MAX` if that is past it: no column is out); with `ncols == 0` every real one is.
+    let last = ncols.checked_sub(1).map_or(I::ZERO, |l| I::from_usize(l).unwrap_or(I::MAX));
+    // Per block of slots (small enough to stay in L1 between its passes), passes of one
+    // element type each, counted in `u32` lanes, so that the compiler vectorises them.
+    const BLOCK: usize = 4096;
+    let (mut real, mut bad) = (0usize, false);
+    let mut start = 0;
+    while start < col_idx.len().min(vals.len()) {
+        let end = col_idx.len().min(vals.len()).min(start + BLOCK);
+        let (cb, vb) = (&col_idx[start..end], &vals[start..end]);
+        let (n, out) = cb.iter().fold((0u32, false), |(n, out), &c| {
+            let is_pad = c == pad;
+            (n + u32::from(!is_pad), out | (!is_pad & (c > last)))
+        });
+        let pad_value = cb.iter().zip(vb).fold(false, |any, (&c, &v)| any | ((c == pad) & (v != T::ZERO)));
+        // Slots from `stride` on against their predecessor in the row.
+        let from = start.max(stride);
+        let after_pad = from < end && {
+            let (cur, prev) = (&col_idx[from..end], &col_idx[from - stride..end - stride]);
+            cur.iter().zip(prev).fold(false, |any, (&c, &p)| any | ((c != pad) & (p == pad)))
+        };
+        (real, bad) = (real + n as usize, bad | out | pad_value | after_pad);
+        start = end;
+    }
+    let bad = bad | (ncols == 0 && real > 0);
+    (!bad).then_some(real)
+}
+
 /// `a * b`, or a [`FormatError::TooLarge`] naming `what`.
 pub(crate) fn checked_mul(what: &'static str, a: usize, b: usize) -> Result<usize, FormatError> {
     a.checked_mul(b).ok_or(FormatError::TooLarge { what, value: usize::MAX, max: usize::MAX })
@@ -210,7 +254,31 @@ mod tests {
     extern crate std;
     use std::vec::Vec;
 
-    use super::{any_at_or_above, count_pairs, count_pairs_in_blocks};
+    use super::{any_at_or_above, count_pairs, count_pairs_in_blocks, padded_slots};
+
+    /// The slot-by-slot rules of a padded layout (stride 3: three rows), each broken in
+    /// turn, and the bounds of `ncols`.
+    #[test]
+    fn padded_slots_accepts_exactly_the_valid_layouts() {
+        const P: u32 = u32::MAX;
+        // Rows of 2, 1 and 0 real entries in three columns.
+        let cols = [4u32, 0, P, 1, P, P, P, P, P];
+        let vals = [1.0f64, 2.0, 0.0, 3.0, 0.0, -0.0, 0.0, 0.0, 0.0];
+        assert_eq!(padded_slots(&cols, &vals, 3, 5), Some(3));
+        assert_eq!(padded_slots(&cols, &vals, 3, 4), None, "column 4 out of 4");
+        assert_eq!(padded_slots(&cols[..0], &vals[..0], 3, 0), Some(0));
+        assert_eq!(padded_slots(&cols[5..], &vals[5..], 3, 0), Some(0), "padding only, no columns");
+        assert_eq!(padded_slots(&cols, &vals, 3, 0), None);
+        assert_eq!(padded_slots(&cols, &vals, 3, usize::MAX), Some(3));
+        let mut v = vals;
+        v[8] = 1.0;
+        assert_eq!(padded_slots(&cols, &v, 3, 5), None, "padding with a value");
+        let mut c = cols;
+        c[6] = 2;
+        assert_eq!(padded_slots(&c, &vals, 3, 5), Some(4), "row 0 gets a third entry");
+        c[7] = 2;
+        assert_eq!(padded_slots(&c, &vals, 3, 5), None, "a real slot after padding in row 1");
+    }
 
     /// `len` xorshift32 values below `modulo`, from `seed`.
     fn xorshift(mut x: u32, len: usize, modulo: u32) -> Vec<u32> {

@@ -6,7 +6,9 @@
 //! that row permutation is not done here.
 
 use crate::formats::ell::{rows_plus_one, slots_to_csr};
-use crate::formats::{Csr, check_buf, check_col, check_dims, check_fits, check_len, check_ptr, pad};
+use crate::formats::{
+    Csr, check_buf, check_col, check_dims, check_fits, check_len, check_ptr, pad, padded_slots,
+};
 use crate::{FormatError, Index, Scalar};
 
 /// The slice height [`SellOwned::from_csr`] uses: 8 rows, one AVX-512 register of `f64`
@@ -144,6 +146,11 @@ impl<'a, T: Scalar, I: Index> Sell<'a, T, I> {
             if (end - start) % h != 0 {
                 return Err(FormatError::SliceLength { slice: s, len: end - start, height: h });
             }
+            if let Some(real) = padded_slots(&col_idx[start..end], &vals[start..end], h, ncols) {
+                nnz += real;
+                continue;
+            }
+            // Some slot of the slice is invalid: find the first.
             for p in start..end {
                 let row = r0 + (p - start) % h;
                 let c = col_idx[p];
