@@ -37,7 +37,7 @@ pub mod tile;
 
 use self::build::{TileRows, advance, walk_tile};
 pub use self::tile::{DescFormat, TileDesc};
-use crate::formats::{Csr, check_buf, check_col, check_dims, check_len, check_ptr};
+use crate::formats::{Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr};
 use crate::{FormatError, Index, Isa, Scalar};
 
 /// The SIMD lanes of `T` on `isa`: the tile width `omega` (6.3.2).
@@ -521,19 +521,23 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
         check_len("tile_desc", parts.tile_desc.len(), ntiles * omega * format.words_per_lane())?;
         check_len("empty_offset_ptr", parts.empty_offset_ptr.len(), ntiles + 1)?;
         let len = omega * sigma;
-        let mut r = 0usize;
-        for (pos, &c) in col_idx.iter().enumerate() {
-            // The CSR position of storage position `pos`, for the error's row.
-            let orig = if pos < ntiles * len {
-                let (t, k) = (pos / len, pos % len);
-                t * len + (k % omega) * sigma + k / omega
-            } else {
-                pos
-            };
-            if c.try_to_usize().is_none_or(|c| c >= ncols) {
-                r = advance(row_ptr, 0, orig);
+        // A branch-free pass (vectorised); the entry loop only to name the first column
+        // out of bounds (in storage order).
+        if any_at_or_above(col_idx, ncols) {
+            let mut r = 0usize;
+            for (pos, &c) in col_idx.iter().enumerate() {
+                // The CSR position of storage position `pos`, for the error's row.
+                let orig = if pos < ntiles * len {
+                    let (t, k) = (pos / len, pos % len);
+                    t * len + (k % omega) * sigma + k / omega
+                } else {
+                    pos
+                };
+                if c.try_to_usize().is_none_or(|c| c >= ncols) {
+                    r = advance(row_ptr, 0, orig);
+                }
+                check_col(c, ncols, r, orig)?;
             }
-            check_col(c, ncols, r, orig)?;
         }
         let mut checker = Checker { parts, cursor: 0, mismatch: None };
         walk(row_ptr, omega, sigma, format, ntiles, &mut checker)?;
