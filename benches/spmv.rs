@@ -1,4 +1,6 @@
-//! SpMV per format, per `Isa`, per precision over the generated suite (criterion).
+//! SpMV per format, per `Isa`, per precision over the generated suite (criterion); also
+//! the CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and CSR → CSR5
+//! conversion next to the row-scalar SpMV (`csr5_conversion/`).
 //!
 //! `cargo bench --bench spmv --features gen` runs the small suite;
 //! `SPBLAS_BENCH_SCALE=full cargo bench --bench spmv --features gen` the full one.
@@ -7,13 +9,14 @@
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use spblas::formats::Csr5Aux;
 use spblas::formats::csr5::omega_for;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::{CsrMethod, spmv_csr};
 use spblas::{
-    CooOwned, Csr, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa, JdsOwned,
-    Scalar, SellOwned, SpMv,
+    CooOwned, Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa,
+    JdsOwned, Scalar, SellOwned, SpMv,
 };
 
 fn scale() -> SuiteScale {
@@ -113,6 +116,55 @@ fn bench_sigma<T: Scalar>(
     }
 }
 
+/// CSR → CSR5 conversion next to the row-scalar SpMV it is measured in (issue target:
+/// at most 2 SpMVs), ids `csr5_conversion/<matrix>/<f32|f64>/<what>`: `spmv` the
+/// baseline, `copy` `Csr5::from_csr` into preallocated buffers (non-temporal stores
+/// from `primitives::scan::STREAM_MIN_BYTES` of output, so the full suite streams and
+/// the small one does not), `in_place` `Csr5Owned::from_csr_owned` (the copy of the
+/// matrix it consumes is made just before, outside the timing, as the suite does),
+/// `back` `Csr5::to_csr`.
+fn bench_conversion<T: Scalar>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    a: &CsrOwned<T, u32>,
+) {
+    let a = a.view();
+    let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
+    let mut y = vec![T::ZERO; a.nrows()];
+    let isa = Isa::detect();
+    let Ok(layout) = Csr5Layout::new(&a, isa) else { return };
+    g.bench_function(format!("{}/spmv", T::NAME), |b| {
+        b.iter(|| spmv_csr(&a, CsrMethod::RowScalar, isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+    });
+    let (mut col, mut vals) = (vec![0u32; layout.nnz()], vec![T::ZERO; layout.nnz()]);
+    let (mut tp, mut td) = (vec![0u32; layout.tile_ptr_len()], vec![0u32; layout.tile_desc_len()]);
+    let (mut ep, mut eo) = (vec![0u32; layout.tile_ptr_len()], vec![0u32; layout.empty_offset_len()]);
+    g.bench_function(format!("{}/copy", T::NAME), |b| {
+        b.iter(|| {
+            let aux = Csr5Aux {
+                tile_ptr: &mut tp,
+                tile_desc: &mut td,
+                empty_offset_ptr: &mut ep,
+                empty_offset: &mut eo,
+            };
+            black_box(Csr5::from_csr(&a, &layout, &mut col, &mut vals, aux).map(|c| c.tiles()))
+        })
+    });
+    g.bench_function(format!("{}/in_place", T::NAME), |b| {
+        b.iter_batched(
+            || CsrOwned::from_csr(&a),
+            |owned| {
+                black_box(
+                    Csr5Owned::from_csr_owned(owned, isa).map(|c| c.layout().tiles()).map_err(|(e, _)| e),
+                )
+            },
+            BatchSize::PerIteration,
+        )
+    });
+    let Ok(c5) = Csr5Owned::from_csr_layout(&a, &layout) else { return };
+    let c5 = c5.view();
+    g.bench_function(format!("{}/back", T::NAME), |b| b.iter(|| black_box(c5.to_csr(&mut col, &mut vals))));
+}
+
 fn spmv(c: &mut Criterion) {
     for entry in suite_entries(scale()) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
@@ -126,6 +178,10 @@ fn spmv(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("csr5_sigma/{}", entry.name));
         bench_sigma(&mut g, &a);
         bench_sigma(&mut g, &a32);
+        g.finish();
+        let mut g = c.benchmark_group(format!("csr5_conversion/{}", entry.name));
+        bench_conversion(&mut g, &a);
+        bench_conversion(&mut g, &a32);
         g.finish();
     }
 }
