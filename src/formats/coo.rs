@@ -1,6 +1,8 @@
 //! Coordinate format (thesis 5.2.3): one `(row_idx, col_idx, val)` triple per entry.
 
-use crate::formats::{Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_row};
+use crate::formats::{
+    Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_row, count_entry_descents,
+};
 use crate::{FormatError, Index, Scalar};
 
 /// A validated, borrowed COO matrix.
@@ -246,51 +248,5 @@ mod owned {
                 sorted: self.sorted,
             }
         }
-    }
-}
-
-/// How many entries `k` precede entry `k - 1` in row-major order (`(row, col)` below the
-/// entry before): a branch-free pass in `u32` lanes over blocks of `2^16` pairs, which
-/// the compiler vectorises.
-fn count_entry_descents<I: Index>(row_idx: &[I], col_idx: &[I]) -> usize {
-    let n = row_idx.len().min(col_idx.len());
-    let mut total = 0usize;
-    let mut start = 1;
-    while start < n {
-        let end = n.min(start + (1 << 16));
-        let (r, rp) = (&row_idx[start..end], &row_idx[start - 1..end - 1]);
-        let (c, cp) = (&col_idx[start..end], &col_idx[start - 1..end - 1]);
-        let d = r
-            .iter()
-            .zip(rp)
-            .zip(c.iter().zip(cp))
-            .fold(0u32, |d, ((r, rp), (c, cp))| d + u32::from((r < rp) | ((r == rp) & (c < cp))));
-        total += d as usize;
-        start = end;
-    }
-    total
-}
-
-#[cfg(test)]
-mod tests {
-    extern crate std;
-    use std::vec::Vec;
-
-    use super::count_entry_descents;
-
-    /// The block-wise count equals a plain scan, with descents of the row and of the
-    /// column (within a row) throughout, the blocks' edge (`2^16` pairs) included.
-    #[test]
-    #[cfg_attr(miri, ignore)]
-    fn entry_descents_count_across_blocks() {
-        let n = (1u32 << 17) + 5;
-        let r: Vec<u32> = (0..n).map(|k| k / 3 - u32::from(k % 1000 == 999 && k > 3)).collect();
-        let c: Vec<u32> = (0..n).map(|k| k.wrapping_mul(7919) % 5).collect();
-        let n = n as usize;
-        let plain = (1..n).filter(|&k| (r[k], c[k]) < (r[k - 1], c[k - 1])).count();
-        assert!(plain > 1000);
-        assert_eq!(count_entry_descents(&r, &c), plain);
-        assert_eq!(count_entry_descents(&r[..1], &c[..1]), 0);
-        assert_eq!(count_entry_descents::<u32>(&[], &[]), 0);
     }
 }
