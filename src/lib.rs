@@ -24,6 +24,7 @@
 //!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
 //!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`.
 //! - `parallel` (feature `parallel`): thread drivers over row chunks.
+//! - `gpu` (feature `gpu`): SPIR-V modules of the CSR and CSR5 SpMV kernels (rust-gpu).
 //! - `io` (feature `mtx`): Matrix Market read/write.
 //! - `generate` (feature `gen`): deterministic benchmark matrices.
 //!
@@ -79,6 +80,8 @@ pub mod formats;
 // edition 2024.
 #[cfg(feature = "gen")]
 pub mod generate;
+#[cfg(feature = "gpu")]
+pub mod gpu;
 #[cfg(feature = "mtx")]
 pub mod io;
 pub mod isa;

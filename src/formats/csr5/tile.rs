@@ -70,6 +70,16 @@ impl DescFormat {
         0
     }
 
+    /// Width in bits of the `y_offset` field.
+    pub const fn y_bits(self) -> u32 {
+        self.ybits
+    }
+
+    /// Width in bits of the `seg_offset` field.
+    pub const fn seg_bits(self) -> u32 {
+        self.sbits
+    }
+
     /// `u32` words per lane: 1 packed, 2 split (`bit_flag` words, then offset words).
     #[inline(always)]
     pub const fn words_per_lane(self) -> usize {

@@ -1,0 +1,378 @@
+//! The SPIR-V compute kernels of spblas, written in Rust for rust-gpu.
+//!
+//! Built twice by `gpu/builder` (one module per value type: without and with the `f64`
+//! feature) into `src/gpu/spmv_f32.spv` and `src/gpu/spmv_f64.spv`, which the `gpu`
+//! feature of spblas exports with the metadata a runtime needs (`src/gpu.rs`). That file
+//! documents the bindings, the push constants and the dispatch protocol; this one the
+//! algorithms. Indices are `u32` (no `Int64` capability needed).
+//!
+//! Every SpMV kernel computes `y = alpha * A * x + beta * y` for the rows it owns, with
+//! `y` unread when `beta == 0`, and strides over its rows or tiles by the grid, so any
+//! number of workgroups is correct.
+
+#![no_std]
+
+use spirv_std::arch::{subgroup_f_add, workgroup_memory_barrier_with_group_sync};
+use spirv_std::glam::UVec3;
+use spirv_std::spirv;
+
+/// The value type of this module.
+#[cfg(not(feature = "f64"))]
+pub type V = f32;
+/// The value type of this module.
+#[cfg(feature = "f64")]
+pub type V = f64;
+
+/// The push constants of every kernel (the same block for all, `src/gpu.rs`
+/// `SpmvParams`): six `u32`, then `alpha` and `beta` at offset 24.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct SpmvParams {
+    /// Rows of `A` (rows of `y`); for `read_stream`, the elements to read.
+    pub nrows: u32,
+    /// Complete CSR5 tiles.
+    pub ntiles: u32,
+    /// CSR5 tile height `sigma` (tiles are `OMEGA` lanes wide).
+    pub sigma: u32,
+    /// Width of the `y_offset` field of a descriptor word.
+    pub ybits: u32,
+    /// Width of the `seg_offset` field of a descriptor word.
+    pub sbits: u32,
+    /// Padding (keeps `alpha` 8-byte aligned).
+    pub pad: u32,
+    /// `alpha`.
+    pub alpha: V,
+    /// `beta`.
+    pub beta: V,
+}
+
+/// The CSR5 tile width on GPUs: 32 lanes, one invocation each (thesis 6.3.2: `omega`
+/// is the warp width). The tile kernel shares lane sums through workgroup memory, not
+/// subgroup operations, so it is correct for any subgroup size.
+pub const OMEGA: u32 = 32;
+/// CSR5 tiles per workgroup of the tile kernel.
+pub const TILES_PER_GROUP: u32 = 4;
+/// Invocations per workgroup of the row kernels.
+pub const ROW_GROUP: u32 = 256;
+
+/// `y[r] = alpha * v + beta * y[r]`, `y[r]` unread when `beta == 0`.
+fn put(y: &mut [V], r: u32, alpha: V, beta: V, v: V) {
+    let r = r as usize;
+    y[r] = if beta == 0.0 { alpha * v } else { alpha * v + beta * y[r] };
+}
+
+/// Row-block scalar CSR SpMV (thesis Alg. 28): one invocation per row.
+#[allow(clippy::too_many_arguments)]
+#[spirv(compute(threads(256)))]
+pub fn csr_spmv_scalar(
+    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(push_constant)] p: &SpmvParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] col_idx: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
+) {
+    let stride = groups.x * ROW_GROUP;
+    let mut r = gid.x;
+    while r < p.nrows {
+        let mut j = row_ptr[r as usize];
+        let end = row_ptr[r as usize + 1];
+        let mut sum: V = 0.0;
+        while j < end {
+            sum += vals[j as usize] * x[col_idx[j as usize] as usize];
+            j += 1;
+        }
+        put(y, r, p.alpha, p.beta, sum);
+        r += stride;
+    }
+}
+
+/// Row-block vector CSR SpMV (thesis Alg. 29): one subgroup per row, its lanes striding
+/// over the row and adding up with a subgroup reduction.
+#[allow(clippy::too_many_arguments)]
+#[spirv(compute(threads(256)))]
+pub fn csr_spmv_vector(
+    #[spirv(workgroup_id)] group: UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(subgroup_id)] subgroup: u32,
+    #[spirv(num_subgroups)] subgroups: u32,
+    #[spirv(subgroup_local_invocation_id)] lane: u32,
+    #[spirv(subgroup_size)] lanes: u32,
+    #[spirv(push_constant)] p: &SpmvParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] col_idx: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
+) {
+    let stride = groups.x * subgroups;
+    // The same `r` in every lane of a subgroup: the reduction runs in uniform control flow.
+    let mut r = group.x * subgroups + subgroup;
+    while r < p.nrows {
+        let end = row_ptr[r as usize + 1];
+        let mut j = row_ptr[r as usize] + lane;
+        let mut sum: V = 0.0;
+        while j < end {
+            sum += vals[j as usize] * x[col_idx[j as usize] as usize];
+            j += lanes;
+        }
+        let total = subgroup_f_add(sum);
+        if lane == 0 {
+            put(y, r, p.alpha, p.beta, total);
+        }
+        r += stride;
+    }
+}
+
+/// What a CSR5 tile needs to place a segment sum: its first row, whether it has empty
+/// rows, where its `empty_offset` entries start, and whether its first segment goes on
+/// from the tile before (then that sum is the tile's carry, not a row of `y`).
+#[derive(Copy, Clone)]
+struct TileRows {
+    t: u32,
+    r0: u32,
+    dirty: bool,
+    eo: u32,
+    cont: bool,
+}
+
+/// Hands segment `seg` of a tile its sum: to `carry[t]` when it is the tile's first
+/// segment and continues a row from an earlier tile, else to its row of `y`.
+#[allow(clippy::too_many_arguments)]
+fn put_segment(
+    rows: TileRows,
+    seg: u32,
+    v: V,
+    p: &SpmvParams,
+    empty_offset: &[u32],
+    y: &mut [V],
+    carry: &mut [V],
+) {
+    if seg == 0 && rows.cont {
+        carry[rows.t as usize] = v;
+    } else {
+        let r = if rows.dirty { rows.r0 + empty_offset[(rows.eo + seg) as usize] } else { rows.r0 + seg };
+        put(y, r, p.alpha, p.beta, v);
+    }
+}
+
+/// CSR5 SpMV, pass 1 of 2 (thesis 8.5, Alg. 32, GPU form): the complete tiles, `OMEGA`
+/// invocations each.
+///
+/// Lane `i` walks its `sigma` entries (step `j` reads entry `t*OMEGA*sigma + j*OMEGA + i`,
+/// so a subgroup's loads are contiguous). At each head (`bit_flag` bit) it closes the
+/// piece it was summing: the first piece of a lane is *red* (it belongs to the segment
+/// open in the lanes to its left) and goes to workgroup memory; later ones are whole
+/// segments and are written at once. After the walk the lane's open piece is *blue*; a
+/// lane with heads adds to it the red pieces of the `seg_offset` head-less lanes to its
+/// right and of the lane after them (the `seg_offset` sum, Alg. 13) and writes it. A
+/// tile's first segment that continues a row from an earlier tile goes to `carry[t]`
+/// instead; `csr5_spmv_calibrate` adds those where the row began.
+#[allow(clippy::too_many_arguments)]
+#[spirv(compute(threads(128)))]
+pub fn csr5_spmv_tiles(
+    #[spirv(local_invocation_index)] lid: u32,
+    #[spirv(workgroup_id)] group: UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(push_constant)] p: &SpmvParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] col_idx: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 5)] tile_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 6)] tile_desc: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 7)] empty_offset_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 8)] empty_offset: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &mut [V],
+    #[spirv(workgroup)] red: &mut [V; 128],
+) {
+    let lane = lid % OMEGA;
+    let sub = lid / OMEGA;
+    let sigma = p.sigma;
+    let len = OMEGA * sigma;
+    let flag_mask = (1u32 << sigma) - 1;
+    let y_mask = (1u32 << p.ybits) - 1;
+    let s_mask = (1u32 << p.sbits) - 1;
+    let stride = groups.x * TILES_PER_GROUP;
+    // `base` is the same in every invocation of the workgroup, so the barriers below are
+    // reached by all of them.
+    let mut base = group.x * TILES_PER_GROUP;
+    while base < p.ntiles {
+        let t = base + sub;
+        let active = t < p.ntiles;
+        let mut heads = false;
+        let mut blue: V = 0.0;
+        let mut seg = 0u32;
+        let mut seg_offset = 0u32;
+        let mut rows = TileRows { t, r0: 0, dirty: false, eo: 0, cont: false };
+        if active {
+            let word = tile_desc[(t * OMEGA + lane) as usize];
+            let bit_flag = word & flag_mask;
+            seg = (word >> sigma) & y_mask;
+            seg_offset = (word >> (sigma + p.ybits)) & s_mask;
+            let tp = tile_ptr[t as usize];
+            rows.r0 = tp & 0x7fff_ffff;
+            rows.dirty = tp >> 31 != 0;
+            if rows.dirty {
+                rows.eo = empty_offset_ptr[t as usize];
+            }
+            rows.cont = row_ptr[rows.r0 as usize] != t * len;
+            let mut sum: V = 0.0;
+            let mut first: V = 0.0;
+            let mut k = t * len + lane;
+            let mut j = 0u32;
+            while j < sigma {
+                if (bit_flag >> j) & 1 != 0 {
+                    if heads {
+                        put_segment(rows, seg, sum, p, empty_offset, y, carry);
+                        seg += 1;
+                    } else {
+                        first = sum;
+                        heads = true;
+                    }
+                    sum = 0.0;
+                }
+                sum += vals[k as usize] * x[col_idx[k as usize] as usize];
+                k += OMEGA;
+                j += 1;
+            }
+            if heads {
+                blue = sum;
+                red[lid as usize] = first;
+            } else {
+                red[lid as usize] = sum;
+            }
+        }
+        workgroup_memory_barrier_with_group_sync();
+        if heads {
+            let last = if lane + seg_offset + 1 < OMEGA { lane + seg_offset + 1 } else { OMEGA - 1 };
+            let mut l = lane + 1;
+            while l <= last {
+                blue += red[(sub * OMEGA + l) as usize];
+                l += 1;
+            }
+            put_segment(rows, seg, blue, p, empty_offset, y, carry);
+        }
+        // `red` is rewritten by the next round.
+        workgroup_memory_barrier_with_group_sync();
+        base += stride;
+    }
+}
+
+/// CSR5 SpMV, pass 1 of 2, beside `csr5_spmv_tiles`: one invocation per row for what the
+/// tiles do not cover. An empty row gets `beta * y`; a row with entries in the tail (the
+/// `nnz mod (OMEGA*sigma)` entries after the last complete tile, in CSR order) sums
+/// them, and writes its row when it starts in the tail or else hands the sum on as
+/// `carry[ntiles]`.
+#[allow(clippy::too_many_arguments)]
+#[spirv(compute(threads(256)))]
+pub fn csr5_spmv_rows(
+    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(push_constant)] p: &SpmvParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] col_idx: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &mut [V],
+) {
+    let tail = p.ntiles * OMEGA * p.sigma;
+    let stride = groups.x * ROW_GROUP;
+    let mut r = gid.x;
+    while r < p.nrows {
+        let start = row_ptr[r as usize];
+        let end = row_ptr[r as usize + 1];
+        if start == end {
+            put(y, r, 0.0, p.beta, 0.0);
+        } else if end > tail {
+            let mut j = if start > tail { start } else { tail };
+            let mut sum: V = 0.0;
+            while j < end {
+                sum += vals[j as usize] * x[col_idx[j as usize] as usize];
+                j += 1;
+            }
+            if start >= tail {
+                put(y, r, p.alpha, p.beta, sum);
+            } else {
+                carry[p.ntiles as usize] = sum;
+            }
+        }
+        r += stride;
+    }
+}
+
+/// The row holding the first entry of tile `t` (the tail for `t == ntiles`), and whether
+/// that entry continues the row from an earlier tile.
+fn tile_start(t: u32, p: &SpmvParams, row_ptr: &[u32], tile_ptr: &[u32]) -> (u32, bool) {
+    let r = tile_ptr[t as usize] & 0x7fff_ffff;
+    let first = t * OMEGA * p.sigma;
+    // No tail: `tile_ptr[ntiles] == nrows`, and nothing continues.
+    let cont = r < p.nrows && row_ptr[r as usize] != first;
+    (r, cont)
+}
+
+/// CSR5 SpMV, pass 2 of 2 (the calibrator): one invocation per tile and the tail. Where
+/// a run of tiles continues the same row, the first of them adds up the run's carries and
+/// adds `alpha` times the sum to the row, which pass 1 wrote from the tile holding its
+/// head.
+#[spirv(compute(threads(256)))]
+pub fn csr5_spmv_calibrate(
+    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(push_constant)] p: &SpmvParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 5)] tile_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &[V],
+) {
+    let stride = groups.x * ROW_GROUP;
+    let mut t = gid.x;
+    while t <= p.ntiles {
+        let (r, cont) = tile_start(t, p, row_ptr, tile_ptr);
+        let starts_run = cont
+            && !(t > 0 && {
+                let (rp, cp) = tile_start(t - 1, p, row_ptr, tile_ptr);
+                cp && rp == r
+            });
+        if starts_run {
+            let mut acc = carry[t as usize];
+            let mut u = t + 1;
+            while u <= p.ntiles {
+                let (ru, cu) = tile_start(u, p, row_ptr, tile_ptr);
+                if !(cu && ru == r) {
+                    break;
+                }
+                acc += carry[u as usize];
+                u += 1;
+            }
+            y[r as usize] += p.alpha * acc;
+        }
+        t += stride;
+    }
+}
+
+/// The read-bandwidth probe: every invocation sums a grid-strided share of `vals` and
+/// writes its sum to `y[invocation]` (`y` holds one value per invocation). The same
+/// bytes as a SpMV's matrix, read the way the GPU reads fastest: the baseline the SpMV
+/// kernels' GB/s are judged against.
+#[spirv(compute(threads(256)))]
+pub fn read_stream(
+    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(push_constant)] p: &SpmvParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
+) {
+    let stride = groups.x * ROW_GROUP;
+    let mut i = gid.x;
+    let mut sum: V = 0.0;
+    while i < p.nrows {
+        sum += vals[i as usize];
+        i += stride;
+    }
+    y[gid.x as usize] = sum;
+}

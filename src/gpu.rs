@@ -1,0 +1,350 @@
+//! SPIR-V compute kernels for CSR and CSR5 SpMV (feature `gpu`), built from Rust with
+//! rust-gpu (`gpu/kernels`, built by `gpu/builder`), with what a Vulkan (or wgpu, or
+//! any SPIR-V) runtime needs to run them: entry points, workgroup sizes, bindings, push
+//! constants and the dispatch order.
+//!
+//! spblas runs nothing on the GPU itself: it stays `no_std` and brings no GPU runtime.
+//! The modules are plain data ([`spirv`], [`spirv_bytes`]); the caller uploads the
+//! arrays of a validated view ([`Csr`] or [`Csr5`] with `u32` indices), fills the push
+//! constants from [`SpmvParams`], and dispatches. `tests/gpu.rs` and `examples/gpu.rs`
+//! do that with Vulkan through `ash`.
+//!
+//! **Modules.** One per value type: `f32` (Vulkan 1.2, `GroupNonUniformArithmetic`) and
+//! `f64` (the same and `Float64`: enable `shaderFloat64`). Both hold every [`Kernel`].
+//!
+//! **Bindings** ([`BINDINGS`], descriptor set 0, all storage buffers): one layout for
+//! every kernel, each kernel using the subset [`Kernel::bindings`] lists.
+//!
+//! **Dispatch.** [`Kernel::groups`] gives the workgroup count (x only). Every kernel
+//! strides over its rows or tiles by the grid, so fewer groups are correct too.
+//! - CSR ([`Kernel::CsrScalar`] or [`Kernel::CsrVector`]): one dispatch.
+//! - CSR5: [`Kernel::Csr5Tiles`] and [`Kernel::Csr5Rows`] (in either order, no barrier
+//!   between them), then a compute-to-compute memory barrier, then
+//!   [`Kernel::Csr5Calibrate`]. `carry` holds `tiles + 1` values and needs no
+//!   initialisation.
+//!
+//! Results equal the CPU kernels up to the order of floating-point additions.
+
+use crate::formats::csr5::DescFormat;
+use crate::{Csr, Csr5, FormatError, Scalar};
+
+/// The CSR5 tile width of the GPU kernels (thesis 6.3.2: `omega` is the warp width);
+/// build the CSR5 view with [`csr5_layout`].
+pub const OMEGA: usize = 32;
+
+/// The largest `sigma` the GPU kernels take: `OMEGA * sigma` is at most 512 entries (the
+/// CSR5 tile limit), and the descriptor then packs into one word per lane.
+pub const MAX_SIGMA: usize = 16;
+
+/// Workgroups a dispatch asks for at most: the smallest `maxComputeWorkGroupCount[0]`
+/// Vulkan allows.
+pub const MAX_GROUPS: u32 = 65_535;
+
+#[repr(C, align(4))]
+struct Aligned<B: ?Sized>(B);
+
+static F32: &Aligned<[u8]> = &Aligned(*include_bytes!("gpu/spmv_f32.spv"));
+static F64: &Aligned<[u8]> = &Aligned(*include_bytes!("gpu/spmv_f64.spv"));
+
+/// The SPIR-V module for value type `T`, as bytes (4-byte aligned, little-endian words).
+pub fn spirv_bytes<T: Scalar>() -> &'static [u8] {
+    if core::mem::size_of::<T>() == 4 { &F32.0 } else { &F64.0 }
+}
+
+/// The SPIR-V module for value type `T`, as the `u32` words Vulkan's
+/// `VkShaderModuleCreateInfo` (and wgpu's `ShaderSource::SpirV`) take.
+pub fn spirv<T: Scalar>() -> &'static [u32] {
+    // Cannot fail: the bytes are 4-aligned and a SPIR-V module is whole words (the
+    // tests check the magic number and the length).
+    bytemuck::try_cast_slice(spirv_bytes::<T>()).unwrap_or(&[])
+}
+
+/// One storage-buffer binding of descriptor set 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Binding {
+    /// The binding number.
+    pub binding: u32,
+    /// What it holds (the thesis's array names).
+    pub name: &'static str,
+    /// Whether some kernel writes it.
+    pub writable: bool,
+    /// Its element type: `"u32"` or `"T"` (the module's value type).
+    pub elem: &'static str,
+}
+
+const fn bind(binding: u32, name: &'static str, writable: bool, elem: &'static str) -> Binding {
+    Binding { binding, name, writable, elem }
+}
+
+/// Every binding of the SpMV kernels, by number. `y` needs `nrows` values
+/// ([`Kernel::ReadStream`]: one per invocation, `groups * workgroup_size`); `carry`
+/// `tiles + 1`.
+pub const BINDINGS: [Binding; 10] = [
+    bind(0, "row_ptr", false, "u32"),
+    bind(1, "col_idx", false, "u32"),
+    bind(2, "vals", false, "T"),
+    bind(3, "x", false, "T"),
+    bind(4, "y", true, "T"),
+    bind(5, "tile_ptr", false, "u32"),
+    bind(6, "tile_desc", false, "u32"),
+    bind(7, "empty_offset_ptr", false, "u32"),
+    bind(8, "empty_offset", false, "u32"),
+    bind(9, "carry", true, "T"),
+];
+
+/// The kernels of each module.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Kernel {
+    /// Row-block scalar CSR SpMV (thesis Alg. 28): an invocation per row.
+    CsrScalar,
+    /// Row-block vector CSR SpMV (Alg. 29): a subgroup per row, reduced with subgroup
+    /// arithmetic.
+    CsrVector,
+    /// CSR5 SpMV pass 1 (Alg. 32): the complete tiles, `OMEGA` invocations each, with
+    /// the `seg_offset` sum in workgroup memory; a tile's first segment that continues a
+    /// row goes to `carry`.
+    Csr5Tiles,
+    /// CSR5 SpMV pass 1, beside the tiles: empty rows (`beta * y`) and the tail.
+    Csr5Rows,
+    /// CSR5 SpMV pass 2, the calibrator: adds the carries of rows that span tiles.
+    Csr5Calibrate,
+    /// The read-bandwidth probe: sums `nrows` values of `vals` (grid-strided), one sum
+    /// per invocation into `y`. The baseline for judging SpMV's GB/s.
+    ReadStream,
+}
+
+impl Kernel {
+    /// Every kernel.
+    pub const ALL: [Kernel; 6] = [
+        Kernel::CsrScalar,
+        Kernel::CsrVector,
+        Kernel::Csr5Tiles,
+        Kernel::Csr5Rows,
+        Kernel::Csr5Calibrate,
+        Kernel::ReadStream,
+    ];
+
+    /// The entry point's name in the module.
+    pub const fn entry_point(self) -> &'static str {
+        match self {
+            Kernel::CsrScalar => "csr_spmv_scalar",
+            Kernel::CsrVector => "csr_spmv_vector",
+            Kernel::Csr5Tiles => "csr5_spmv_tiles",
+            Kernel::Csr5Rows => "csr5_spmv_rows",
+            Kernel::Csr5Calibrate => "csr5_spmv_calibrate",
+            Kernel::ReadStream => "read_stream",
+        }
+    }
+
+    /// Invocations per workgroup (`local_size_x`; y and z are 1).
+    pub const fn workgroup_size(self) -> u32 {
+        match self {
+            Kernel::Csr5Tiles => 128,
+            _ => 256,
+        }
+    }
+
+    /// The binding numbers the kernel uses (a subset of [`BINDINGS`]).
+    pub const fn bindings(self) -> &'static [u32] {
+        match self {
+            Kernel::CsrScalar | Kernel::CsrVector => &[0, 1, 2, 3, 4],
+            Kernel::Csr5Tiles => &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
+            Kernel::Csr5Rows => &[0, 1, 2, 3, 4, 9],
+            Kernel::Csr5Calibrate => &[0, 4, 5, 9],
+            Kernel::ReadStream => &[2, 4],
+        }
+    }
+
+    /// The workgroups (x) that give every row or tile of `p` its own invocation or
+    /// subgroup, at most [`MAX_GROUPS`] (the kernels stride over the rest).
+    /// [`Kernel::CsrVector`] assumes subgroups of 32; on narrower subgroups the grid
+    /// stride covers the remaining rows.
+    pub fn groups<T: Scalar>(self, p: &SpmvParams<T>) -> u32 {
+        let work = match self {
+            Kernel::CsrScalar | Kernel::Csr5Rows | Kernel::ReadStream => p.nrows as usize,
+            Kernel::CsrVector => (p.nrows as usize).saturating_mul(32),
+            Kernel::Csr5Tiles => (p.ntiles as usize).saturating_mul(OMEGA),
+            Kernel::Csr5Calibrate => p.ntiles as usize + 1,
+        };
+        let per = self.workgroup_size() as usize;
+        let groups = work.div_ceil(per).clamp(1, MAX_GROUPS as usize);
+        groups as u32
+    }
+}
+
+/// The push constants of every kernel: six `u32`, then `alpha` and `beta` (offset 24).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpmvParams<T> {
+    /// Rows (for [`Kernel::ReadStream`]: values to read).
+    pub nrows: u32,
+    /// Complete CSR5 tiles (0 for CSR).
+    pub ntiles: u32,
+    /// CSR5 `sigma` (0 for CSR).
+    pub sigma: u32,
+    /// Width of the descriptor's `y_offset` field.
+    pub ybits: u32,
+    /// Width of the descriptor's `seg_offset` field.
+    pub sbits: u32,
+    /// `alpha`.
+    pub alpha: T,
+    /// `beta`.
+    pub beta: T,
+}
+
+/// The push-constant bytes of one dispatch ([`SpmvParams::push_constants`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PushConstants {
+    bytes: [u8; 40],
+    len: usize,
+}
+
+impl PushConstants {
+    /// The bytes to push at offset 0 (32 for `f32`, 40 for `f64`).
+    pub fn as_bytes(&self) -> &[u8] {
+        self.bytes.get(..self.len).unwrap_or(&[])
+    }
+}
+
+impl<T: Scalar> SpmvParams<T> {
+    /// The parameters of a CSR SpMV `y = alpha * a * x + beta * y`.
+    ///
+    /// # Errors
+    /// None today (a `Csr<T, u32>` fits the kernels' `u32` arithmetic); kept a `Result`
+    /// like [`SpmvParams::csr5`].
+    pub fn csr(a: &Csr<'_, T, u32>, alpha: T, beta: T) -> Result<Self, FormatError> {
+        let nrows = u32::try_from(a.nrows()).map_err(|_| FormatError::TooLarge {
+            what: "nrows",
+            value: a.nrows(),
+            max: u32::MAX as usize,
+        })?;
+        Ok(SpmvParams { nrows, ntiles: 0, sigma: 0, ybits: 0, sbits: 0, alpha, beta })
+    }
+
+    /// The parameters of a CSR5 SpMV `y = alpha * a * x + beta * y`.
+    ///
+    /// # Errors
+    /// [`FormatError::Parameter`] if `a` was not built with `omega == OMEGA` and
+    /// `sigma <= MAX_SIGMA` ([`csr5_layout`] builds it so).
+    pub fn csr5(a: &Csr5<'_, T, u32>, alpha: T, beta: T) -> Result<Self, FormatError> {
+        if a.omega() != OMEGA {
+            return Err(FormatError::Parameter { name: "omega", value: a.omega() });
+        }
+        let format: DescFormat = a.desc_format();
+        if a.sigma() > MAX_SIGMA || format.words_per_lane() != 1 {
+            return Err(FormatError::Parameter { name: "sigma", value: a.sigma() });
+        }
+        let too_large = |what, value| FormatError::TooLarge { what, value, max: u32::MAX as usize };
+        Ok(SpmvParams {
+            nrows: u32::try_from(a.nrows()).map_err(|_| too_large("nrows", a.nrows()))?,
+            ntiles: u32::try_from(a.tiles()).map_err(|_| too_large("tiles", a.tiles()))?,
+            sigma: a.sigma() as u32,
+            ybits: format.y_bits(),
+            sbits: format.seg_bits(),
+            alpha,
+            beta,
+        })
+    }
+
+    /// The parameters of a [`Kernel::ReadStream`] over `len` values.
+    ///
+    /// # Errors
+    /// [`FormatError::TooLarge`] if `len` does not fit `u32`.
+    pub fn read_stream(len: usize) -> Result<Self, FormatError> {
+        let nrows = u32::try_from(len).map_err(|_| FormatError::TooLarge {
+            what: "len",
+            value: len,
+            max: u32::MAX as usize,
+        })?;
+        Ok(SpmvParams { nrows, ntiles: 0, sigma: 0, ybits: 0, sbits: 0, alpha: T::ONE, beta: T::ZERO })
+    }
+
+    /// The bytes to push: the layout of the kernels' `SpmvParams` block.
+    pub fn push_constants(&self) -> PushConstants {
+        let mut bytes = [0u8; 40];
+        let words = [self.nrows, self.ntiles, self.sigma, self.ybits, self.sbits, 0];
+        for (dst, w) in bytes.chunks_exact_mut(4).zip(words) {
+            dst.copy_from_slice(&w.to_le_bytes());
+        }
+        let v = core::mem::size_of::<T>();
+        let (a, b) = (bytemuck::bytes_of(&self.alpha), bytemuck::bytes_of(&self.beta));
+        for (at, src) in [(24, a), (24 + v, b)] {
+            if let Some(dst) = bytes.get_mut(at..at + v) {
+                dst.copy_from_slice(src);
+            }
+        }
+        PushConstants { bytes, len: 24 + 2 * v }
+    }
+}
+
+/// The CSR5 layout the GPU kernels take: tiles of [`OMEGA`] lanes, `sigma` by the
+/// thesis's rule ([`crate::formats::csr5::sigma_for`]) capped at [`MAX_SIGMA`].
+///
+/// # Errors
+/// As [`crate::Csr5Layout::with_params`].
+pub fn csr5_layout<T: Scalar>(csr: &Csr<'_, T, u32>) -> Result<crate::Csr5Layout, FormatError> {
+    let per_row = if csr.nrows() == 0 { 0 } else { csr.nnz() / csr.nrows() };
+    let sigma = crate::formats::csr5::sigma_for(OMEGA, per_row).min(MAX_SIGMA);
+    crate::Csr5Layout::with_params(csr, OMEGA, sigma)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn modules_are_spirv_with_every_entry_point() {
+        for (words, bytes) in [(spirv::<f32>(), spirv_bytes::<f32>()), (spirv::<f64>(), spirv_bytes::<f64>())]
+        {
+            assert_eq!(words.len() * 4, bytes.len());
+            assert_eq!(words[0], 0x0723_0203, "SPIR-V magic number");
+            for k in Kernel::ALL {
+                let name = k.entry_point().as_bytes();
+                assert!(
+                    bytes.windows(name.len() + 1).any(|w| &w[..name.len()] == name && w[name.len()] == 0),
+                    "{k:?}"
+                );
+            }
+        }
+        assert_ne!(spirv::<f32>(), spirv::<f64>());
+    }
+
+    #[test]
+    fn push_constants_follow_the_kernel_block() {
+        let p =
+            SpmvParams::<f64> { nrows: 7, ntiles: 2, sigma: 16, ybits: 9, sbits: 5, alpha: 2.0, beta: -1.0 };
+        let b = p.push_constants();
+        let b = b.as_bytes();
+        assert_eq!(b.len(), 40);
+        assert_eq!(&b[..4], &7u32.to_le_bytes());
+        assert_eq!(&b[16..20], &5u32.to_le_bytes());
+        assert_eq!(&b[24..32], &2.0f64.to_le_bytes());
+        assert_eq!(&b[32..40], &(-1.0f64).to_le_bytes());
+        let p =
+            SpmvParams::<f32> { nrows: 1, ntiles: 0, sigma: 0, ybits: 0, sbits: 0, alpha: 0.5, beta: 3.0 };
+        let b = p.push_constants();
+        assert_eq!(b.as_bytes().len(), 32);
+        assert_eq!(&b.as_bytes()[24..28], &0.5f32.to_le_bytes());
+        assert_eq!(&b.as_bytes()[28..32], &3.0f32.to_le_bytes());
+    }
+
+    #[test]
+    fn groups_cover_the_work_and_stay_in_bounds() {
+        let p = SpmvParams::<f32> {
+            nrows: 1000,
+            ntiles: 9,
+            sigma: 16,
+            ybits: 9,
+            sbits: 5,
+            alpha: 1.0,
+            beta: 0.0,
+        };
+        assert_eq!(Kernel::CsrScalar.groups(&p), 4);
+        assert_eq!(Kernel::CsrVector.groups(&p), 125);
+        assert_eq!(Kernel::Csr5Tiles.groups(&p), 3);
+        assert_eq!(Kernel::Csr5Calibrate.groups(&p), 1);
+        let empty = SpmvParams::<f32> { nrows: 0, ..p };
+        assert_eq!(Kernel::CsrScalar.groups(&empty), 1);
+        let huge = SpmvParams::<f32> { nrows: u32::MAX, ..p };
+        assert_eq!(Kernel::CsrVector.groups(&huge), MAX_GROUPS);
+    }
+}

@@ -1,0 +1,248 @@
+//! The `gpu` feature's SPIR-V kernels run on a real Vulkan device (lavapipe in CI, which
+//! `.ci/run` installs; any GPU elsewhere) and checked against the dense reference: CSR
+//! scalar, CSR vector and the three CSR5 passes, `f32` and `f64`, on arbitrary matrices
+//! (empty, rectangular, empty rows, one huge row, nnz below one tile and at multiples of
+//! a tile ± 1, every `sigma` the GPU layout allows) and arbitrary `alpha`, `beta`.
+//!
+//! With the feature on, a missing Vulkan device fails these tests: they never pass by
+//! skipping.
+#![cfg(feature = "gpu")]
+
+mod common;
+mod vk;
+
+use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, TestRunner};
+use spblas::formats::csr5::{Csr5Aux, Csr5Parts};
+use spblas::gpu::{MAX_SIGMA, OMEGA, SpmvParams};
+use spblas::{Csr, Csr5, Csr5Layout, Scalar};
+use vk::{Gpu, Method};
+
+fn open<T: Scalar>() -> Gpu {
+    match Gpu::new::<T>() {
+        Ok(g) => {
+            eprintln!("gpu tests on {} (subgroup size {})", g.name, g.subgroup_size);
+            g
+        }
+        Err(e) => panic!("the gpu feature's tests need a Vulkan 1.2 device (CI installs lavapipe): {e}"),
+    }
+}
+
+/// The CSR5 arrays of `a` for tiles of `OMEGA` × `sigma`.
+struct Csr5Arrays<T> {
+    layout: Csr5Layout,
+    col_idx: Vec<u32>,
+    vals: Vec<T>,
+    tile_ptr: Vec<u32>,
+    tile_desc: Vec<u32>,
+    empty_offset_ptr: Vec<u32>,
+    empty_offset: Vec<u32>,
+}
+
+fn csr5_arrays<T: Scalar>(a: &Csr<'_, T, u32>, sigma: Option<usize>) -> Csr5Arrays<T> {
+    let layout = match sigma {
+        Some(s) => Csr5Layout::with_params(a, OMEGA, s).unwrap(),
+        None => spblas::gpu::csr5_layout(a).unwrap(),
+    };
+    let mut b = Csr5Arrays {
+        layout,
+        col_idx: vec![0; layout.nnz()],
+        vals: vec![T::ZERO; layout.nnz()],
+        tile_ptr: vec![0; layout.tile_ptr_len()],
+        tile_desc: vec![0; layout.tile_desc_len()],
+        empty_offset_ptr: vec![0; layout.tile_ptr_len()],
+        empty_offset: vec![0; layout.empty_offset_len()],
+    };
+    Csr5::from_csr(
+        a,
+        &layout,
+        &mut b.col_idx,
+        &mut b.vals,
+        Csr5Aux {
+            tile_ptr: &mut b.tile_ptr,
+            tile_desc: &mut b.tile_desc,
+            empty_offset_ptr: &mut b.empty_offset_ptr,
+            empty_offset: &mut b.empty_offset,
+        },
+    )
+    .unwrap();
+    b
+}
+
+/// Runs every method on `raw` and compares with the reference.
+fn check<T: Scalar>(
+    gpu: &Gpu,
+    raw: &RawCsr<T, u32>,
+    sigma: Option<usize>,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = Csr::new(raw.nrows, raw.ncols, &raw.row_ptr, &raw.col_idx, &raw.vals).unwrap();
+    let x = vector::<T>(a.ncols(), seed);
+    let mut y0 = vector::<T>(a.nrows(), seed.wrapping_add(1));
+    if beta == T::ZERO {
+        // `y` must be only written.
+        y0.fill(T::from_f64(f64::NAN));
+    }
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
+    let factor = (a.max_row_len() + 3) as f64;
+    for method in [Method::CsrScalar, Method::CsrVector] {
+        let p = gpu.upload_csr(&a, alpha, &x, beta, &y0).unwrap();
+        let y = gpu.spmv(method, &p).unwrap();
+        gpu.free_problem(p);
+        assert_close(&y, &want, &bound, factor)
+            .map_err(|e| TestCaseError::fail(format!("{method:?}: {e}")))?;
+    }
+    let b = csr5_arrays(&a, sigma);
+    let parts = Csr5Parts {
+        tile_ptr: &b.tile_ptr,
+        tile_desc: &b.tile_desc,
+        empty_offset_ptr: &b.empty_offset_ptr,
+        empty_offset: &b.empty_offset,
+    };
+    let c = Csr5::new(
+        a.nrows(),
+        a.ncols(),
+        (b.layout.omega(), b.layout.sigma()),
+        a.row_ptr(),
+        &b.col_idx,
+        &b.vals,
+        parts,
+    )
+    .unwrap();
+    let p = gpu.upload_csr5(&c, alpha, &x, beta, &y0).unwrap();
+    // Twice: the second run must not see the first one's carries.
+    for round in 0..2 {
+        let y = gpu.spmv(Method::Csr5, &p).unwrap();
+        assert_close(&y, &want, &bound, factor)
+            .map_err(|e| TestCaseError::fail(format!("Csr5 (sigma {}, round {round}): {e}", c.sigma())))?;
+        if beta != T::ZERO {
+            break; // y changed: a second run would start from the first's result
+        }
+    }
+    gpu.free_problem(p);
+    Ok(())
+}
+
+fn proptest_all<T: Scalar>() {
+    let gpu = open::<T>();
+    let mut runner = TestRunner::new(Config { cases: 96, failure_persistence: None, ..Config::default() });
+    let strategy = (
+        csr::<T, u32>(300, 48, false),
+        prop_oneof![Just(None), (1..=MAX_SIGMA).prop_map(Some)],
+        scalars(),
+        any::<u64>(),
+    );
+    runner
+        .run(&strategy, |(raw, sigma, (alpha, beta), seed)| {
+            check(&gpu, &raw, sigma, T::from_f64(alpha), T::from_f64(beta), seed)
+        })
+        .unwrap();
+}
+
+#[test]
+fn kernels_match_the_reference_f32() {
+    proptest_all::<f32>();
+}
+
+#[test]
+fn kernels_match_the_reference_f64() {
+    proptest_all::<f64>();
+}
+
+/// A matrix with rows of the given lengths (columns spread by a hash).
+fn rows<T: Scalar>(ncols: usize, lens: &[usize], seed: u64) -> RawCsr<T, u32> {
+    let mut row_ptr = vec![0u32];
+    let mut col_idx = Vec::new();
+    let mut vals = Vec::new();
+    for (i, &len) in lens.iter().enumerate() {
+        let mut cols: Vec<u32> = (0..len)
+            .map(|j| (splitmix(seed ^ ((i as u64) << 32) ^ j as u64) % ncols as u64) as u32)
+            .collect();
+        cols.sort_unstable();
+        for c in cols {
+            col_idx.push(c);
+            vals.push(T::from_f64(((splitmix(c as u64 ^ seed) % 9) as f64 - 4.0) * 0.5));
+        }
+        row_ptr.push(col_idx.len() as u32);
+    }
+    RawCsr { nrows: lens.len(), ncols, row_ptr, col_idx, vals }
+}
+
+/// The shapes the issue names, each made on purpose: 0 × 0, all rows empty, nnz below one
+/// tile, nnz at 1, 2, 3 tiles ± 1, one row across many tiles between empty rows, runs of
+/// empty rows inside tiles, far more rows than entries, one column.
+fn edge_cases<T: Scalar>() {
+    let gpu = open::<T>();
+    let tile = OMEGA * MAX_SIGMA;
+    let mut cases: Vec<(&str, RawCsr<T, u32>)> = vec![
+        ("0 x 0", rows(1, &[], 1)),
+        ("all empty", rows(7, &[0; 50], 2)),
+        ("below one tile", rows(40, &[3, 0, 5, 1, 0, 9], 3)),
+        ("one huge row", rows(5000, &[0, 0, 3, 20 * tile + 17, 0, 1, 0], 4)),
+        ("huge row first", rows(900, &[9 * tile, 2], 5)),
+        ("m >> nnz", rows(30, &(0..20_000).map(|i| usize::from(i % 97 == 0) * 3).collect::<Vec<_>>(), 6)),
+        (
+            "empty rows inside tiles",
+            rows(64, &(0..3000).map(|i| if i % 3 == 0 { 0 } else { i % 5 }).collect::<Vec<_>>(), 7),
+        ),
+        ("one column", rows(1, &[1; 1500], 8)),
+    ];
+    for k in 1..=3 {
+        for d in [-1isize, 0, 1] {
+            let nnz = (k * tile) as isize + d;
+            let mut lens = vec![7usize; nnz as usize / 7];
+            lens.push(nnz as usize % 7);
+            cases.push(("k tiles +- 1", rows(100, &lens, 9 + k as u64)));
+        }
+    }
+    for (name, raw) in &cases {
+        for (alpha, beta) in [(1.0, 0.0), (-2.5, 0.5), (0.0, 1.0)] {
+            for sigma in [None, Some(1), Some(5)] {
+                check(&gpu, raw, sigma, T::from_f64(alpha), T::from_f64(beta), 42).unwrap_or_else(|e| {
+                    panic!(
+                        "{name} ({}x{}, nnz {}), sigma {sigma:?}: {e}",
+                        raw.nrows,
+                        raw.ncols,
+                        raw.vals.len()
+                    )
+                });
+            }
+        }
+    }
+}
+
+#[test]
+fn edge_cases_f32() {
+    edge_cases::<f32>();
+}
+
+#[test]
+fn edge_cases_f64() {
+    edge_cases::<f64>();
+}
+
+/// The bandwidth probe sums what it reads: the partial sums add up to the whole.
+#[test]
+fn read_stream_sums_its_input() {
+    let gpu = open::<f64>();
+    let n = 100_003;
+    let v: Vec<f64> = (0..n).map(|i| (i % 10) as f64).collect();
+    let p = SpmvParams::<f64>::read_stream(n).unwrap();
+    let groups = spblas::gpu::Kernel::ReadStream.groups(&p);
+    let invocations = groups as usize * spblas::gpu::Kernel::ReadStream.workgroup_size() as usize;
+    let vals = gpu.upload(&v).unwrap();
+    let y = gpu.zeroed((invocations * 8) as u64).unwrap();
+    let set = gpu.descriptor_set(&[(2, &vals), (4, &y)]).unwrap();
+    let push = p.push_constants();
+    let steps =
+        [vk::Step::Dispatch { kernel: spblas::gpu::Kernel::ReadStream, groups, push: push.as_bytes() }];
+    gpu.run(set, &steps).unwrap();
+    let sums: Vec<f64> = gpu.download(&y, invocations).unwrap();
+    assert_eq!(sums.iter().sum::<f64>(), v.iter().sum::<f64>());
+    gpu.free_set(set);
+    gpu.free(vals);
+    gpu.free(y);
+}

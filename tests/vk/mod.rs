@@ -1,0 +1,631 @@
+//! A small Vulkan compute runner (through `ash`) for the `gpu` feature's SPIR-V modules,
+//! shared by `tests/gpu.rs` and `examples/gpu.rs`: device-local buffers filled through
+//! staging, one descriptor-set layout (`spblas::gpu::BINDINGS`), a pipeline per entry
+//! point, and command buffers of dispatches, barriers and timestamps.
+//!
+//! It is test and benchmark support, not part of the crate: spblas exports the modules
+//! and their metadata and leaves the runtime to the caller.
+#![allow(dead_code)]
+
+use std::ffi::CString;
+
+use ash::vk;
+use spblas::gpu::{BINDINGS, Kernel, SpmvParams};
+
+/// A device buffer.
+pub struct Buf {
+    buf: vk::Buffer,
+    mem: vk::DeviceMemory,
+    /// Bytes.
+    pub size: u64,
+}
+
+/// One step of a command buffer.
+pub enum Step<'a> {
+    /// `vkCmdDispatch(groups, 1, 1)` of `kernel` with these push constants.
+    Dispatch { kernel: Kernel, groups: u32, push: &'a [u8] },
+    /// A compute-to-compute memory barrier (shader writes before shader reads/writes).
+    Barrier,
+    /// A timestamp (after all earlier work of the command buffer).
+    Timestamp,
+}
+
+/// An open Vulkan device with the spblas pipelines of one value type.
+pub struct Gpu {
+    _entry: ash::Entry,
+    instance: ash::Instance,
+    device: ash::Device,
+    queue: vk::Queue,
+    cmd_pool: vk::CommandPool,
+    desc_pool: vk::DescriptorPool,
+    set_layout: vk::DescriptorSetLayout,
+    pipeline_layout: vk::PipelineLayout,
+    module: vk::ShaderModule,
+    pipelines: Vec<(Kernel, vk::Pipeline)>,
+    mem_props: vk::PhysicalDeviceMemoryProperties,
+    dummy: Option<Buf>,
+    /// The device's name.
+    pub name: String,
+    /// Its subgroup size.
+    pub subgroup_size: u32,
+    /// Nanoseconds per timestamp tick.
+    pub timestamp_period: f64,
+}
+
+fn check<T>(r: Result<T, vk::Result>, what: &str) -> Result<T, String> {
+    r.map_err(|e| format!("{what}: {e:?}"))
+}
+
+impl Gpu {
+    /// Opens the first Vulkan 1.2 device with a compute queue (a discrete GPU first) and
+    /// builds the pipelines of `spblas::gpu::spirv::<T>()`. `Err` says why when there is
+    /// no Vulkan loader or device, or the device lacks `shaderFloat64` for `f64`.
+    pub fn new<T: spblas::Scalar>() -> Result<Gpu, String> {
+        let f64_needed = std::mem::size_of::<T>() == 8;
+        // SAFETY (all blocks below): plain Vulkan calls on handles this struct created and
+        // owns, with create-info structures that outlive each call.
+        unsafe {
+            let entry = ash::Entry::load().map_err(|e| format!("no Vulkan loader: {e}"))?;
+            let app = vk::ApplicationInfo::default().api_version(vk::API_VERSION_1_2);
+            let instance = check(
+                entry.create_instance(&vk::InstanceCreateInfo::default().application_info(&app), None),
+                "instance",
+            )?;
+            let mut devices = check(instance.enumerate_physical_devices(), "devices")?;
+            devices.sort_by_key(|&d| {
+                let t = instance.get_physical_device_properties(d).device_type;
+                if t == vk::PhysicalDeviceType::DISCRETE_GPU { 0 } else { 1 }
+            });
+            let mut chosen = None;
+            for d in devices {
+                let props = instance.get_physical_device_properties(d);
+                if props.api_version < vk::API_VERSION_1_2 {
+                    continue;
+                }
+                let features = instance.get_physical_device_features(d);
+                if f64_needed && features.shader_float64 == 0 {
+                    continue;
+                }
+                let families = instance.get_physical_device_queue_family_properties(d);
+                if let Some(q) = families.iter().position(|f| {
+                    f.queue_flags.contains(vk::QueueFlags::COMPUTE) && f.timestamp_valid_bits > 0
+                }) {
+                    chosen = Some((d, q as u32, props));
+                    break;
+                }
+            }
+            let (pdev, family, props) = chosen
+                .ok_or_else(|| "no Vulkan 1.2 device with compute, timestamps (and f64)".to_string())?;
+            let name =
+                props.device_name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+            let mut subgroup = vk::PhysicalDeviceSubgroupProperties::default();
+            let mut props2 = vk::PhysicalDeviceProperties2::default().push_next(&mut subgroup);
+            instance.get_physical_device_properties2(pdev, &mut props2);
+            let subgroup_size = subgroup.subgroup_size;
+            let mut v12 = vk::PhysicalDeviceVulkan12Features::default();
+            let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut v12);
+            instance.get_physical_device_features2(pdev, &mut f2);
+            let vulkan_memory_model = v12.vulkan_memory_model;
+            let features = vk::PhysicalDeviceFeatures::default().shader_float64(f64_needed);
+            let mut v12 =
+                vk::PhysicalDeviceVulkan12Features::default().vulkan_memory_model(vulkan_memory_model != 0);
+            let prio = [1.0f32];
+            let queues =
+                [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&prio)];
+            let info = vk::DeviceCreateInfo::default()
+                .queue_create_infos(&queues)
+                .enabled_features(&features)
+                .push_next(&mut v12);
+            let device = check(instance.create_device(pdev, &info, None), "device")?;
+            let queue = device.get_device_queue(family, 0);
+            let cmd_pool = check(
+                device.create_command_pool(
+                    &vk::CommandPoolCreateInfo::default()
+                        .queue_family_index(family)
+                        .flags(vk::CommandPoolCreateFlags::RESET_COMMAND_BUFFER),
+                    None,
+                ),
+                "command pool",
+            )?;
+            let bindings: Vec<_> = BINDINGS
+                .iter()
+                .map(|b| {
+                    vk::DescriptorSetLayoutBinding::default()
+                        .binding(b.binding)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .descriptor_count(1)
+                        .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                })
+                .collect();
+            let set_layout = check(
+                device.create_descriptor_set_layout(
+                    &vk::DescriptorSetLayoutCreateInfo::default().bindings(&bindings),
+                    None,
+                ),
+                "set layout",
+            )?;
+            let sizes = [vk::DescriptorPoolSize::default()
+                .ty(vk::DescriptorType::STORAGE_BUFFER)
+                .descriptor_count(64 * BINDINGS.len() as u32)];
+            let desc_pool = check(
+                device.create_descriptor_pool(
+                    &vk::DescriptorPoolCreateInfo::default()
+                        .max_sets(64)
+                        .pool_sizes(&sizes)
+                        .flags(vk::DescriptorPoolCreateFlags::FREE_DESCRIPTOR_SET),
+                    None,
+                ),
+                "descriptor pool",
+            )?;
+            let push = [vk::PushConstantRange::default()
+                .stage_flags(vk::ShaderStageFlags::COMPUTE)
+                .offset(0)
+                .size(40)];
+            let layouts = [set_layout];
+            let pipeline_layout = check(
+                device.create_pipeline_layout(
+                    &vk::PipelineLayoutCreateInfo::default()
+                        .set_layouts(&layouts)
+                        .push_constant_ranges(&push),
+                    None,
+                ),
+                "pipeline layout",
+            )?;
+            let words = spblas::gpu::spirv::<T>();
+            let module = check(
+                device.create_shader_module(&vk::ShaderModuleCreateInfo::default().code(words), None),
+                "module",
+            )?;
+            let mut pipelines = Vec::new();
+            for k in Kernel::ALL {
+                let entry_name = CString::new(k.entry_point()).map_err(|e| e.to_string())?;
+                let stage = vk::PipelineShaderStageCreateInfo::default()
+                    .stage(vk::ShaderStageFlags::COMPUTE)
+                    .module(module)
+                    .name(&entry_name);
+                let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline_layout)];
+                let p = device
+                    .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
+                    .map_err(|(_, e)| format!("pipeline {}: {e:?}", k.entry_point()))?;
+                pipelines.push((k, p[0]));
+            }
+            let mem_props = instance.get_physical_device_memory_properties(pdev);
+            let mut gpu = Gpu {
+                _entry: entry,
+                instance,
+                device,
+                queue,
+                cmd_pool,
+                desc_pool,
+                set_layout,
+                pipeline_layout,
+                module,
+                pipelines,
+                mem_props,
+                dummy: None,
+                name,
+                subgroup_size,
+                timestamp_period: props.limits.timestamp_period as f64,
+            };
+            gpu.dummy = Some(gpu.zeroed(16)?);
+            Ok(gpu)
+        }
+    }
+
+    fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> Option<u32> {
+        (0..self.mem_props.memory_type_count).find(|&i| {
+            bits & (1 << i) != 0 && self.mem_props.memory_types[i as usize].property_flags.contains(flags)
+        })
+    }
+
+    fn buffer(
+        &self,
+        size: u64,
+        usage: vk::BufferUsageFlags,
+        flags: vk::MemoryPropertyFlags,
+    ) -> Result<Buf, String> {
+        let size = size.max(16);
+        // SAFETY: see `new`.
+        unsafe {
+            let buf = check(
+                self.device.create_buffer(
+                    &vk::BufferCreateInfo::default()
+                        .size(size)
+                        .usage(usage)
+                        .sharing_mode(vk::SharingMode::EXCLUSIVE),
+                    None,
+                ),
+                "buffer",
+            )?;
+            let req = self.device.get_buffer_memory_requirements(buf);
+            let ty = self.memory_type(req.memory_type_bits, flags).ok_or("no suitable memory type")?;
+            let mem = check(
+                self.device.allocate_memory(
+                    &vk::MemoryAllocateInfo::default().allocation_size(req.size).memory_type_index(ty),
+                    None,
+                ),
+                "memory",
+            )?;
+            check(self.device.bind_buffer_memory(buf, mem, 0), "bind")?;
+            Ok(Buf { buf, mem, size })
+        }
+    }
+
+    fn staging(&self, size: u64) -> Result<Buf, String> {
+        self.buffer(
+            size,
+            vk::BufferUsageFlags::TRANSFER_SRC | vk::BufferUsageFlags::TRANSFER_DST,
+            vk::MemoryPropertyFlags::HOST_VISIBLE | vk::MemoryPropertyFlags::HOST_COHERENT,
+        )
+    }
+
+    fn device_buffer(&self, size: u64) -> Result<Buf, String> {
+        self.buffer(
+            size,
+            vk::BufferUsageFlags::STORAGE_BUFFER
+                | vk::BufferUsageFlags::TRANSFER_SRC
+                | vk::BufferUsageFlags::TRANSFER_DST,
+            vk::MemoryPropertyFlags::DEVICE_LOCAL,
+        )
+    }
+
+    /// Runs `record` in a one-time command buffer and waits for it.
+    fn once(&self, record: impl FnOnce(vk::CommandBuffer)) -> Result<(), String> {
+        // SAFETY: see `new`.
+        unsafe {
+            let cb = check(
+                self.device.allocate_command_buffers(
+                    &vk::CommandBufferAllocateInfo::default()
+                        .command_pool(self.cmd_pool)
+                        .command_buffer_count(1),
+                ),
+                "command buffer",
+            )?[0];
+            check(self.device.begin_command_buffer(cb, &vk::CommandBufferBeginInfo::default()), "begin")?;
+            record(cb);
+            check(self.device.end_command_buffer(cb), "end")?;
+            let cbs = [cb];
+            let submit = [vk::SubmitInfo::default().command_buffers(&cbs)];
+            check(self.device.queue_submit(self.queue, &submit, vk::Fence::null()), "submit")?;
+            check(self.device.queue_wait_idle(self.queue), "wait")?;
+            self.device.free_command_buffers(self.cmd_pool, &cbs);
+            Ok(())
+        }
+    }
+
+    /// A device-local buffer holding `data`.
+    pub fn upload<P: bytemuck::Pod>(&self, data: &[P]) -> Result<Buf, String> {
+        let bytes: &[u8] = bytemuck::cast_slice(data);
+        let dst = self.device_buffer(bytes.len() as u64)?;
+        if bytes.is_empty() {
+            return Ok(dst);
+        }
+        let stage = self.staging(bytes.len() as u64)?;
+        // SAFETY: see `new`; the mapping covers `stage.size >= bytes.len()` bytes.
+        unsafe {
+            let p =
+                check(self.device.map_memory(stage.mem, 0, stage.size, vk::MemoryMapFlags::empty()), "map")?;
+            std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.cast::<u8>(), bytes.len());
+            self.device.unmap_memory(stage.mem);
+        }
+        let region = [vk::BufferCopy::default().size(bytes.len() as u64)];
+        // SAFETY: see `new`.
+        self.once(|cb| unsafe { self.device.cmd_copy_buffer(cb, stage.buf, dst.buf, &region) })?;
+        self.free(stage);
+        Ok(dst)
+    }
+
+    /// A device-local buffer of `bytes` zero bytes.
+    pub fn zeroed(&self, bytes: u64) -> Result<Buf, String> {
+        let b = self.device_buffer(bytes)?;
+        // SAFETY: see `new`.
+        self.once(|cb| unsafe { self.device.cmd_fill_buffer(cb, b.buf, 0, vk::WHOLE_SIZE, 0) })?;
+        Ok(b)
+    }
+
+    /// The first `n` values of `b`.
+    pub fn download<P: bytemuck::Pod>(&self, b: &Buf, n: usize) -> Result<Vec<P>, String> {
+        let len = (n * std::mem::size_of::<P>()) as u64;
+        let mut out = vec![P::zeroed(); n];
+        if n == 0 {
+            return Ok(out);
+        }
+        let stage = self.staging(len)?;
+        let region = [vk::BufferCopy::default().size(len)];
+        // SAFETY: see `new`.
+        self.once(|cb| unsafe { self.device.cmd_copy_buffer(cb, b.buf, stage.buf, &region) })?;
+        // SAFETY: see `new`; the mapping covers `len` bytes and `out` holds `len` bytes.
+        unsafe {
+            let p =
+                check(self.device.map_memory(stage.mem, 0, stage.size, vk::MemoryMapFlags::empty()), "map")?;
+            std::ptr::copy_nonoverlapping(
+                p.cast::<u8>(),
+                bytemuck::cast_slice_mut(&mut out).as_mut_ptr(),
+                len as usize,
+            );
+            self.device.unmap_memory(stage.mem);
+        }
+        self.free(stage);
+        Ok(out)
+    }
+
+    /// Frees a buffer.
+    pub fn free(&self, b: Buf) {
+        // SAFETY: see `new`; the queue is idle after every submission of this runner.
+        unsafe {
+            self.device.destroy_buffer(b.buf, None);
+            self.device.free_memory(b.mem, None);
+        }
+    }
+
+    /// A descriptor set binding `bufs` (binding number, buffer); the other bindings get
+    /// a small dummy buffer (the kernels that use them are not run with this set).
+    pub fn descriptor_set(&self, bufs: &[(u32, &Buf)]) -> Result<vk::DescriptorSet, String> {
+        let dummy = self.dummy.as_ref().ok_or("no dummy buffer")?;
+        let layouts = [self.set_layout];
+        // SAFETY: see `new`.
+        unsafe {
+            let set = check(
+                self.device.allocate_descriptor_sets(
+                    &vk::DescriptorSetAllocateInfo::default()
+                        .descriptor_pool(self.desc_pool)
+                        .set_layouts(&layouts),
+                ),
+                "descriptor set",
+            )?[0];
+            let infos: Vec<[vk::DescriptorBufferInfo; 1]> = BINDINGS
+                .iter()
+                .map(|b| {
+                    let buf =
+                        bufs.iter().find(|(n, _)| *n == b.binding).map(|(_, buf)| *buf).unwrap_or(dummy);
+                    [vk::DescriptorBufferInfo::default().buffer(buf.buf).offset(0).range(vk::WHOLE_SIZE)]
+                })
+                .collect();
+            let writes: Vec<_> = BINDINGS
+                .iter()
+                .zip(&infos)
+                .map(|(b, info)| {
+                    vk::WriteDescriptorSet::default()
+                        .dst_set(set)
+                        .dst_binding(b.binding)
+                        .descriptor_type(vk::DescriptorType::STORAGE_BUFFER)
+                        .buffer_info(info)
+                })
+                .collect();
+            self.device.update_descriptor_sets(&writes, &[]);
+            Ok(set)
+        }
+    }
+
+    /// Frees a descriptor set.
+    pub fn free_set(&self, set: vk::DescriptorSet) {
+        // SAFETY: see `new`; the pool was created with FREE_DESCRIPTOR_SET.
+        let _ = unsafe { self.device.free_descriptor_sets(self.desc_pool, &[set]) };
+    }
+
+    /// Runs `steps` with `set` bound in one command buffer, waits, and returns the
+    /// timestamps in nanoseconds.
+    pub fn run(&self, set: vk::DescriptorSet, steps: &[Step<'_>]) -> Result<Vec<f64>, String> {
+        let stamps = steps.iter().filter(|s| matches!(s, Step::Timestamp)).count() as u32;
+        // SAFETY: see `new`.
+        unsafe {
+            let qp = check(
+                self.device.create_query_pool(
+                    &vk::QueryPoolCreateInfo::default()
+                        .query_type(vk::QueryType::TIMESTAMP)
+                        .query_count(stamps.max(1)),
+                    None,
+                ),
+                "query pool",
+            )?;
+            let sets = [set];
+            self.once(|cb| {
+                let d = &self.device;
+                d.cmd_reset_query_pool(cb, qp, 0, stamps.max(1));
+                d.cmd_bind_descriptor_sets(
+                    cb,
+                    vk::PipelineBindPoint::COMPUTE,
+                    self.pipeline_layout,
+                    0,
+                    &sets,
+                    &[],
+                );
+                let mut q = 0;
+                for s in steps {
+                    match s {
+                        Step::Dispatch { kernel, groups, push } => {
+                            let p = self.pipelines.iter().find(|(k, _)| k == kernel).map(|(_, p)| *p);
+                            if let Some(p) = p {
+                                d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p);
+                                d.cmd_push_constants(
+                                    cb,
+                                    self.pipeline_layout,
+                                    vk::ShaderStageFlags::COMPUTE,
+                                    0,
+                                    push,
+                                );
+                                d.cmd_dispatch(cb, *groups, 1, 1);
+                            }
+                        }
+                        Step::Barrier => {
+                            let mb = [vk::MemoryBarrier::default()
+                                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
+                                .dst_access_mask(
+                                    vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                                )];
+                            d.cmd_pipeline_barrier(
+                                cb,
+                                vk::PipelineStageFlags::COMPUTE_SHADER,
+                                vk::PipelineStageFlags::COMPUTE_SHADER,
+                                vk::DependencyFlags::empty(),
+                                &mb,
+                                &[],
+                                &[],
+                            );
+                        }
+                        Step::Timestamp => {
+                            d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, q);
+                            q += 1;
+                        }
+                    }
+                }
+            })?;
+            let mut ticks = vec![0u64; stamps as usize];
+            if stamps > 0 {
+                check(
+                    self.device.get_query_pool_results(
+                        qp,
+                        0,
+                        &mut ticks,
+                        vk::QueryResultFlags::TYPE_64 | vk::QueryResultFlags::WAIT,
+                    ),
+                    "query results",
+                )?;
+            }
+            self.device.destroy_query_pool(qp, None);
+            Ok(ticks.iter().map(|&t| t as f64 * self.timestamp_period).collect())
+        }
+    }
+}
+
+/// The SpMV methods the modules offer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Method {
+    /// [`Kernel::CsrScalar`] on the CSR arrays.
+    CsrScalar,
+    /// [`Kernel::CsrVector`] on the CSR arrays.
+    CsrVector,
+    /// The three CSR5 passes on the CSR5 arrays.
+    Csr5,
+}
+
+impl Method {
+    /// Every method.
+    pub const ALL: [Method; 3] = [Method::CsrScalar, Method::CsrVector, Method::Csr5];
+
+    /// The dispatches of one SpMV `y = alpha * A * x + beta * y` with parameters `p`
+    /// and their push-constant bytes `push`.
+    pub fn steps<'a, T: spblas::Scalar>(self, p: &SpmvParams<T>, push: &'a [u8]) -> Vec<Step<'a>> {
+        let d = |kernel: Kernel| Step::Dispatch { kernel, groups: kernel.groups(p), push };
+        match self {
+            Method::CsrScalar => vec![d(Kernel::CsrScalar)],
+            Method::CsrVector => vec![d(Kernel::CsrVector)],
+            Method::Csr5 => {
+                vec![d(Kernel::Csr5Tiles), d(Kernel::Csr5Rows), Step::Barrier, d(Kernel::Csr5Calibrate)]
+            }
+        }
+    }
+}
+
+/// One SpMV problem on the device: the matrix arrays, `x`, `y` (and `carry` for CSR5),
+/// bound in one descriptor set.
+pub struct Problem<T> {
+    /// The descriptor set binding the arrays.
+    pub set: vk::DescriptorSet,
+    /// The push constants.
+    pub params: SpmvParams<T>,
+    bufs: Vec<(u32, Buf)>,
+    nrows: usize,
+}
+
+impl Gpu {
+    fn problem<T: spblas::Scalar>(
+        &self,
+        arrays: Vec<(u32, Buf)>,
+        params: SpmvParams<T>,
+        nrows: usize,
+    ) -> Result<Problem<T>, String> {
+        let refs: Vec<(u32, &Buf)> = arrays.iter().map(|(n, b)| (*n, b)).collect();
+        let set = self.descriptor_set(&refs)?;
+        Ok(Problem { set, params, bufs: arrays, nrows })
+    }
+
+    /// Uploads a CSR matrix with `x` and `y` for `y = alpha * A * x + beta * y`.
+    pub fn upload_csr<T: spblas::Scalar>(
+        &self,
+        a: &spblas::Csr<'_, T, u32>,
+        alpha: T,
+        x: &[T],
+        beta: T,
+        y: &[T],
+    ) -> Result<Problem<T>, String> {
+        let params = SpmvParams::csr(a, alpha, beta).map_err(|e| e.to_string())?;
+        let arrays = vec![
+            (0, self.upload(a.row_ptr())?),
+            (1, self.upload(a.col_idx())?),
+            (2, self.upload(a.vals())?),
+            (3, self.upload(x)?),
+            (4, self.upload(y)?),
+        ];
+        self.problem(arrays, params, a.nrows())
+    }
+
+    /// Uploads a CSR5 matrix (built for the GPU: `spblas::gpu::csr5_layout`) with `x`
+    /// and `y`, and a `carry` buffer.
+    pub fn upload_csr5<T: spblas::Scalar>(
+        &self,
+        a: &spblas::Csr5<'_, T, u32>,
+        alpha: T,
+        x: &[T],
+        beta: T,
+        y: &[T],
+    ) -> Result<Problem<T>, String> {
+        let params = SpmvParams::csr5(a, alpha, beta).map_err(|e| e.to_string())?;
+        let arrays = vec![
+            (0, self.upload(a.row_ptr())?),
+            (1, self.upload(a.col_idx())?),
+            (2, self.upload(a.vals())?),
+            (3, self.upload(x)?),
+            (4, self.upload(y)?),
+            (5, self.upload(a.tile_ptr())?),
+            (6, self.upload(a.tile_desc())?),
+            (7, self.upload(a.empty_offset_ptr())?),
+            (8, self.upload(a.empty_offset())?),
+            (9, self.zeroed(((a.tiles() + 1) * std::mem::size_of::<T>()) as u64)?),
+        ];
+        self.problem(arrays, params, a.nrows())
+    }
+
+    /// Runs `method` once on `p` and returns `y`.
+    pub fn spmv<T: spblas::Scalar>(&self, method: Method, p: &Problem<T>) -> Result<Vec<T>, String> {
+        let push = p.params.push_constants();
+        self.run(p.set, &method.steps(&p.params, push.as_bytes()))?;
+        self.read_y(p)
+    }
+
+    /// `y` as it is now.
+    pub fn read_y<T: spblas::Scalar>(&self, p: &Problem<T>) -> Result<Vec<T>, String> {
+        let y = p.bufs.iter().find(|(n, _)| *n == 4).map(|(_, b)| b).ok_or("no y")?;
+        self.download(y, p.nrows)
+    }
+
+    /// Frees a problem's buffers and set.
+    pub fn free_problem<T>(&self, p: Problem<T>) {
+        self.free_set(p.set);
+        for (_, b) in p.bufs {
+            self.free(b);
+        }
+    }
+}
+
+impl Drop for Gpu {
+    fn drop(&mut self) {
+        // SAFETY: see `new`; everything was created by this struct and the queue is idle.
+        unsafe {
+            let _ = self.device.device_wait_idle();
+            if let Some(b) = self.dummy.take() {
+                self.free(b);
+            }
+            for (_, p) in &self.pipelines {
+                self.device.destroy_pipeline(*p, None);
+            }
+            self.device.destroy_shader_module(self.module, None);
+            self.device.destroy_pipeline_layout(self.pipeline_layout, None);
+            self.device.destroy_descriptor_pool(self.desc_pool, None);
+            self.device.destroy_descriptor_set_layout(self.set_layout, None);
+            self.device.destroy_command_pool(self.cmd_pool, None);
+            self.device.destroy_device(None);
+            self.instance.destroy_instance(None);
+        }
+    }
+}
