@@ -4,12 +4,17 @@
 //! checked against the CPU SpMV.
 //!
 //! ```text
-//! cargo run --release --example gpu --features gpu,gen [-- small|full]
+//! cargo run --release --example gpu --features gpu,gen [-- small|full [FLUSH_MB]]
 //! ```
 //!
-//! GB/s counts the thesis's SpMV bytes (8.4.2); `%rd` divides it by the device's read
-//! bandwidth measured in the same run (`read_stream` over the same number of bytes), and
-//! `xS` is the speedup over the CSR scalar kernel.
+//! With `FLUSH_MB` > 0 every timed run starts after writing that many MB (pick a few
+//! times the GPU's last-level cache: 192 for an H100's 50 MB L2), so matrices are read
+//! from memory, not from a cache warmed by the run before.
+//!
+//! GB/s counts the thesis's SpMV bytes (8.4.2); the percentage divides it by the
+//! device's read bandwidth measured in the same run (`read_stream` over 1 GiB), and the
+//! last figure is the speedup over the CSR scalar kernel. The last column is CSR5's time
+//! at other tile heights (the thesis's `sigma` sweep, Fig. 8.14).
 
 #[path = "../tests/vk/mod.rs"]
 mod vk;
@@ -21,10 +26,16 @@ use vk::{Gpu, Method, Step};
 
 const RUNS: usize = 25;
 
-/// The median duration in ms of `RUNS` repetitions of `steps`, each fenced by a barrier.
+/// Bytes the read-bandwidth probe streams: far beyond any GPU cache.
+const STREAM_BYTES: usize = 1 << 30;
+
+/// The median duration in ms of `RUNS` repetitions of `steps`, each timed alone after
+/// a cache flush (`Step::Flush`, when the run set a flush buffer).
 fn median_ms(gpu: &Gpu, set: ash::vk::DescriptorSet, steps: &[Step<'_>]) -> Result<f64, String> {
-    let mut all = vec![Step::Timestamp];
+    let mut all = Vec::new();
     for _ in 0..RUNS {
+        all.push(Step::Flush);
+        all.push(Step::Timestamp);
         for s in steps {
             all.push(match s {
                 Step::Dispatch { kernel, groups, push } => {
@@ -32,13 +43,14 @@ fn median_ms(gpu: &Gpu, set: ash::vk::DescriptorSet, steps: &[Step<'_>]) -> Resu
                 }
                 Step::Barrier => Step::Barrier,
                 Step::Timestamp => Step::Timestamp,
+                Step::Flush => Step::Flush,
             });
         }
         all.push(Step::Barrier);
         all.push(Step::Timestamp);
     }
     let t = gpu.run(set, &all)?;
-    let mut d: Vec<f64> = t.windows(2).map(|w| (w[1] - w[0]) / 1e6).collect();
+    let mut d: Vec<f64> = t.chunks_exact(2).map(|w| (w[1] - w[0]) / 1e6).collect();
     d.sort_by(f64::total_cmp);
     Ok(d[d.len() / 2])
 }
@@ -67,18 +79,34 @@ fn max_rel_err<T: Scalar>(y: &[T], want: &[T]) -> f64 {
     y.iter().zip(want).map(|(a, b)| (a.to_f64() - b.to_f64()).abs() / scale).fold(0.0, f64::max)
 }
 
-fn run<T: Scalar>(gpu: &Gpu, name: &str, class: &str, a: &CsrOwned<T, u32>) -> Result<(), String> {
+fn run<T: Scalar>(
+    gpu: &Gpu,
+    stream: f64,
+    name: &str,
+    class: &str,
+    a: &CsrOwned<T, u32>,
+) -> Result<(), String> {
     let a = a.view();
     let x: Vec<T> = (0..a.ncols()).map(|i| T::from_f64(((i * 7919) % 17) as f64 * 0.125 - 1.0)).collect();
     let mut want = vec![T::ZERO; a.nrows()];
     a.spmv(T::ONE, &x, T::ZERO, &mut want).map_err(|e| e.to_string())?;
     let y0 = vec![T::ZERO; a.nrows()];
     let bytes = (a.nrows() + 1 + a.nnz()) * 4 + (2 * a.nnz() + a.nrows()) * std::mem::size_of::<T>();
-    let stream = read_gbs::<T>(gpu, bytes)?;
     let layout = spblas::gpu::csr5_layout(&a).map_err(|e| e.to_string())?;
     let c = Csr5Owned::from_csr_layout(&a, &layout).map_err(|e| e.to_string())?;
     let csr = gpu.upload_csr(&a, T::ONE, &x, T::ZERO, &y0)?;
     let csr5 = gpu.upload_csr5(&c.view(), T::ONE, &x, T::ZERO, &y0)?;
+    // The thesis's sigma sweep (Fig. 8.14): CSR5 at other tile heights, against the rule's.
+    let mut sweep = Vec::new();
+    for sigma in [4usize, 6, 8, 12, 16] {
+        let l = spblas::Csr5Layout::with_params(&a, spblas::gpu::OMEGA, sigma).map_err(|e| e.to_string())?;
+        let c = Csr5Owned::from_csr_layout(&a, &l).map_err(|e| e.to_string())?;
+        let p = gpu.upload_csr5(&c.view(), T::ONE, &x, T::ZERO, &y0)?;
+        let push = p.params.push_constants();
+        let ms = median_ms(gpu, p.set, &Method::Csr5.steps(&p.params, push.as_bytes()))?;
+        gpu.free_problem(p);
+        sweep.push(format!("{sigma}:{ms:.3}"));
+    }
     let mut cells = Vec::new();
     let mut base = 0.0;
     let mut err = 0.0f64;
@@ -95,12 +123,12 @@ fn run<T: Scalar>(gpu: &Gpu, name: &str, class: &str, a: &CsrOwned<T, u32>) -> R
         cells.push(format!("{ms:8.3} {gbs:6.0} {:4.0}% {:5.2}x", 100.0 * gbs / stream, base / ms));
     }
     println!(
-        "{name:<15} {class:<9} {:<4} {:>9} {:>2} | {:>5.0} | {} | {err:.1e}",
+        "{name:<15} {class:<9} {:<4} {:>9} {:>2} | {} | {err:.1e} | {}",
         T::NAME,
         a.nnz(),
         layout.sigma(),
-        stream,
-        cells.join(" | ")
+        cells.join(" | "),
+        sweep.join(" ")
     );
     gpu.free_problem(csr);
     gpu.free_problem(csr5);
@@ -115,26 +143,40 @@ fn to_f32(a: &CsrOwned<f64, u32>) -> Result<CsrOwned<f32, u32>, String> {
 }
 
 fn main() -> Result<(), String> {
-    let scale = match std::env::args().nth(1).as_deref() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let scale = match args.first().map(String::as_str) {
         None | Some("full") => SuiteScale::Full,
         Some("small") => SuiteScale::Small,
         Some(o) => return Err(format!("unknown scale {o:?} (small or full)")),
     };
-    let g32 = Gpu::new::<f32>()?;
-    let g64 = Gpu::new::<f64>()?;
+    let flush_mb: u64 = match args.get(1) {
+        None => 0,
+        Some(v) => v.parse().map_err(|e| format!("flush MB {v:?}: {e}"))?,
+    };
+    let mut g32 = Gpu::new::<f32>()?;
+    let mut g64 = Gpu::new::<f64>()?;
+    g32.set_flush(flush_mb << 20)?;
+    g64.set_flush(flush_mb << 20)?;
     println!(
-        "spblas gpu: SpMV y = A x on {} (subgroup {}), {RUNS} runs, median",
-        g32.name, g32.subgroup_size
+        "spblas gpu: SpMV y = A x on {} (subgroup {}), {RUNS} runs, median; caches flushed before each run: {}",
+        g32.name,
+        g32.subgroup_size,
+        if flush_mb > 0 { format!("yes ({flush_mb} MB written)") } else { "no".to_string() }
     );
-    println!("each method: ms, GB/s (thesis bytes), % of read_stream GB/s, speedup over CSR scalar\n");
+    let (rd32, rd64) = (read_gbs::<f32>(&g32, STREAM_BYTES)?, read_gbs::<f64>(&g64, STREAM_BYTES)?);
     println!(
-        "{:<15} {:<9} {:<4} {:>9} {:>2} | {:>5} | {:^27} | {:^27} | {:^27} | max err",
-        "matrix", "class", "prec", "nnz", "s", "rd", "CSR scalar", "CSR vector", "CSR5"
+        "read bandwidth (read_stream over {} MiB): f32 {rd32:.0} GB/s, f64 {rd64:.0} GB/s",
+        STREAM_BYTES >> 20
+    );
+    println!("each method: ms, GB/s (thesis bytes), % of that read bandwidth, speedup over CSR scalar\n");
+    println!(
+        "{:<15} {:<9} {:<4} {:>9} {:>2} | {:^27} | {:^27} | {:^27} | max err | CSR5 ms by sigma",
+        "matrix", "class", "prec", "nnz", "s", "CSR scalar", "CSR vector", "CSR5"
     );
     for entry in suite_entries(scale) {
         let a: CsrOwned<f64, u32> = entry.generate().map_err(|e| e.to_string())?;
-        run(&g32, entry.name, entry.class.name(), &to_f32(&a)?)?;
-        run(&g64, entry.name, entry.class.name(), &a)?;
+        run(&g32, rd32, entry.name, entry.class.name(), &to_f32(&a)?)?;
+        run(&g64, rd64, entry.name, entry.class.name(), &a)?;
     }
     Ok(())
 }

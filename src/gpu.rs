@@ -9,7 +9,7 @@
 //! constants from [`SpmvParams`], and dispatches. `tests/gpu.rs` and `examples/gpu.rs`
 //! do that with Vulkan through `ash`.
 //!
-//! **Modules.** One per value type: `f32` (Vulkan 1.2, `GroupNonUniformArithmetic`) and
+//! **Modules.** One per value type: `f32` (Vulkan 1.2, `GroupNonUniformShuffle`) and
 //! `f64` (the same and `Float64`: enable `shaderFloat64`). Both hold every [`Kernel`].
 //!
 //! **Bindings** ([`BINDINGS`], descriptor set 0, all storage buffers): one layout for
@@ -35,6 +35,24 @@ pub const OMEGA: usize = 32;
 /// The largest `sigma` the GPU kernels take: `OMEGA * sigma` is at most 512 entries (the
 /// CSR5 tile limit), and the descriptor then packs into one word per lane.
 pub const MAX_SIGMA: usize = 16;
+
+/// The bounds `<r, s, t, u>` of the thesis's `sigma` rule on GPUs (6.3.2), applied with
+/// the cap [`MAX_SIGMA`]: `sigma = 6` up to 6 entries per row, the row length up to 16,
+/// and 16 beyond.
+///
+/// The thesis's `<4, 32, 256, 4>` (double precision, nVidia Maxwell) measured 18–80%
+/// slower than the best `sigma` on the H100 (`examples/gpu.rs`, caches flushed before
+/// each run, sweep of 4–16): its `sigma = 4` for short rows and for rows over 256
+/// entries makes four times the tiles of 16, and their fixed cost (descriptor, tile
+/// pointer, one `row_ptr` read, the calibrator's check) shows. With these bounds the
+/// rule's `sigma` was within 30% of the sweep's best on every suite matrix in the same
+/// runs, where the best itself moved between runs by up to 3x on a few matrices
+/// (`rmat`, `uniform_random`, `lp_like`) with nothing changed but buffer placement.
+pub const SIGMA_BOUNDS: (usize, usize, usize, usize) = (6, 16, 256, 16);
+
+/// Values each [`Kernel::ReadStream`] invocation reads, four loads in flight at a time
+/// (a subgroup writes one sum, so the writes are under 1% of the traffic).
+pub const STREAM_PER_INVOCATION: usize = 8;
 
 /// Workgroups a dispatch asks for at most: the smallest `maxComputeWorkGroupCount[0]`
 /// Vulkan allows.
@@ -97,19 +115,23 @@ pub const BINDINGS: [Binding; 10] = [
 pub enum Kernel {
     /// Row-block scalar CSR SpMV (thesis Alg. 28): an invocation per row.
     CsrScalar,
-    /// Row-block vector CSR SpMV (Alg. 29): a subgroup per row, reduced with subgroup
-    /// arithmetic.
+    /// Row-block vector CSR SpMV (Alg. 29): a vector of [`SpmvParams::lanes`] lanes per
+    /// row (a power of two near the average row length, at most the subgroup), reduced
+    /// with subgroup shuffles.
     CsrVector,
     /// CSR5 SpMV pass 1 (Alg. 32): the complete tiles, `OMEGA` invocations each, with
-    /// the `seg_offset` sum in workgroup memory; a tile's first segment that continues a
-    /// row goes to `carry`.
+    /// the `seg_offset` sum in workgroup memory; whole segments are written straight
+    /// from their lanes; a tile's first segment that continues a row goes to `carry`.
     Csr5Tiles,
     /// CSR5 SpMV pass 1, beside the tiles: empty rows (`beta * y`) and the tail.
     Csr5Rows,
-    /// CSR5 SpMV pass 2, the calibrator: adds the carries of rows that span tiles.
+    /// CSR5 SpMV pass 2, the calibrator: a subgroup per tile; the first tile of a run
+    /// continuing one row adds up the run's carries across its lanes and adds them to
+    /// the row.
     Csr5Calibrate,
     /// The read-bandwidth probe: sums `nrows` values of `vals` (grid-strided), one sum
-    /// per invocation into `y`. The baseline for judging SpMV's GB/s.
+    /// per subgroup into `y` (at its first lane's invocation index; `y` needs one value
+    /// per invocation, zeroed). The baseline for judging SpMV's GB/s.
     ReadStream,
 }
 
@@ -157,14 +179,16 @@ impl Kernel {
 
     /// The workgroups (x) that give every row or tile of `p` its own invocation or
     /// subgroup, at most [`MAX_GROUPS`] (the kernels stride over the rest).
-    /// [`Kernel::CsrVector`] assumes subgroups of 32; on narrower subgroups the grid
-    /// stride covers the remaining rows.
+    /// [`Kernel::CsrVector`] asks for `lanes` invocations per row and
+    /// [`Kernel::Csr5Calibrate`] for a subgroup of 32 per tile; on narrower subgroups
+    /// the grid stride covers the rest.
     pub fn groups<T: Scalar>(self, p: &SpmvParams<T>) -> u32 {
         let work = match self {
-            Kernel::CsrScalar | Kernel::Csr5Rows | Kernel::ReadStream => p.nrows as usize,
-            Kernel::CsrVector => (p.nrows as usize).saturating_mul(32),
+            Kernel::CsrScalar | Kernel::Csr5Rows => p.nrows as usize,
+            Kernel::ReadStream => (p.nrows as usize).div_ceil(STREAM_PER_INVOCATION),
+            Kernel::CsrVector => (p.nrows as usize).saturating_mul(p.lanes.max(1) as usize),
             Kernel::Csr5Tiles => (p.ntiles as usize).saturating_mul(OMEGA),
-            Kernel::Csr5Calibrate => p.ntiles as usize + 1,
+            Kernel::Csr5Calibrate => (p.ntiles as usize + 1).saturating_mul(32),
         };
         let per = self.workgroup_size() as usize;
         let groups = work.div_ceil(per).clamp(1, MAX_GROUPS as usize);
@@ -172,7 +196,8 @@ impl Kernel {
     }
 }
 
-/// The push constants of every kernel: six `u32`, then `alpha` and `beta` (offset 24).
+/// The push constants of every kernel: six `u32` (the fields in order), then `alpha` and
+/// `beta` (offset 24).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct SpmvParams<T> {
     /// Rows (for [`Kernel::ReadStream`]: values to read).
@@ -185,6 +210,9 @@ pub struct SpmvParams<T> {
     pub ybits: u32,
     /// Width of the descriptor's `seg_offset` field.
     pub sbits: u32,
+    /// [`Kernel::CsrVector`]: lanes per row, a power of two from 1 to 32 (0 for the
+    /// other kernels).
+    pub lanes: u32,
     /// `alpha`.
     pub alpha: T,
     /// `beta`.
@@ -206,7 +234,9 @@ impl PushConstants {
 }
 
 impl<T: Scalar> SpmvParams<T> {
-    /// The parameters of a CSR SpMV `y = alpha * a * x + beta * y`.
+    /// The parameters of a CSR SpMV `y = alpha * a * x + beta * y`; `lanes` (for
+    /// [`Kernel::CsrVector`]) is the average row length rounded up to a power of two,
+    /// from 1 to 32, so that a row takes about one step of its vector.
     ///
     /// # Errors
     /// None today (a `Csr<T, u32>` fits the kernels' `u32` arithmetic); kept a `Result`
@@ -217,7 +247,9 @@ impl<T: Scalar> SpmvParams<T> {
             value: a.nrows(),
             max: u32::MAX as usize,
         })?;
-        Ok(SpmvParams { nrows, ntiles: 0, sigma: 0, ybits: 0, sbits: 0, alpha, beta })
+        let per_row = if a.nrows() == 0 { 1 } else { a.nnz().div_ceil(a.nrows()) };
+        let lanes = per_row.clamp(1, 32).next_power_of_two() as u32;
+        Ok(SpmvParams { nrows, ntiles: 0, sigma: 0, ybits: 0, sbits: 0, lanes, alpha, beta })
     }
 
     /// The parameters of a CSR5 SpMV `y = alpha * a * x + beta * y`.
@@ -240,6 +272,7 @@ impl<T: Scalar> SpmvParams<T> {
             sigma: a.sigma() as u32,
             ybits: format.y_bits(),
             sbits: format.seg_bits(),
+            lanes: 0,
             alpha,
             beta,
         })
@@ -255,13 +288,22 @@ impl<T: Scalar> SpmvParams<T> {
             value: len,
             max: u32::MAX as usize,
         })?;
-        Ok(SpmvParams { nrows, ntiles: 0, sigma: 0, ybits: 0, sbits: 0, alpha: T::ONE, beta: T::ZERO })
+        Ok(SpmvParams {
+            nrows,
+            ntiles: 0,
+            sigma: 0,
+            ybits: 0,
+            sbits: 0,
+            lanes: 0,
+            alpha: T::ONE,
+            beta: T::ZERO,
+        })
     }
 
     /// The bytes to push: the layout of the kernels' `SpmvParams` block.
     pub fn push_constants(&self) -> PushConstants {
         let mut bytes = [0u8; 40];
-        let words = [self.nrows, self.ntiles, self.sigma, self.ybits, self.sbits, 0];
+        let words = [self.nrows, self.ntiles, self.sigma, self.ybits, self.sbits, self.lanes];
         for (dst, w) in bytes.chunks_exact_mut(4).zip(words) {
             dst.copy_from_slice(&w.to_le_bytes());
         }
@@ -277,13 +319,13 @@ impl<T: Scalar> SpmvParams<T> {
 }
 
 /// The CSR5 layout the GPU kernels take: tiles of [`OMEGA`] lanes, `sigma` by the
-/// thesis's rule ([`crate::formats::csr5::sigma_for`]) capped at [`MAX_SIGMA`].
+/// thesis's GPU rule ([`SIGMA_BOUNDS`]) capped at [`MAX_SIGMA`].
 ///
 /// # Errors
 /// As [`crate::Csr5Layout::with_params`].
 pub fn csr5_layout<T: Scalar>(csr: &Csr<'_, T, u32>) -> Result<crate::Csr5Layout, FormatError> {
     let per_row = if csr.nrows() == 0 { 0 } else { csr.nnz() / csr.nrows() };
-    let sigma = crate::formats::csr5::sigma_for(OMEGA, per_row).min(MAX_SIGMA);
+    let sigma = crate::formats::csr5::sigma_by(SIGMA_BOUNDS, OMEGA, per_row).min(MAX_SIGMA);
     crate::Csr5Layout::with_params(csr, OMEGA, sigma)
 }
 
@@ -310,17 +352,35 @@ mod tests {
 
     #[test]
     fn push_constants_follow_the_kernel_block() {
-        let p =
-            SpmvParams::<f64> { nrows: 7, ntiles: 2, sigma: 16, ybits: 9, sbits: 5, alpha: 2.0, beta: -1.0 };
+        let p = SpmvParams::<f64> {
+            nrows: 7,
+            ntiles: 2,
+            sigma: 16,
+            ybits: 9,
+            sbits: 5,
+            lanes: 4,
+            alpha: 2.0,
+            beta: -1.0,
+        };
         let b = p.push_constants();
         let b = b.as_bytes();
         assert_eq!(b.len(), 40);
         assert_eq!(&b[..4], &7u32.to_le_bytes());
         assert_eq!(&b[16..20], &5u32.to_le_bytes());
+        assert_eq!(&b[20..24], &4u32.to_le_bytes());
+        assert_eq!(&b[20..24], &4u32.to_le_bytes());
         assert_eq!(&b[24..32], &2.0f64.to_le_bytes());
         assert_eq!(&b[32..40], &(-1.0f64).to_le_bytes());
-        let p =
-            SpmvParams::<f32> { nrows: 1, ntiles: 0, sigma: 0, ybits: 0, sbits: 0, alpha: 0.5, beta: 3.0 };
+        let p = SpmvParams::<f32> {
+            nrows: 1,
+            ntiles: 0,
+            sigma: 0,
+            ybits: 0,
+            sbits: 0,
+            lanes: 0,
+            alpha: 0.5,
+            beta: 3.0,
+        };
         let b = p.push_constants();
         assert_eq!(b.as_bytes().len(), 32);
         assert_eq!(&b.as_bytes()[24..28], &0.5f32.to_le_bytes());
@@ -335,13 +395,14 @@ mod tests {
             sigma: 16,
             ybits: 9,
             sbits: 5,
+            lanes: 32,
             alpha: 1.0,
             beta: 0.0,
         };
         assert_eq!(Kernel::CsrScalar.groups(&p), 4);
         assert_eq!(Kernel::CsrVector.groups(&p), 125);
         assert_eq!(Kernel::Csr5Tiles.groups(&p), 3);
-        assert_eq!(Kernel::Csr5Calibrate.groups(&p), 1);
+        assert_eq!(Kernel::Csr5Calibrate.groups(&p), 2);
         let empty = SpmvParams::<f32> { nrows: 0, ..p };
         assert_eq!(Kernel::CsrScalar.groups(&empty), 1);
         let huge = SpmvParams::<f32> { nrows: u32::MAX, ..p };

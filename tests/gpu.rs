@@ -88,12 +88,20 @@ fn check<T: Scalar>(
     }
     let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
     let factor = (a.max_row_len() + 3) as f64;
-    for method in [Method::CsrScalar, Method::CsrVector] {
-        let p = gpu.upload_csr(&a, alpha, &x, beta, &y0).unwrap();
+    // The vector kernel with the rule's width and with 1, 4 and 32 lanes per row (wider
+    // than lavapipe's subgroup of 8: the kernel narrows it).
+    let runs = [(Method::CsrScalar, None), (Method::CsrVector, None)]
+        .into_iter()
+        .chain([1, 4, 32].map(|l| (Method::CsrVector, Some(l))));
+    for (method, lanes) in runs {
+        let mut p = gpu.upload_csr(&a, alpha, &x, beta, &y0).unwrap();
+        if let Some(l) = lanes {
+            p.params.lanes = l;
+        }
         let y = gpu.spmv(method, &p).unwrap();
         gpu.free_problem(p);
         assert_close(&y, &want, &bound, factor)
-            .map_err(|e| TestCaseError::fail(format!("{method:?}: {e}")))?;
+            .map_err(|e| TestCaseError::fail(format!("{method:?} (lanes {lanes:?}): {e}")))?;
     }
     let b = csr5_arrays(&a, sigma);
     let parts = Csr5Parts {

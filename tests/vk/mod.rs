@@ -28,6 +28,9 @@ pub enum Step<'a> {
     Barrier,
     /// A timestamp (after all earlier work of the command buffer).
     Timestamp,
+    /// Overwrites the flush buffer ([`Gpu::set_flush`]), evicting the matrix from the
+    /// GPU's caches, and waits for it before later compute work.
+    Flush,
 }
 
 /// An open Vulkan device with the spblas pipelines of one value type.
@@ -44,6 +47,7 @@ pub struct Gpu {
     pipelines: Vec<(Kernel, vk::Pipeline)>,
     mem_props: vk::PhysicalDeviceMemoryProperties,
     dummy: Option<Buf>,
+    flush: Option<Buf>,
     /// The device's name.
     pub name: String,
     /// Its subgroup size.
@@ -203,6 +207,7 @@ impl Gpu {
                 pipelines,
                 mem_props,
                 dummy: None,
+                flush: None,
                 name,
                 subgroup_size,
                 timestamp_period: props.limits.timestamp_period as f64,
@@ -210,6 +215,18 @@ impl Gpu {
             gpu.dummy = Some(gpu.zeroed(16)?);
             Ok(gpu)
         }
+    }
+
+    /// Sets the buffer [`Step::Flush`] overwrites: `bytes` of device memory (0: none),
+    /// a few times the GPU's last-level cache.
+    pub fn set_flush(&mut self, bytes: u64) -> Result<(), String> {
+        if let Some(b) = self.flush.take() {
+            self.free(b);
+        }
+        if bytes > 0 {
+            self.flush = Some(self.device_buffer(bytes)?);
+        }
+        Ok(())
     }
 
     fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> Option<u32> {
@@ -463,6 +480,25 @@ impl Gpu {
                                 &[],
                             );
                         }
+                        Step::Flush => {
+                            if let Some(f) = &self.flush {
+                                d.cmd_fill_buffer(cb, f.buf, 0, vk::WHOLE_SIZE, q);
+                                let mb = [vk::MemoryBarrier::default()
+                                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
+                                    .dst_access_mask(
+                                        vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
+                                    )];
+                                d.cmd_pipeline_barrier(
+                                    cb,
+                                    vk::PipelineStageFlags::TRANSFER,
+                                    vk::PipelineStageFlags::COMPUTE_SHADER,
+                                    vk::DependencyFlags::empty(),
+                                    &mb,
+                                    &[],
+                                    &[],
+                                );
+                            }
+                        }
                         Step::Timestamp => {
                             d.cmd_write_timestamp(cb, vk::PipelineStageFlags::BOTTOM_OF_PIPE, qp, q);
                             q += 1;
@@ -613,7 +649,7 @@ impl Drop for Gpu {
         // SAFETY: see `new`; everything was created by this struct and the queue is idle.
         unsafe {
             let _ = self.device.device_wait_idle();
-            if let Some(b) = self.dummy.take() {
+            for b in [self.dummy.take(), self.flush.take()].into_iter().flatten() {
                 self.free(b);
             }
             for (_, p) in &self.pipelines {

@@ -5,7 +5,7 @@
 //! cd gpu/builder && cargo run --release [-- OUT_DIR]
 //! ```
 //!
-//! One module per value type: `spmv_f32.spv` (Vulkan 1.2 with subgroup arithmetic) and
+//! One module per value type: `spmv_f32.spv` (Vulkan 1.2 with subgroup shuffles) and
 //! `spmv_f64.spv` (the same and `Float64`), so a device without `shaderFloat64` can load
 //! the `f32` module.
 
@@ -24,7 +24,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             .release(true)
             .shader_crate_features(features)
             .capability(Capability::GroupNonUniform)
-            .capability(Capability::GroupNonUniformArithmetic);
+            .capability(Capability::GroupNonUniformShuffle);
         for c in extra {
             builder = builder.capability(c);
         }

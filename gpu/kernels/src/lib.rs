@@ -12,7 +12,7 @@
 
 #![no_std]
 
-use spirv_std::arch::{subgroup_f_add, workgroup_memory_barrier_with_group_sync};
+use spirv_std::arch::{subgroup_shuffle_xor, workgroup_memory_barrier_with_group_sync};
 use spirv_std::glam::UVec3;
 use spirv_std::spirv;
 
@@ -38,8 +38,8 @@ pub struct SpmvParams {
     pub ybits: u32,
     /// Width of the `seg_offset` field of a descriptor word.
     pub sbits: u32,
-    /// Padding (keeps `alpha` 8-byte aligned).
-    pub pad: u32,
+    /// `csr_spmv_vector`: lanes per row, a power of two (capped at the subgroup size).
+    pub lanes: u32,
     /// `alpha`.
     pub alpha: V,
     /// `beta`.
@@ -89,8 +89,9 @@ pub fn csr_spmv_scalar(
     }
 }
 
-/// Row-block vector CSR SpMV (thesis Alg. 29): one subgroup per row, its lanes striding
-/// over the row and adding up with a subgroup reduction.
+/// Row-block vector CSR SpMV (thesis Alg. 29): a vector of `p.lanes` lanes per row
+/// (a power of two up to the subgroup size, chosen by the host from the average row
+/// length), striding over the row and adding up with butterfly shuffles.
 #[allow(clippy::too_many_arguments)]
 #[spirv(compute(threads(256)))]
 pub fn csr_spmv_vector(
@@ -107,22 +108,32 @@ pub fn csr_spmv_vector(
     #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
 ) {
-    let stride = groups.x * subgroups;
-    // The same `r` in every lane of a subgroup: the reduction runs in uniform control flow.
-    let mut r = group.x * subgroups + subgroup;
-    while r < p.nrows {
-        let end = row_ptr[r as usize + 1];
-        let mut j = row_ptr[r as usize] + lane;
+    let width = if p.lanes == 0 { 1 } else if p.lanes < lanes { p.lanes } else { lanes };
+    let per_subgroup = lanes / width;
+    let stride = groups.x * subgroups * per_subgroup;
+    // `base` is the same in every lane of a subgroup: the shuffles run in uniform
+    // control flow.
+    let mut base = (group.x * subgroups + subgroup) * per_subgroup;
+    while base < p.nrows {
+        let r = base + lane / width;
         let mut sum: V = 0.0;
-        while j < end {
-            sum += vals[j as usize] * x[col_idx[j as usize] as usize];
-            j += lanes;
+        if r < p.nrows {
+            let end = row_ptr[r as usize + 1];
+            let mut j = row_ptr[r as usize] + lane % width;
+            while j < end {
+                sum += vals[j as usize] * x[col_idx[j as usize] as usize];
+                j += width;
+            }
         }
-        let total = subgroup_f_add(sum);
-        if lane == 0 {
-            put(y, r, p.alpha, p.beta, total);
+        let mut off = width / 2;
+        while off > 0 {
+            sum += subgroup_shuffle_xor(sum, off);
+            off /= 2;
         }
-        r += stride;
+        if r < p.nrows && lane % width == 0 {
+            put(y, r, p.alpha, p.beta, sum);
+        }
+        base += stride;
     }
 }
 
@@ -315,22 +326,31 @@ fn tile_start(t: u32, p: &SpmvParams, row_ptr: &[u32], tile_ptr: &[u32]) -> (u32
     (r, cont)
 }
 
-/// CSR5 SpMV, pass 2 of 2 (the calibrator): one invocation per tile and the tail. Where
-/// a run of tiles continues the same row, the first of them adds up the run's carries and
-/// adds `alpha` times the sum to the row, which pass 1 wrote from the tile holding its
-/// head.
+/// CSR5 SpMV, pass 2 of 2 (the calibrator): one subgroup per tile and the tail. Where a
+/// run of tiles continues the same row, the subgroup of the run's first tile adds up the
+/// run's carries, its lanes taking every `subgroup_size`-th tile (a row of 250K entries
+/// spans 500 tiles of 512), and adds `alpha` times the sum to the row, which pass 1 wrote
+/// from the tile holding its head. The run is a prefix of the tiles after its first (rows
+/// only grow), so a lane stops at the first tile outside it.
+#[allow(clippy::too_many_arguments)]
 #[spirv(compute(threads(256)))]
 pub fn csr5_spmv_calibrate(
-    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(workgroup_id)] group: UVec3,
     #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(subgroup_id)] subgroup: u32,
+    #[spirv(num_subgroups)] subgroups: u32,
+    #[spirv(subgroup_local_invocation_id)] lane: u32,
+    #[spirv(subgroup_size)] lanes: u32,
     #[spirv(push_constant)] p: &SpmvParams,
     #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 5)] tile_ptr: &[u32],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &[V],
 ) {
-    let stride = groups.x * ROW_GROUP;
-    let mut t = gid.x;
+    let stride = groups.x * subgroups;
+    // `t` is the same in every lane of a subgroup: the shuffles run in uniform control
+    // flow.
+    let mut t = group.x * subgroups + subgroup;
     while t <= p.ntiles {
         let (r, cont) = tile_start(t, p, row_ptr, tile_ptr);
         let starts_run = cont
@@ -339,40 +359,79 @@ pub fn csr5_spmv_calibrate(
                 cp && rp == r
             });
         if starts_run {
-            let mut acc = carry[t as usize];
-            let mut u = t + 1;
-            while u <= p.ntiles {
-                let (ru, cu) = tile_start(u, p, row_ptr, tile_ptr);
-                if !(cu && ru == r) {
-                    break;
+            let mut acc: V = 0.0;
+            let mut u = t + lane;
+            let mut done = false;
+            while !done {
+                let member = u <= p.ntiles && {
+                    let (ru, cu) = tile_start(u, p, row_ptr, tile_ptr);
+                    cu && ru == r
+                };
+                if member {
+                    acc += carry[u as usize];
                 }
-                acc += carry[u as usize];
-                u += 1;
+                // Done once any lane has left the run.
+                let mut out = if member { 0u32 } else { 1u32 };
+                let mut off = lanes / 2;
+                while off > 0 {
+                    out |= subgroup_shuffle_xor(out, off);
+                    off /= 2;
+                }
+                done = out != 0;
+                u += lanes;
             }
-            y[r as usize] += p.alpha * acc;
+            let mut off = lanes / 2;
+            while off > 0 {
+                acc += subgroup_shuffle_xor(acc, off);
+                off /= 2;
+            }
+            if lane == 0 {
+                y[r as usize] += p.alpha * acc;
+            }
         }
         t += stride;
     }
 }
 
-/// The read-bandwidth probe: every invocation sums a grid-strided share of `vals` and
-/// writes its sum to `y[invocation]` (`y` holds one value per invocation). The same
-/// bytes as a SpMV's matrix, read the way the GPU reads fastest: the baseline the SpMV
-/// kernels' GB/s are judged against.
+/// The read-bandwidth probe: every invocation sums a grid-strided share of `vals` (the
+/// host dispatches one invocation per `STREAM_PER_INVOCATION` values), the subgroup adds
+/// its lanes' sums with shuffles, and its first lane writes the result to `y[invocation]`
+/// (`y` holds one value per invocation; the other lanes write nothing, so the writes are
+/// a small fraction of the reads, and `y` sums to the sum of the values when it starts at
+/// zero). The same bytes as a SpMV's matrix, read the way the GPU reads fastest: the
+/// baseline the SpMV kernels' GB/s are judged against.
 #[spirv(compute(threads(256)))]
 pub fn read_stream(
     #[spirv(global_invocation_id)] gid: UVec3,
     #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(subgroup_local_invocation_id)] lane: u32,
+    #[spirv(subgroup_size)] lanes: u32,
     #[spirv(push_constant)] p: &SpmvParams,
     #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
 ) {
     let stride = groups.x * ROW_GROUP;
     let mut i = gid.x;
-    let mut sum: V = 0.0;
+    // Four independent loads per round, so each invocation keeps four in flight.
+    let (mut s0, mut s1, mut s2, mut s3): (V, V, V, V) = (0.0, 0.0, 0.0, 0.0);
+    while i < p.nrows && p.nrows - i > 3 * stride {
+        s0 += vals[i as usize];
+        s1 += vals[(i + stride) as usize];
+        s2 += vals[(i + 2 * stride) as usize];
+        s3 += vals[(i + 3 * stride) as usize];
+        i += 4 * stride;
+    }
     while i < p.nrows {
-        sum += vals[i as usize];
+        s0 += vals[i as usize];
         i += stride;
     }
-    y[gid.x as usize] = sum;
+    let mut sum = (s0 + s1) + (s2 + s3);
+    let mut off = lanes / 2;
+    while off > 0 {
+        sum += subgroup_shuffle_xor(sum, off);
+        off /= 2;
+    }
+    if lane == 0 {
+        y[gid.x as usize] = sum;
+    }
 }

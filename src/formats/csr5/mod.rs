@@ -71,7 +71,13 @@ pub const SIGMA_BOUNDS: (usize, usize, usize, usize) = (32, 32, 256, 32);
 /// The tile height for tiles of `omega` lanes of a matrix with `nnz_per_row` entries per
 /// row on average, by the rule of [`SIGMA_BOUNDS`].
 pub fn sigma_for(omega: usize, nnz_per_row: usize) -> usize {
-    let (r, s, t, u) = SIGMA_BOUNDS;
+    sigma_by(SIGMA_BOUNDS, omega, nnz_per_row)
+}
+
+/// The thesis's `sigma` rule (6.3.2) with bounds `<r, s, t, u>` (CPU: [`SIGMA_BOUNDS`]),
+/// capped like [`sigma_for`].
+pub fn sigma_by(bounds: (usize, usize, usize, usize), omega: usize, nnz_per_row: usize) -> usize {
+    let (r, s, t, u) = bounds;
     let sigma = if nnz_per_row <= r {
         r
     } else if nnz_per_row <= s {
