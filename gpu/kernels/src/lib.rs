@@ -11,6 +11,8 @@
 //! number of workgroups is correct.
 
 #![no_std]
+// `x % w == 0` rather than `is_multiple_of`, whose zero check costs a branch per row.
+#![allow(clippy::manual_is_multiple_of)]
 
 use spirv_std::arch::{subgroup_shuffle_xor, workgroup_memory_barrier_with_group_sync};
 use spirv_std::glam::UVec3;
