@@ -14,7 +14,8 @@
 //! GB/s counts the thesis's SpMV bytes (8.4.2); the percentage divides it by the
 //! device's read bandwidth measured in the same run (`read_stream` over 1 GiB), and the
 //! last figure is the speedup over the CSR scalar kernel. The last column is CSR5's time
-//! at other tile heights (the thesis's `sigma` sweep, Fig. 8.14).
+//! at other tile heights (the thesis's `sigma` sweep, Fig. 8.14); `cal ms` the CSR5
+//! calibrator pass alone.
 
 #[path = "../tests/vk/mod.rs"]
 mod vk;
@@ -110,12 +111,22 @@ fn run<T: Scalar>(
     let mut cells = Vec::new();
     let mut base = 0.0;
     let mut err = 0.0f64;
+    let mut calibrate = 0.0;
     for method in Method::ALL {
         let p = if method == Method::Csr5 { &csr5 } else { &csr };
         let push = p.params.push_constants();
         let steps = method.steps(&p.params, push.as_bytes());
         let ms = median_ms(gpu, p.set, &steps)?;
         err = err.max(max_rel_err(&gpu.read_y(p)?, &want));
+        if method == Method::Csr5 {
+            // The calibrator alone (it adds into `y`, whose check is done).
+            let d = Step::Dispatch {
+                kernel: Kernel::Csr5Calibrate,
+                groups: Kernel::Csr5Calibrate.groups(&p.params),
+                push: push.as_bytes(),
+            };
+            calibrate = median_ms(gpu, p.set, &[d])?;
+        }
         if method == Method::CsrScalar {
             base = ms;
         }
@@ -123,7 +134,7 @@ fn run<T: Scalar>(
         cells.push(format!("{ms:8.3} {gbs:6.0} {:4.0}% {:5.2}x", 100.0 * gbs / stream, base / ms));
     }
     println!(
-        "{name:<15} {class:<9} {:<4} {:>9} {:>2} | {} | {err:.1e} | {}",
+        "{name:<15} {class:<9} {:<4} {:>9} {:>2} | {} | {calibrate:6.3} | {err:.1e} | {}",
         T::NAME,
         a.nnz(),
         layout.sigma(),
@@ -170,7 +181,7 @@ fn main() -> Result<(), String> {
     );
     println!("each method: ms, GB/s (thesis bytes), % of that read bandwidth, speedup over CSR scalar\n");
     println!(
-        "{:<15} {:<9} {:<4} {:>9} {:>2} | {:^27} | {:^27} | {:^27} | max err | CSR5 ms by sigma",
+        "{:<15} {:<9} {:<4} {:>9} {:>2} | {:^27} | {:^27} | {:^27} | cal ms | max err | CSR5 ms by sigma",
         "matrix", "class", "prec", "nnz", "s", "CSR scalar", "CSR vector", "CSR5"
     );
     for entry in suite_entries(scale) {

@@ -125,9 +125,9 @@ pub enum Kernel {
     Csr5Tiles,
     /// CSR5 SpMV pass 1, beside the tiles: empty rows (`beta * y`) and the tail.
     Csr5Rows,
-    /// CSR5 SpMV pass 2, the calibrator: a subgroup per tile; the first tile of a run
-    /// continuing one row adds up the run's carries across its lanes and adds them to
-    /// the row.
+    /// CSR5 SpMV pass 2, the calibrator: an invocation per tile; the first tile of a run
+    /// continuing one row adds up the run's carries (a long run with its subgroup) and
+    /// adds them to the row.
     Csr5Calibrate,
     /// The read-bandwidth probe: sums `nrows` values of `vals` (grid-strided), one sum
     /// per subgroup into `y` (at its first lane's invocation index; `y` needs one value
@@ -179,16 +179,15 @@ impl Kernel {
 
     /// The workgroups (x) that give every row or tile of `p` its own invocation or
     /// subgroup, at most [`MAX_GROUPS`] (the kernels stride over the rest).
-    /// [`Kernel::CsrVector`] asks for `lanes` invocations per row and
-    /// [`Kernel::Csr5Calibrate`] for a subgroup of 32 per tile; on narrower subgroups
-    /// the grid stride covers the rest.
+    /// [`Kernel::CsrVector`] asks for `lanes` invocations per row; on a narrower
+    /// subgroup the grid stride covers the rest.
     pub fn groups<T: Scalar>(self, p: &SpmvParams<T>) -> u32 {
         let work = match self {
             Kernel::CsrScalar | Kernel::Csr5Rows => p.nrows as usize,
             Kernel::ReadStream => (p.nrows as usize).div_ceil(STREAM_PER_INVOCATION),
             Kernel::CsrVector => (p.nrows as usize).saturating_mul(p.lanes.max(1) as usize),
             Kernel::Csr5Tiles => (p.ntiles as usize).saturating_mul(OMEGA),
-            Kernel::Csr5Calibrate => (p.ntiles as usize + 1).saturating_mul(32),
+            Kernel::Csr5Calibrate => p.ntiles as usize + 1,
         };
         let per = self.workgroup_size() as usize;
         let groups = work.div_ceil(per).clamp(1, MAX_GROUPS as usize);
@@ -402,7 +401,7 @@ mod tests {
         assert_eq!(Kernel::CsrScalar.groups(&p), 4);
         assert_eq!(Kernel::CsrVector.groups(&p), 125);
         assert_eq!(Kernel::Csr5Tiles.groups(&p), 3);
-        assert_eq!(Kernel::Csr5Calibrate.groups(&p), 2);
+        assert_eq!(Kernel::Csr5Calibrate.groups(&p), 1);
         let empty = SpmvParams::<f32> { nrows: 0, ..p };
         assert_eq!(Kernel::CsrScalar.groups(&empty), 1);
         let huge = SpmvParams::<f32> { nrows: u32::MAX, ..p };

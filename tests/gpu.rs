@@ -181,7 +181,8 @@ fn rows<T: Scalar>(ncols: usize, lens: &[usize], seed: u64) -> RawCsr<T, u32> {
 
 /// The shapes the issue names, each made on purpose: 0 × 0, all rows empty, nnz below one
 /// tile, nnz at 1, 2, 3 tiles ± 1, one row across many tiles between empty rows, runs of
-/// empty rows inside tiles, far more rows than entries, one column.
+/// empty rows inside tiles, far more rows than entries, one column, many rows each
+/// across many tiles.
 fn edge_cases<T: Scalar>() {
     let gpu = open::<T>();
     let tile = OMEGA * MAX_SIGMA;
@@ -197,6 +198,12 @@ fn edge_cases<T: Scalar>() {
             rows(64, &(0..3000).map(|i| if i % 3 == 0 { 0 } else { i % 5 }).collect::<Vec<_>>(), 7),
         ),
         ("one column", rows(1, &[1; 1500], 8)),
+        // Rows of 1 to 40 tiles side by side: calibrator runs short and long, several
+        // long ones in one subgroup, ending at every point of a round.
+        (
+            "rows across tiles",
+            rows(700, &(0..160).map(|i| (1 + (i * 7) % 40) * tile / 3 + i % 5).collect::<Vec<_>>(), 11),
+        ),
     ];
     for k in 1..=3 {
         for d in [-1isize, 0, 1] {

@@ -14,7 +14,7 @@
 // `x % w == 0` rather than `is_multiple_of`, whose zero check costs a branch per row.
 #![allow(clippy::manual_is_multiple_of)]
 
-use spirv_std::arch::{subgroup_shuffle_xor, workgroup_memory_barrier_with_group_sync};
+use spirv_std::arch::{subgroup_shuffle, subgroup_shuffle_xor, workgroup_memory_barrier_with_group_sync};
 use spirv_std::glam::UVec3;
 use spirv_std::spirv;
 
@@ -110,7 +110,13 @@ pub fn csr_spmv_vector(
     #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
 ) {
-    let width = if p.lanes == 0 { 1 } else if p.lanes < lanes { p.lanes } else { lanes };
+    let width = if p.lanes == 0 {
+        1
+    } else if p.lanes < lanes {
+        p.lanes
+    } else {
+        lanes
+    };
     let per_subgroup = lanes / width;
     let stride = groups.x * subgroups * per_subgroup;
     // `base` is the same in every lane of a subgroup: the shuffles run in uniform
@@ -328,12 +334,26 @@ fn tile_start(t: u32, p: &SpmvParams, row_ptr: &[u32], tile_ptr: &[u32]) -> (u32
     (r, cont)
 }
 
-/// CSR5 SpMV, pass 2 of 2 (the calibrator): one subgroup per tile and the tail. Where a
-/// run of tiles continues the same row, the subgroup of the run's first tile adds up the
-/// run's carries, its lanes taking every `subgroup_size`-th tile (a row of 250K entries
-/// spans 500 tiles of 512), and adds `alpha` times the sum to the row, which pass 1 wrote
-/// from the tile holding its head. The run is a prefix of the tiles after its first (rows
-/// only grow), so a lane stops at the first tile outside it.
+/// Tiles after a run's first that its invocation adds up alone (four: the checks below
+/// are unrolled, so their loads are in flight together) before its subgroup takes a
+/// longer run over. A second round of four, measured on the H100, won on `lp_like` (rows
+/// of a few tiles) what it lost on `dense`.
+const SHORT_RUN: u32 = 4;
+
+/// Whether tile `u` (the tail for `u == ntiles`), after a tile whose first entry is in
+/// row `r`, also starts in row `r`: then it continues `r` (its first entry cannot be the
+/// head of a row an earlier tile already holds), with no `row_ptr` read.
+fn continues(u: u32, r: u32, p: &SpmvParams, tile_ptr: &[u32]) -> bool {
+    u <= p.ntiles && tile_ptr[u as usize] & 0x7fff_ffff == r
+}
+
+/// CSR5 SpMV, pass 2 of 2 (the calibrator): one invocation per tile and the tail. Where a
+/// run of tiles continues the same row, the invocation of the run's first tile adds up
+/// the run's carries and adds `alpha` times the sum to the row, which pass 1 wrote from
+/// the tile holding its head. A run longer than `SHORT_RUN + 1` tiles (a row of 250K entries
+/// spans 500 tiles of 512) is finished by the whole subgroup, its lanes taking every
+/// `subgroup_size`-th tile. The run is a prefix of the tiles after its first (rows only
+/// grow), so a lane stops at the first tile outside it.
 #[allow(clippy::too_many_arguments)]
 #[spirv(compute(threads(256)))]
 pub fn csr5_spmv_calibrate(
@@ -349,49 +369,100 @@ pub fn csr5_spmv_calibrate(
     #[spirv(storage_buffer, descriptor_set = 0, binding = 5)] tile_ptr: &[u32],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &[V],
 ) {
-    let stride = groups.x * subgroups;
-    // `t` is the same in every lane of a subgroup: the shuffles run in uniform control
+    let stride = groups.x * subgroups * lanes;
+    // `base` is the same in every lane of a subgroup: the shuffles run in uniform control
     // flow.
-    let mut t = group.x * subgroups + subgroup;
-    while t <= p.ntiles {
-        let (r, cont) = tile_start(t, p, row_ptr, tile_ptr);
-        let starts_run = cont
-            && !(t > 0 && {
-                let (rp, cp) = tile_start(t - 1, p, row_ptr, tile_ptr);
-                cp && rp == r
-            });
-        if starts_run {
-            let mut acc: V = 0.0;
-            let mut u = t + lane;
-            let mut done = false;
-            while !done {
-                let member = u <= p.ntiles && {
-                    let (ru, cu) = tile_start(u, p, row_ptr, tile_ptr);
-                    cu && ru == r
-                };
-                if member {
-                    acc += carry[u as usize];
+    let mut base = (group.x * subgroups + subgroup) * lanes;
+    while base <= p.ntiles {
+        let t = base + lane;
+        let mut long_run = 0u32;
+        let mut r = 0u32;
+        let mut u = 0u32;
+        let mut acc: V = 0.0;
+        if t <= p.ntiles {
+            let (rt, cont) = tile_start(t, p, row_ptr, tile_ptr);
+            // A run starts at a continuing tile whose predecessor does not continue the
+            // same row (it holds the row's head, or starts in an earlier row).
+            if cont
+                && !(t > 0 && {
+                    let (rp, cp) = tile_start(t - 1, p, row_ptr, tile_ptr);
+                    cp && rp == rt
+                })
+            {
+                r = rt;
+                // The next `SHORT_RUN` tiles' checks, then their carries, each four
+                // loads in flight (a run is a prefix: a tile outside ends it).
+                let m1 = continues(t + 1, r, p, tile_ptr);
+                let m2 = continues(t + 2, r, p, tile_ptr);
+                let m3 = continues(t + 3, r, p, tile_ptr);
+                let m4 = continues(t + 4, r, p, tile_ptr);
+                acc = carry[t as usize];
+                if m1 {
+                    acc += carry[(t + 1) as usize];
                 }
-                // Done once any lane has left the run.
-                let mut out = if member { 0u32 } else { 1u32 };
-                let mut off = lanes / 2;
-                while off > 0 {
-                    out |= subgroup_shuffle_xor(out, off);
-                    off /= 2;
+                if m2 {
+                    acc += carry[(t + 2) as usize];
                 }
-                done = out != 0;
-                u += lanes;
-            }
-            let mut off = lanes / 2;
-            while off > 0 {
-                acc += subgroup_shuffle_xor(acc, off);
-                off /= 2;
-            }
-            if lane == 0 {
-                y[r as usize] += p.alpha * acc;
+                if m3 {
+                    acc += carry[(t + 3) as usize];
+                }
+                if m4 {
+                    acc += carry[(t + 4) as usize];
+                    long_run = 1;
+                    u = t + 1 + SHORT_RUN;
+                } else {
+                    y[r as usize] += p.alpha * acc;
+                }
             }
         }
-        t += stride;
+        // The long runs, one at a time, by the whole subgroup.
+        let mut l = 0u32;
+        while l < lanes {
+            if subgroup_shuffle(long_run, l) != 0 {
+                let rl = subgroup_shuffle(r, l);
+                // Four tiles per lane per round, for four loads in flight.
+                let mut v = subgroup_shuffle(u, l) + lane;
+                let mut part: V = 0.0;
+                let mut done = false;
+                while !done {
+                    let m0 = continues(v, rl, p, tile_ptr);
+                    let m1 = continues(v + lanes, rl, p, tile_ptr);
+                    let m2 = continues(v + 2 * lanes, rl, p, tile_ptr);
+                    let m3 = continues(v + 3 * lanes, rl, p, tile_ptr);
+                    if m0 {
+                        part += carry[v as usize];
+                    }
+                    if m1 {
+                        part += carry[(v + lanes) as usize];
+                    }
+                    if m2 {
+                        part += carry[(v + 2 * lanes) as usize];
+                    }
+                    if m3 {
+                        part += carry[(v + 3 * lanes) as usize];
+                    }
+                    // Done once any lane has left the run.
+                    let mut out = if m3 { 0u32 } else { 1u32 };
+                    let mut off = lanes / 2;
+                    while off > 0 {
+                        out |= subgroup_shuffle_xor(out, off);
+                        off /= 2;
+                    }
+                    done = out != 0;
+                    v += 4 * lanes;
+                }
+                let mut off = lanes / 2;
+                while off > 0 {
+                    part += subgroup_shuffle_xor(part, off);
+                    off /= 2;
+                }
+                if lane == l {
+                    y[r as usize] += p.alpha * (acc + part);
+                }
+            }
+            l += 1;
+        }
+        base += stride;
     }
 }
 
