@@ -203,10 +203,12 @@ fn run_operands() -> impl Strategy<Value = (CsrOwned<f64, u32>, CsrOwned<f64, u3
 }
 
 /// `n x n` whose rows repeat a pattern: offsets from the diagonal (`shifted`) or a block
-/// repeated in place (rows of one block of `bs` share their columns), each row now and
-/// then perturbed (one column added or dropped, or all shifted by one); canonical, or shuffled with one entry
-/// repeated. Values: small integers (`exact`, so sums are exact) or values whose sums
-/// round differently in every order.
+/// repeated in place (rows of one block of `bs` share their columns), a row in `noise`
+/// perturbed in each of four ways (one column added or dropped, all shifted by one, a
+/// middle column moved by one); canonical, or shuffled with one entry repeated. Values:
+/// small integers (`exact`, so sums are exact) or values whose sums round differently in
+/// every order.
+#[allow(clippy::too_many_arguments)] // a test generator: each knob is a property dimension
 fn patterned(
     n: usize,
     offsets: &[i64],
@@ -215,6 +217,7 @@ fn patterned(
     canonical: bool,
     exact: bool,
     seed: u64,
+    noise: u64,
 ) -> CsrOwned<f64, u32> {
     let mut row_ptr = vec![0u32];
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
@@ -227,13 +230,24 @@ fn patterned(
             .filter(|&c| 0 <= c && c < n as i64)
             .map(|c| c as usize)
             .collect();
-        match h % 16 {
+        match h % noise {
             0 => cols.push((h >> 8) as usize % n),
             1 if !cols.is_empty() => {
                 cols.remove((h >> 8) as usize % cols.len());
             }
             // The same columns one further right: same length, another offset.
             2 => cols = cols.iter().map(|&c| c + 1).filter(|&c| c < n).collect(),
+            // A middle column moved by one: same length, first and last column (only the
+            // columns, or the pattern ids of `B`'s rows, tell the pattern apart).
+            3 if cols.len() >= 3 => {
+                cols.sort_unstable();
+                let m = 1 + (h >> 8) as usize % (cols.len() - 2);
+                if cols[m] + 1 < cols[m + 1] {
+                    cols[m] += 1;
+                } else if cols[m] > cols[m - 1] + 1 {
+                    cols[m] -= 1;
+                }
+            }
             _ => {}
         }
         cols.sort_unstable();
@@ -253,6 +267,74 @@ fn patterned(
     CsrOwned::from_parts(n, n, row_ptr, col_idx, vals).unwrap()
 }
 
+/// Column offsets of [`patterned`] rows: a scatter, or a band (the plans' runs).
+fn pattern_offsets() -> impl Strategy<Value = Vec<i64>> {
+    prop_oneof![
+        proptest::collection::vec(-12i64..12, 1..9),
+        (-8i64..=0, 0i64..8).prop_map(|(lo, hi)| (lo..=hi).collect::<Vec<_>>()),
+    ]
+}
+
+/// The hybrid on [`patterned`] operands equals the dense reference (exact values) and,
+/// with inexact values, the precise path (which has no plans) bit for bit, on every `Isa`.
+fn check_patterned(
+    n: usize,
+    offsets: &[i64],
+    bs: usize,
+    shifted: bool,
+    canonical: bool,
+    seed: u64,
+    noise: u64,
+) -> Result<(), TestCaseError> {
+    for exact in [true, false] {
+        let a = patterned(n, offsets, bs, shifted, canonical, exact, seed, noise);
+        let b = patterned(n, offsets, bs, shifted, canonical, exact, seed ^ 0x5EED, noise);
+        let (a, b) = (a.view(), b.view());
+        for isa in Isa::available() {
+            let cfg = SpgemmConfig::new().isa(isa);
+            let (h, stats) = spgemm_with_stats(cfg, &a, &b).unwrap();
+            let h = h.view();
+            prop_assert_eq!(h.row_order(), RowOrder::Canonical);
+            prop_assert_eq!(stats.nnz_c, h.nnz());
+            if exact {
+                prop_assert_eq!(entries(&h), reference(&a, &b), "{:?}", isa);
+                continue;
+            }
+            let ws = spgemm_workspace_len_with(cfg, &a, &b).unwrap();
+            let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
+            let mut row_ptr = vec![0u32; n + 1];
+            let nnz = spgemm_symbolic_with(cfg, &a, &b, &mut row_ptr, &mut wi).unwrap();
+            let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+            spgemm_numeric_with(cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
+            prop_assert_eq!(h.row_ptr(), &row_ptr[..], "{:?}", isa);
+            prop_assert_eq!(h.col_idx(), &ci[..], "{:?}", isa);
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(h.vals()), bits(&cv), "{:?}", isa);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    /// As above on products long enough for the plans to number `B`'s row patterns
+    /// (after 256 matches; blocks of 1024 rows): ids then stand for the columns of the
+    /// rows of `B`, including rows that differ from their neighbours in a middle
+    /// column only.
+    #[test]
+    fn repeated_row_patterns_with_pattern_ids_match_the_precise_path_bitwise(
+        n in 1500usize..4000,
+        offsets in pattern_offsets(),
+        bs in 1usize..40,
+        shifted: bool,
+        canonical: bool,
+        seed: u64,
+    ) {
+        check_patterned(n, &offsets, bs, shifted, canonical, seed, 64)?;
+    }
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(48))]
 
@@ -262,42 +344,13 @@ proptest! {
     #[test]
     fn repeated_row_patterns_match_dense_and_the_precise_path_bitwise(
         n in 1usize..300,
-        offsets in prop_oneof![
-            proptest::collection::vec(-12i64..12, 1..9),
-            // A band: consecutive columns (the plans' runs).
-            (-8i64..=0, 0i64..8).prop_map(|(lo, hi)| (lo..=hi).collect::<Vec<_>>()),
-        ],
+        offsets in pattern_offsets(),
         bs in 1usize..40,
         shifted: bool,
         canonical: bool,
         seed: u64,
     ) {
-        for exact in [true, false] {
-            let a = patterned(n, &offsets, bs, shifted, canonical, exact, seed);
-            let b = patterned(n, &offsets, bs, shifted, canonical, exact, seed ^ 0x5EED);
-            let (a, b) = (a.view(), b.view());
-            for isa in Isa::available() {
-                let cfg = SpgemmConfig::new().isa(isa);
-                let (h, stats) = spgemm_with_stats(cfg, &a, &b).unwrap();
-                let h = h.view();
-                prop_assert_eq!(h.row_order(), RowOrder::Canonical);
-                prop_assert_eq!(stats.nnz_c, h.nnz());
-                if exact {
-                    prop_assert_eq!(entries(&h), reference(&a, &b), "{:?}", isa);
-                    continue;
-                }
-                let ws = spgemm_workspace_len_with(cfg, &a, &b).unwrap();
-                let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
-                let mut row_ptr = vec![0u32; n + 1];
-                let nnz = spgemm_symbolic_with(cfg, &a, &b, &mut row_ptr, &mut wi).unwrap();
-                let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
-                spgemm_numeric_with(cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
-                prop_assert_eq!(h.row_ptr(), &row_ptr[..], "{:?}", isa);
-                prop_assert_eq!(h.col_idx(), &ci[..], "{:?}", isa);
-                let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                prop_assert_eq!(bits(h.vals()), bits(&cv), "{:?}", isa);
-            }
-        }
+        check_patterned(n, &offsets, bs, shifted, canonical, seed, 16)?;
     }
 
     #[test]
@@ -732,5 +785,29 @@ fn short_rows_at_the_register_esc_column_limit() {
             let c = spgemm_with(cfg, &a.view(), &b.view()).unwrap();
             assert_eq!(entries(&c.view()), want, "{isa:?}, {n} columns");
         }
+    }
+}
+
+/// Rows of `B` that differ from their neighbours in a middle column only (same length,
+/// same first and last column), deep in a stencil product, after the row plans have
+/// numbered `B`'s row patterns: their ids must tell them apart from their neighbours'.
+#[test]
+fn pattern_ids_tell_a_moved_middle_column_apart() {
+    let n = 3000usize;
+    let mut t = Vec::new();
+    for i in 0..n {
+        for o in [-2i64, 0, 2] {
+            let moved = o == 0 && [1500, 2000, 2001, 2999].contains(&i);
+            let c = i as i64 + o + i64::from(moved);
+            if (0..n as i64).contains(&c) {
+                t.push((i, c as usize, ((i * 7 + c as usize) % 9) as f64 - 4.5));
+            }
+        }
+    }
+    let a = CsrOwned::<f64, u32>::from_triplets(n, n, &t).unwrap();
+    let (a, want) = (a.view(), reference(&a.view(), &a.view()));
+    for isa in Isa::available() {
+        let c = spgemm_with(SpgemmConfig::new().isa(isa), &a, &a).unwrap();
+        assert_eq!(entries(&c.view()), want, "{isa:?}");
     }
 }
