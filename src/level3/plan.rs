@@ -111,6 +111,24 @@ impl RowPids {
     }
 }
 
+/// Whether the columns `bc` of row `k` of `B` have the plan's offsets `bo` (as many):
+/// for a run (consecutive columns on consecutive slots, `B` canonical, as a band's rows)
+/// its first offset and its extent, two comparisons; else every offset, with one branch.
+#[inline(always)]
+fn columns_match<I: Index>(bc: &[I], bo: &[usize], k: usize, run: u32) -> bool {
+    if run != u32::MAX {
+        match (bc.first(), bc.last(), bo.first()) {
+            (Some(&first), Some(&last), Some(&o)) => {
+                let first = first.to_usize();
+                first.wrapping_sub(k) == o && last.to_usize().wrapping_sub(first) == bc.len() - 1
+            }
+            _ => true,
+        }
+    } else {
+        bc.iter().zip(bo).fold(0, |d, (&j, &o)| d | (j.to_usize().wrapping_sub(k) ^ o)) == 0
+    }
+}
+
 /// Adds `x` times the values `bv` of a row of `B` into the slots of `out` it falls on:
 /// `run` and on (consecutive slots), or `slot`'s. `false` if a slot is past `out`.
 #[inline(always)]
@@ -252,24 +270,7 @@ impl RowPlan {
             let (bo, rest_o) = b_off.split_at(bl);
             let (sl, rest_s) = slot.split_at(bl);
             (b_off, slot) = (rest_o, rest_s);
-            if run != u32::MAX {
-                // Consecutive columns onto consecutive slots: two comparisons and one
-                // loop over the slots (a band's rows, as the accumulator's runs).
-                let (Some(&first), Some(&last), Some(&o)) = (bc.first(), bc.last(), bo.first()) else {
-                    continue;
-                };
-                let first = first.to_usize();
-                if first.wrapping_sub(k) != o || last.to_usize().wrapping_sub(first) != bl - 1 {
-                    return false;
-                }
-            } else {
-                // All offsets first (one branch per row of `B`), then the sums.
-                let diff = bc.iter().zip(bo).fold(0, |d, (&j, &o)| d | (j.to_usize().wrapping_sub(k) ^ o));
-                if diff != 0 {
-                    return false;
-                }
-            }
-            if !add_products(x, bv, run, sl, out) {
+            if !columns_match(bc, bo, k, run) || !add_products(x, bv, run, sl, out) {
                 return false;
             }
         }
@@ -311,8 +312,7 @@ impl RowPlan {
                 bv
             } else {
                 let (bc, bv) = ctx.b_row_at(k);
-                let diff = bc.iter().zip(bo).fold(0, |d, (&j, &o)| d | (j.to_usize().wrapping_sub(k) ^ o));
-                if bc.len() != bl || diff != 0 {
+                if bc.len() != bl || !columns_match(bc, bo, k, run) {
                     return false;
                 }
                 *id = pid;
