@@ -447,6 +447,22 @@ impl Gpu {
                     &sets,
                     &[],
                 );
+                // Writes of `src` (at `stage`) made visible to compute shader reads and
+                // writes.
+                let barrier = |src: vk::AccessFlags, stage: vk::PipelineStageFlags| {
+                    let mb = [vk::MemoryBarrier::default()
+                        .src_access_mask(src)
+                        .dst_access_mask(vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE)];
+                    d.cmd_pipeline_barrier(
+                        cb,
+                        stage,
+                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                        vk::DependencyFlags::empty(),
+                        &mb,
+                        &[],
+                        &[],
+                    );
+                };
                 let mut q = 0;
                 for s in steps {
                     match s {
@@ -465,38 +481,12 @@ impl Gpu {
                             }
                         }
                         Step::Barrier => {
-                            let mb = [vk::MemoryBarrier::default()
-                                .src_access_mask(vk::AccessFlags::SHADER_WRITE)
-                                .dst_access_mask(
-                                    vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                                )];
-                            d.cmd_pipeline_barrier(
-                                cb,
-                                vk::PipelineStageFlags::COMPUTE_SHADER,
-                                vk::PipelineStageFlags::COMPUTE_SHADER,
-                                vk::DependencyFlags::empty(),
-                                &mb,
-                                &[],
-                                &[],
-                            );
+                            barrier(vk::AccessFlags::SHADER_WRITE, vk::PipelineStageFlags::COMPUTE_SHADER)
                         }
                         Step::Flush => {
                             if let Some(f) = &self.flush {
                                 d.cmd_fill_buffer(cb, f.buf, 0, vk::WHOLE_SIZE, q);
-                                let mb = [vk::MemoryBarrier::default()
-                                    .src_access_mask(vk::AccessFlags::TRANSFER_WRITE)
-                                    .dst_access_mask(
-                                        vk::AccessFlags::SHADER_READ | vk::AccessFlags::SHADER_WRITE,
-                                    )];
-                                d.cmd_pipeline_barrier(
-                                    cb,
-                                    vk::PipelineStageFlags::TRANSFER,
-                                    vk::PipelineStageFlags::COMPUTE_SHADER,
-                                    vk::DependencyFlags::empty(),
-                                    &mb,
-                                    &[],
-                                    &[],
-                                );
+                                barrier(vk::AccessFlags::TRANSFER_WRITE, vk::PipelineStageFlags::TRANSFER);
                             }
                         }
                         Step::Timestamp => {
