@@ -163,8 +163,6 @@ pub(crate) struct RowPlan {
     run: Vec<u32>,
     /// `c - i` (wrapping) of each output column, ascending.
     out_off: Vec<usize>,
-    /// The first column of the learnt row of `A`.
-    base: usize,
     /// The pattern ids of the learnt row's rows of `B`, once [`RowPids`] exist.
     b_pid: Vec<u32>,
     /// Pattern ids of `B`'s rows, made after [`PIDS_AFTER`] matches in all.
@@ -191,7 +189,6 @@ impl RowPlan {
             slot: Vec::new(),
             run: Vec::new(),
             out_off: Vec::new(),
-            base: 0,
             b_pid: Vec::new(),
             pids: None,
             matched: 0,
@@ -231,7 +228,7 @@ impl RowPlan {
                 self.matched += 1;
                 if self.matched == PIDS_AFTER {
                     self.pids = RowPids::new(ctx.b.nrows());
-                    self.fill_b_pid(ctx);
+                    self.fill_b_pid(ctx, base);
                 }
             }
             col_idx.extend(self.out_off.iter().map(|&o| I::from_usize_unchecked(base.wrapping_add(o))));
@@ -365,7 +362,6 @@ impl RowPlan {
     fn build<T: Scalar, I: Index>(&mut self, ctx: &Ctx<'_, '_, T, I>, i: usize, row: &[I]) -> Result<(), ()> {
         let (ac, _) = ctx.a_row(i);
         let base = ac.first().ok_or(())?.to_usize();
-        self.base = base;
         self.b_pid.clear();
         for v in [&mut self.a_off, &mut self.b_len, &mut self.b_off, &mut self.out_off] {
             v.clear();
@@ -406,20 +402,22 @@ impl RowPlan {
             let run = canonical && cols_consecutive && slots.windows(2).all(consecutive);
             self.run.push(if run { slots[0] } else { u32::MAX });
         }
-        self.fill_b_pid(ctx);
+        self.fill_b_pid(ctx, base);
         Ok(())
     }
 
-    /// The pattern ids of the learnt row's rows of `B`, if ids exist (else, or if they
-    /// cannot be allocated, none: [`RowPlan::sum`] then checks every column).
-    fn fill_b_pid<T: Scalar, I: Index>(&mut self, ctx: &Ctx<'_, '_, T, I>) {
+    /// The pattern ids of the rows of `B` that a matching row of `A` with first column
+    /// `base` references (the learnt row's, or any row's the plan matched: their rows of
+    /// `B` have the same offsets), if ids exist (else, or if they cannot be allocated,
+    /// none: [`RowPlan::sum`] then checks every column).
+    fn fill_b_pid<T: Scalar, I: Index>(&mut self, ctx: &Ctx<'_, '_, T, I>, base: usize) {
         self.b_pid.clear();
         let Some(p) = self.pids.as_mut() else { return };
         if self.b_pid.try_reserve(self.a_off.len()).is_err() {
             return;
         }
         for &ao in &self.a_off {
-            self.b_pid.push(p.get(ctx, self.base.wrapping_add(ao)));
+            self.b_pid.push(p.get(ctx, base.wrapping_add(ao)));
         }
     }
 }
