@@ -14,9 +14,8 @@ mod vk;
 use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
-use spblas::formats::csr5::{Csr5Aux, Csr5Parts};
 use spblas::gpu::{MAX_SIGMA, OMEGA, SpmvParams};
-use spblas::{Csr, Csr5, Csr5Layout, Scalar};
+use spblas::{Csr, Csr5Layout, Csr5Owned, Scalar};
 use vk::{Gpu, Method};
 
 fn open<T: Scalar>() -> Gpu {
@@ -27,47 +26,6 @@ fn open<T: Scalar>() -> Gpu {
         }
         Err(e) => panic!("the gpu feature's tests need a Vulkan 1.2 device (CI installs lavapipe): {e}"),
     }
-}
-
-/// The CSR5 arrays of `a` for tiles of `OMEGA` × `sigma`.
-struct Csr5Arrays<T> {
-    layout: Csr5Layout,
-    col_idx: Vec<u32>,
-    vals: Vec<T>,
-    tile_ptr: Vec<u32>,
-    tile_desc: Vec<u32>,
-    empty_offset_ptr: Vec<u32>,
-    empty_offset: Vec<u32>,
-}
-
-fn csr5_arrays<T: Scalar>(a: &Csr<'_, T, u32>, sigma: Option<usize>) -> Csr5Arrays<T> {
-    let layout = match sigma {
-        Some(s) => Csr5Layout::with_params(a, OMEGA, s).unwrap(),
-        None => spblas::gpu::csr5_layout(a).unwrap(),
-    };
-    let mut b = Csr5Arrays {
-        layout,
-        col_idx: vec![0; layout.nnz()],
-        vals: vec![T::ZERO; layout.nnz()],
-        tile_ptr: vec![0; layout.tile_ptr_len()],
-        tile_desc: vec![0; layout.tile_desc_len()],
-        empty_offset_ptr: vec![0; layout.tile_ptr_len()],
-        empty_offset: vec![0; layout.empty_offset_len()],
-    };
-    Csr5::from_csr(
-        a,
-        &layout,
-        &mut b.col_idx,
-        &mut b.vals,
-        Csr5Aux {
-            tile_ptr: &mut b.tile_ptr,
-            tile_desc: &mut b.tile_desc,
-            empty_offset_ptr: &mut b.empty_offset_ptr,
-            empty_offset: &mut b.empty_offset,
-        },
-    )
-    .unwrap();
-    b
 }
 
 /// Runs every method on `raw` and compares with the reference.
@@ -103,23 +61,13 @@ fn check<T: Scalar>(
         assert_close(&y, &want, &bound, factor)
             .map_err(|e| TestCaseError::fail(format!("{method:?} (lanes {lanes:?}): {e}")))?;
     }
-    let b = csr5_arrays(&a, sigma);
-    let parts = Csr5Parts {
-        tile_ptr: &b.tile_ptr,
-        tile_desc: &b.tile_desc,
-        empty_offset_ptr: &b.empty_offset_ptr,
-        empty_offset: &b.empty_offset,
+    // Tiles of `OMEGA` × `sigma`, or the GPU rule's.
+    let layout = match sigma {
+        Some(s) => Csr5Layout::with_params(&a, OMEGA, s).unwrap(),
+        None => spblas::gpu::csr5_layout(&a).unwrap(),
     };
-    let c = Csr5::new(
-        a.nrows(),
-        a.ncols(),
-        (b.layout.omega(), b.layout.sigma()),
-        a.row_ptr(),
-        &b.col_idx,
-        &b.vals,
-        parts,
-    )
-    .unwrap();
+    let c5 = Csr5Owned::from_csr_layout(&a, &layout).unwrap();
+    let c = c5.view();
     let p = gpu.upload_csr5(&c, alpha, &x, beta, &y0).unwrap();
     // Twice: the second run must not see the first one's carries.
     for round in 0..2 {

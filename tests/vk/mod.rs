@@ -576,14 +576,26 @@ impl Gpu {
         y: &[T],
     ) -> Result<Problem<T>, String> {
         let params = SpmvParams::csr(a, alpha, beta).map_err(|e| e.to_string())?;
-        let arrays = vec![
-            (0, self.upload(a.row_ptr())?),
-            (1, self.upload(a.col_idx())?),
-            (2, self.upload(a.vals())?),
+        let arrays = self.upload_spmv(a.row_ptr(), a.col_idx(), a.vals(), x, y)?;
+        self.problem(arrays, params, a.nrows())
+    }
+
+    /// Bindings 0–4, shared by CSR and CSR5: `row_ptr`, `col_idx`, `vals`, `x`, `y`.
+    fn upload_spmv<T: spblas::Scalar>(
+        &self,
+        row_ptr: &[u32],
+        col_idx: &[u32],
+        vals: &[T],
+        x: &[T],
+        y: &[T],
+    ) -> Result<Vec<(u32, Buf)>, String> {
+        Ok(vec![
+            (0, self.upload(row_ptr)?),
+            (1, self.upload(col_idx)?),
+            (2, self.upload(vals)?),
             (3, self.upload(x)?),
             (4, self.upload(y)?),
-        ];
-        self.problem(arrays, params, a.nrows())
+        ])
     }
 
     /// Uploads a CSR5 matrix (built for the GPU: `spblas::gpu::csr5_layout`) with `x`
@@ -597,18 +609,14 @@ impl Gpu {
         y: &[T],
     ) -> Result<Problem<T>, String> {
         let params = SpmvParams::csr5(a, alpha, beta).map_err(|e| e.to_string())?;
-        let arrays = vec![
-            (0, self.upload(a.row_ptr())?),
-            (1, self.upload(a.col_idx())?),
-            (2, self.upload(a.vals())?),
-            (3, self.upload(x)?),
-            (4, self.upload(y)?),
+        let mut arrays = self.upload_spmv(a.row_ptr(), a.col_idx(), a.vals(), x, y)?;
+        arrays.extend([
             (5, self.upload(a.tile_ptr())?),
             (6, self.upload(a.tile_desc())?),
             (7, self.upload(a.empty_offset_ptr())?),
             (8, self.upload(a.empty_offset())?),
             (9, self.zeroed(((a.tiles() + 1) * std::mem::size_of::<T>()) as u64)?),
-        ];
+        ]);
         self.problem(arrays, params, a.nrows())
     }
 
