@@ -240,7 +240,7 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
             .windows(2)
             .map(|w| {
                 let rows = w[0]..w[1];
-                s.spawn(move || hybrid_rows(isa, rule, a, b, rows).map(|(p, _)| p))
+                s.spawn(move || hybrid_rows(isa, rule, a, b, rows, None).map(|(p, _)| p))
             })
             .collect();
         workers.into_iter().map(|h| h.join()).collect::<Vec<_>>()

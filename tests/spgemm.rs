@@ -11,8 +11,9 @@ use common::splitmix;
 use proptest::prelude::*;
 use spblas::level3::{
     Bin, GROWTH, MEDIUM_MAX, NBINS, RowMethod, SHORT_MAX, SpgemmConfig, a_at, bin_rows, galerkin, spgemm,
-    spgemm_numeric, spgemm_numeric_rows, spgemm_numeric_with, spgemm_symbolic, spgemm_symbolic_with,
-    spgemm_with, spgemm_with_stats, spgemm_workspace_len, spgemm_workspace_len_with, upper_bound,
+    spgemm_numeric, spgemm_numeric_rows, spgemm_numeric_with, spgemm_reuse, spgemm_symbolic,
+    spgemm_symbolic_with, spgemm_with, spgemm_with_stats, spgemm_workspace_len, spgemm_workspace_len_with,
+    upper_bound,
 };
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -135,6 +136,22 @@ fn check_config<T: Scalar + ScanElem, I: Index + Key>(
     prop_assert_eq!(h.view().row_order(), RowOrder::Canonical);
     prop_assert_eq!((h.nrows(), h.ncols()), (a.nrows(), b.ncols()));
     prop_assert_eq!(entries(&h.view()), want, "hybrid {:?}", cfg);
+    // Into the memory of an earlier matrix (`b`'s copy, then this product itself): the
+    // same arrays as a fresh product, bit for bit.
+    let mut r = CsrOwned::from_csr(b);
+    for _ in 0..2 {
+        spgemm_reuse(cfg, a, b, &mut r).unwrap();
+        let (rv, hv) = (r.view(), h.view());
+        prop_assert_eq!((r.nrows(), r.ncols()), (h.nrows(), h.ncols()));
+        prop_assert_eq!(rv.row_order(), RowOrder::Canonical);
+        prop_assert_eq!(rv.row_ptr(), hv.row_ptr());
+        prop_assert_eq!(rv.col_idx(), hv.col_idx());
+        prop_assert!(
+            rv.vals().iter().zip(hv.vals()).all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits()),
+            "reuse {:?}",
+            cfg
+        );
+    }
     Ok(())
 }
 
@@ -522,6 +539,9 @@ fn dimension_mismatch_is_an_error_everywhere() {
     );
     assert_eq!((ci, cv), (vec![9u32; 10], vec![9.0; 10]));
     assert_eq!(spgemm(&a, &a).unwrap_err(), err);
+    let mut c = CsrOwned::from_csr(&a);
+    assert_eq!(spgemm_reuse(SpgemmConfig::new(), &a, &a, &mut c).unwrap_err(), err);
+    assert_eq!(c.view().vals(), a.vals());
     assert_eq!(upper_bound(&a, &a, &mut [0u32; 6]).unwrap_err(), err);
     let t = CsrOwned::<f64, u32>::from_triplets(5, 6, &[]).unwrap();
     // Pᵀ (5 x 6) · A (6 x 5) · P: P must have 5 rows.

@@ -87,7 +87,7 @@ mod owned;
 mod plan;
 
 #[cfg(feature = "alloc")]
-pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_with, spgemm_with_stats};
+pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse, spgemm_with, spgemm_with_stats};
 #[cfg(feature = "parallel")]
 pub(crate) use owned::{Piece, hybrid_rows};
 pub use rows::{RowMethod, SPA_INSERTION_MAX, SPA_SORT_RATIO};

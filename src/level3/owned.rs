@@ -158,7 +158,7 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
 ) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     let isa = check_operands(&cfg, a, b)?;
     let nrows = a.nrows();
-    let (piece, stats) = hybrid_rows(isa, Rule::new(cfg.method, a, b), a, b, 0..nrows)?;
+    let (piece, stats) = hybrid_rows(isa, Rule::new(cfg.method, a, b), a, b, 0..nrows, None)?;
     let c = CsrOwned::from_parts_trusted(
         nrows,
         b.ncols(),
@@ -168,6 +168,52 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
         RowOrder::Canonical,
     );
     Ok((c, stats))
+}
+
+/// [`spgemm_with_stats`] into the memory of an earlier product `c`, which it replaces:
+/// `c`'s arrays are cleared and refilled, growing only where the new product is larger,
+/// and they keep their capacity (no shrink). A product repeated on a pattern that does
+/// not grow (AMG setup, time steps) then writes to memory already faulted in instead of
+/// fresh pages: on the development VM the first touch of `poisson2d`'s 156 MB `A²` cost
+/// more than the product's own computation (see the README).
+///
+/// ```
+/// use spblas::CsrOwned;
+/// use spblas::level3::{SpgemmConfig, spgemm_reuse};
+/// let a = CsrOwned::<f64, u32>::from_triplets(2, 2, &[(0, 0, 2.0), (0, 1, 1.0), (1, 1, 3.0)])?;
+/// let mut c = CsrOwned::<f64, u32>::from_triplets(0, 0, &[])?;
+/// for _ in 0..3 {
+///     spgemm_reuse(SpgemmConfig::new(), &a.view(), &a.view(), &mut c)?;
+/// }
+/// assert_eq!(c.view().iter().collect::<Vec<_>>(), [(0, 0, 4.0), (0, 1, 5.0), (1, 1, 9.0)]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`spgemm_with_stats`]. Operand errors leave `c` as it was; an allocation failure
+/// during the product leaves it an empty `0 × 0` matrix.
+pub fn spgemm_reuse<T: Scalar + ScanElem, I: Index + Key>(
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    c: &mut CsrOwned<T, I>,
+) -> Result<SpgemmStats, DimError> {
+    let isa = check_operands(&cfg, a, b)?;
+    let empty =
+        CsrOwned::from_parts_trusted(0, 0, alloc::vec![I::ZERO], Vec::new(), Vec::new(), RowOrder::Canonical);
+    let (_, _, row_ptr, col_idx, vals) = core::mem::replace(c, empty).into_parts();
+    let reuse = Piece { row_ptr, col_idx, vals };
+    let nrows = a.nrows();
+    let (piece, stats) = hybrid_rows(isa, Rule::new(cfg.method, a, b), a, b, 0..nrows, Some(reuse))?;
+    *c = CsrOwned::from_parts_trusted(
+        nrows,
+        b.ncols(),
+        piece.row_ptr,
+        piece.col_idx,
+        piece.vals,
+        RowOrder::Canonical,
+    );
+    Ok(stats)
 }
 
 /// The rows `rows` of `C = A·B` as computed by the hybrid allocation: `row_ptr` has
@@ -264,6 +310,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
     rows: Range<usize>,
+    reuse: Option<Piece<T, I>>,
 ) -> Result<(Piece<T, I>, SpgemmStats), DimError> {
     // Rows are computed in order, in one pass that also counts the statistics; the
     // workspace and the staging row grow as the rows need them (sizing them in a pass
@@ -286,12 +333,18 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     } else {
         0
     };
-    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    // Reused arrays keep their memory (already faulted in): cleared, and kept at their
+    // capacity at the end instead of shrunk.
+    let keep = reuse.is_some();
+    let Piece { mut row_ptr, mut col_idx, mut vals } =
+        reuse.unwrap_or(Piece { row_ptr: Vec::new(), col_idx: Vec::new(), vals: Vec::new() });
+    row_ptr.clear();
+    col_idx.clear();
+    vals.clear();
     col_idx.try_reserve_exact(lower).map_err(|_| room_err)?;
     vals.try_reserve_exact(lower).map_err(|_| room_err)?;
     let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
     let (mut upper, mut rows_per_bin) = (0usize, [0usize; NBINS]);
-    let mut row_ptr = Vec::new();
     row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err)?;
     row_ptr.push(I::ZERO);
     let mut reg = EscBuf::new();
@@ -374,8 +427,10 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         end_row(&col_idx, &vals, &mut peak, &mut row_ptr)?;
     }
     let nnz = col_idx.len();
-    col_idx.shrink_to_fit();
-    vals.shrink_to_fit();
+    if !keep {
+        col_idx.shrink_to_fit();
+        vals.shrink_to_fit();
+    }
     let ptr_bytes = (rows.len() + 1) * core::mem::size_of::<I>();
     let (si_, st_) = (core::mem::size_of::<I>(), core::mem::size_of::<T>());
     let stage = w.stage_bytes();
