@@ -46,8 +46,8 @@ use spblas::level3::{
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
 use spblas::{
-    CooOwned, Csr, Csr5, Csr5Layout, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, HybOwned, Index, Isa,
-    JdsOwned, Scalar, SellLayout, SellOwned, SpMv,
+    CooOwned, Csr, Csr5, Csr5Layout, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, Gathers, HybOwned, Index,
+    Isa, JdsOwned, Scalar, SellLayout, SellOwned, SpMv,
 };
 
 /// Formats whose padded storage would exceed this many slots per entry are skipped.
@@ -108,6 +108,11 @@ fn parse_args() -> Result<Args, String> {
                 let v = it.next().unwrap_or_default();
                 args.sigma = Some(v.parse().map_err(|_| format!("--sigma takes a number, not {v:?}"))?);
             }
+            "--gathers" => match it.next().as_deref() {
+                Some("hardware") => Gathers::set(Some(Gathers::Hardware)),
+                Some("loads") => Gathers::set(Some(Gathers::Loads)),
+                other => return Err(format!("--gathers takes hardware or loads, not {other:?}")),
+            },
             "--only" => match it.next().as_deref() {
                 Some("spmv") => (args.spmv, args.spgemm) = (true, false),
                 Some("spgemm") => (args.spmv, args.spgemm) = (false, true),
@@ -116,7 +121,7 @@ fn parse_args() -> Result<Args, String> {
             "--matrix" => args.matrices.push(it.next().ok_or("--matrix takes a suite matrix name")?),
             "-h" | "--help" => {
                 println!(
-                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [--sigma N] [--only spmv|spgemm] [--matrix NAME ...] [FILE.mtx[.gz] ...]"
+                    "usage: suite [--small] [--precision f32|f64|both] [--isa portable|avx2|avx512|neon] [--sigma N] [--gathers hardware|loads] [--only spmv|spgemm] [--matrix NAME ...] [FILE.mtx[.gz] ...]"
                 );
                 std::process::exit(0);
             }
@@ -801,8 +806,9 @@ fn main() {
     };
     if args.spmv {
         println!(
-            "spblas suite: SpMV y = A x per format, isa = {}, single thread; GB/s by the thesis formula (8.4.2)\n",
-            args.isa
+            "spblas suite: SpMV y = A x per format, isa = {}, single thread, CSR5 gathers = {}; GB/s by the thesis formula (8.4.2)\n",
+            args.isa,
+            Gathers::current().name()
         );
         header();
     }

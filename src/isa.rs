@@ -164,3 +164,71 @@ fn has_neon() -> bool {
 fn has_neon() -> bool {
     false
 }
+
+/// How the x86-64 CSR5 tile kernels read `x` at a step's column indices: one hardware
+/// gather instruction per step, or one scalar load per lane put together in a register.
+///
+/// Which is faster depends on the CPU, not on the matrix. `suite -- --only spmv`'s
+/// CSR5 on one core, hardware gathers → loads: on the AMD EPYC development VM (AVX-512,
+/// Zen 4 class, whose gathers are microcoded) `poisson2d` `f64` 4.9–5.9 → 2.8–2.9 ms and
+/// `banded` `f32` 1.37–1.38 → 1.10 ms; on the Xeon device host (AVX-512, not affected by
+/// Gather Data Sampling) the other way, `banded` `f32` 1.30–1.38 → 1.82 ms. So
+/// [`Gathers::detect`] takes [`Loads`](Gathers::Loads) on AMD and Hygon CPUs and
+/// [`Hardware`](Gathers::Hardware) elsewhere. Both give the same values, bit for bit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Gathers {
+    /// `vgatherdpd` and kin.
+    Hardware,
+    /// A scalar load per lane.
+    Loads,
+}
+
+/// The [`Gathers`] in force: 0 until first asked, 1 hardware, 2 loads; with bit 2 set
+/// when [`Gathers::set`] chose it.
+static GATHERS: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
+
+impl Gathers {
+    /// This CPU's default (see the type's docs). On non-x86-64 targets, and under Miri,
+    /// [`Hardware`](Gathers::Hardware) (no kernel there gathers).
+    pub fn detect() -> Gathers {
+        if crate::arch::slow_gathers() { Gathers::Loads } else { Gathers::Hardware }
+    }
+
+    /// The mode the kernels use now: the last [`Gathers::set`], else [`Gathers::detect`]
+    /// (asked once; later calls are one atomic load).
+    #[inline]
+    pub fn current() -> Gathers {
+        use core::sync::atomic::Ordering;
+        let mut g = GATHERS.load(Ordering::Relaxed) & 3;
+        if g == 0 {
+            g = Gathers::detect().code();
+            // A concurrent `set` wins: only an unset value is replaced.
+            let _ = GATHERS.compare_exchange(0, g, Ordering::Relaxed, Ordering::Relaxed);
+            g = GATHERS.load(Ordering::Relaxed) & 3;
+        }
+        if g == 2 { Gathers::Loads } else { Gathers::Hardware }
+    }
+
+    /// Makes every later kernel call in this process use `self` (to compare the two on a
+    /// machine, as the suite and the benchmarks do); `None` goes back to
+    /// [`Gathers::detect`].
+    pub fn set(mode: Option<Gathers>) {
+        let code = mode.map_or(0, |g| g.code() | 4);
+        GATHERS.store(code, core::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn code(self) -> u8 {
+        match self {
+            Gathers::Hardware => 1,
+            Gathers::Loads => 2,
+        }
+    }
+
+    /// Short lower-case name (`"hardware"`, `"loads"`).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Gathers::Hardware => "hardware",
+            Gathers::Loads => "loads",
+        }
+    }
+}

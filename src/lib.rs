@@ -103,7 +103,7 @@ pub use formats::{DiaOwned, JdsOwned};
 pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{EllOwned, HybOwned, SellOwned};
-pub use isa::Isa;
+pub use isa::{Gathers, Isa};
 pub use level2::{CsrMethod, SpMv};
 pub use scalar::{Index, Scalar};
 

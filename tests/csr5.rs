@@ -9,7 +9,9 @@ use proptest::prelude::*;
 use spblas::formats::csr5::{Csr5Aux, Csr5Parts, DescFormat, omega_for};
 use spblas::level2::csr5::{owned_rows, spmv_tiles};
 use spblas::level2::{Carry, apply_carries};
-use spblas::{Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, DimError, FormatError, Index, Isa, Scalar, SpMv};
+use spblas::{
+    Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, DimError, FormatError, Gathers, Index, Isa, Scalar, SpMv,
+};
 
 /// Owned CSR5 arrays built by `Csr5::from_csr` with `layout`.
 struct Built<T, I> {
@@ -161,6 +163,9 @@ fn check_roundtrip<T: Scalar, I: Index>(raw: &RawCsr<T, I>) -> Result<(), TestCa
     Ok(())
 }
 
+/// Held while a test forces a [`Gathers`] mode.
+static GATHERS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 /// SpMV of the CSR5 form for each available `Isa` (with that `Isa`'s `omega`) against the
 /// dense reference, whole and by random tile ranges; `beta == 0` starts `y` as NaN.
 fn check_spmv<T: Scalar, I: Index>(
@@ -194,6 +199,18 @@ fn check_spmv<T: Scalar, I: Index>(
             let mut y2 = start();
             c5.spmv_isa(isa, alpha, &x, beta, &mut y2).unwrap();
             prop_assert_eq!(bits(&y), bits(&y2));
+            // Both ways of reading `x` (hardware gathers, a load per lane) give the same
+            // bits. The mode is process-wide: the lock keeps other tests' choices out.
+            {
+                let _only = GATHERS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+                for g in [Gathers::Hardware, Gathers::Loads] {
+                    Gathers::set(Some(g));
+                    let mut y3 = start();
+                    c5.spmv_isa(isa, alpha, &x, beta, &mut y3).unwrap();
+                    Gathers::set(None);
+                    prop_assert_eq!(bits(&y), bits(&y3), "{:?} {:?}", isa, g);
+                }
+            }
 
             // Tile ranges in a shuffled order, then the carries.
             let n = c5.tiles() + 1;

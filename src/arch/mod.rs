@@ -44,6 +44,23 @@ pub(crate) mod aarch64;
 pub use key::OrdBits;
 pub(crate) use prefetch::{prefetch, store_fence};
 
+/// Whether this CPU's hardware gathers are slower than a scalar load per lane (AMD and
+/// Hygon x86-64 CPUs, by the CPUID vendor string; see [`crate::Gathers`]).
+pub(crate) fn slow_gathers() -> bool {
+    #[cfg(all(target_arch = "x86_64", not(miri)))]
+    {
+        // Leaf 0: the vendor string, on every x86-64 CPU.
+        let r = core::arch::x86_64::__cpuid(0);
+        // "AuthenticAMD" and "HygonGenuine", as EBX, EDX, ECX.
+        matches!(
+            (r.ebx, r.edx, r.ecx),
+            (0x6874_7541, 0x6974_6e65, 0x444d_4163) | (0x6f67_7948, 0x6e65_476e, 0x656e_6975)
+        )
+    }
+    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
+    false
+}
+
 /// Proof that this machine can run an [`Isa`]: the token every dispatcher into the SIMD
 /// kernels takes.
 ///

@@ -1,6 +1,7 @@
 //! The AVX2 (+FMA) CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop of
 //! `arch::portable::spmv_csr5` over 256-bit registers — 4 `f64` or 8 `f32` lanes, so
-//! `omega` = 4 / 8 — with hardware gathers of `x`.
+//! `omega` = 4 / 8 — with hardware gathers of `x`, or where [`Gathers::current`] says so
+//! (AMD CPUs) a scalar load per lane put together with `_mm256_set_*`: the same values.
 //!
 //! `f32` with `u32` columns uses the 32-bit gather, whose indices are signed: it runs only
 //! when `x` has at most `2^31` entries (beyond, the portable kernel runs). `u64`
@@ -13,19 +14,20 @@ use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
 use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, run_tiles};
-use crate::{Index, Isa, Scalar};
+use crate::{Gathers, Index, Isa, Scalar};
 
-/// Four `f64` lanes.
+/// Four `f64` lanes; `HW`: `x` is read by hardware gathers, else by a load per lane
+/// ([`Gathers`]).
 #[derive(Clone, Copy)]
-pub(crate) struct F64x4(__m256d);
+pub(crate) struct F64x4<const HW: bool>(__m256d);
 
-/// Eight `f32` lanes.
+/// Eight `f32` lanes; `HW` as for [`F64x4`].
 #[derive(Clone, Copy)]
-pub(crate) struct F32x8(__m256);
+pub(crate) struct F32x8<const HW: bool>(__m256);
 
 macro_rules! f64x4_lanes {
     ($i:ty, $gather:expr) => {
-        impl Lanes<f64, $i> for F64x4 {
+        impl<const HW: bool> Lanes<f64, $i> for F64x4<HW> {
             const W: usize = 4;
             const RUN_CHAINS: usize = 2;
             #[inline(always)]
@@ -36,7 +38,7 @@ macro_rules! f64x4_lanes {
             #[inline(always)]
             unsafe fn gather(x: *const f64, idx: *const $i) -> Self {
                 // SAFETY: `idx` is valid for 4 reads and each index is inside `x`.
-                F64x4(unsafe { $gather(x, idx) })
+                F64x4(unsafe { if HW { $gather(x, idx) } else { loads4(x, idx) } })
             }
             #[inline(always)]
             unsafe fn fma(self, a: Self, b: Self) -> Self {
@@ -83,7 +85,7 @@ macro_rules! f64x4_lanes {
 
 macro_rules! f32x8_lanes {
     ($i:ty, $gather:expr) => {
-        impl Lanes<f32, $i> for F32x8 {
+        impl<const HW: bool> Lanes<f32, $i> for F32x8<HW> {
             const W: usize = 8;
             const RUN_CHAINS: usize = 2;
             #[inline(always)]
@@ -94,7 +96,7 @@ macro_rules! f32x8_lanes {
             #[inline(always)]
             unsafe fn gather(x: *const f32, idx: *const $i) -> Self {
                 // SAFETY: `idx` is valid for 8 reads and each index is inside `x`.
-                F32x8(unsafe { $gather(x, idx) })
+                F32x8(unsafe { if HW { $gather(x, idx) } else { loads8(x, idx) } })
             }
             #[inline(always)]
             unsafe fn fma(self, a: Self, b: Self) -> Self {
@@ -174,19 +176,46 @@ unsafe fn gather_f32_u64(x: *const f32, idx: *const u64) -> __m256 {
     }
 }
 
+/// # Safety
+/// AVX is present; `idx` valid for 4 reads, each index inside `x`.
+#[inline(always)]
+unsafe fn loads4<I: Index>(x: *const f64, idx: *const I) -> __m256d {
+    // SAFETY: the caller's contract: every `idx.add(k)` for `k < 4` is readable and
+    // names an element of `x`.
+    unsafe {
+        let g = |k: usize| *x.add((*idx.add(k)).to_usize());
+        _mm256_set_pd(g(3), g(2), g(1), g(0))
+    }
+}
+
+/// # Safety
+/// AVX is present; `idx` valid for 8 reads, each index inside `x`.
+#[inline(always)]
+unsafe fn loads8<I: Index>(x: *const f32, idx: *const I) -> __m256 {
+    // SAFETY: as `loads4`, for 8 lanes.
+    unsafe {
+        let g = |k: usize| *x.add((*idx.add(k)).to_usize());
+        _mm256_set_ps(g(7), g(6), g(5), g(4), g(3), g(2), g(1), g(0))
+    }
+}
+
 f64x4_lanes!(u32, gather_f64_u32);
 f64x4_lanes!(u64, gather_f64_u64);
 f32x8_lanes!(u32, gather_f32_u32);
 f32x8_lanes!(u64, gather_f32_u64);
 
 macro_rules! entries {
-    ($($name:ident: $t:ty, $i:ty, $v:ty;)*) => {$(
+    ($($name:ident: $t:ty, $i:ty, $v:ident;)*) => {$(
         /// # Safety
         /// AVX2 and FMA are present; as `run_tiles`.
         #[target_feature(enable = "avx2,fma")]
-        unsafe fn $name(a: &TileArgs<'_, $t, $i>, tiles: Range<usize>, y: &mut [$t]) -> ($t, bool) {
+        unsafe fn $name<const HW: bool>(
+            a: &TileArgs<'_, $t, $i>,
+            tiles: Range<usize>,
+            y: &mut [$t],
+        ) -> ($t, bool) {
             // SAFETY: the caller's contract.
-            unsafe { run_tiles::<$t, $i, $v>(a, tiles, 0.0, y) }
+            unsafe { run_tiles::<$t, $i, $v<HW>>(a, tiles, 0.0, y) }
         }
     )*};
 }
@@ -210,30 +239,35 @@ pub(crate) fn tiles<T: Scalar, I: Index>(
     if !matches!(c.isa(), Isa::Avx2 | Isa::Avx512) || omega != 32 / size_of::<T>() {
         return None;
     }
+    let hw = Gathers::current() == Gathers::Hardware;
     let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
         (8, 4) => {
             let (a, y) = (recast::<T, I, f64, u32>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
             // SAFETY: `c` proves AVX2+FMA (AVX-512 machines have them too); `a` is a
             // validated view with `omega == 4`.
-            let (v, g) = unsafe { f64_u32(&a, range, y) };
+            let (v, g) =
+                unsafe { if hw { f64_u32::<true>(&a, range, y) } else { f64_u32::<false>(&a, range, y) } };
             (try_cast(v).ok()?, g)
         }
         (8, 8) => {
             let (a, y) = (recast::<T, I, f64, u64>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
             // SAFETY: as above.
-            let (v, g) = unsafe { f64_u64(&a, range, y) };
+            let (v, g) =
+                unsafe { if hw { f64_u64::<true>(&a, range, y) } else { f64_u64::<false>(&a, range, y) } };
             (try_cast(v).ok()?, g)
         }
         (4, 4) if a.x.len() <= 1 << 31 => {
             let (a, y) = (recast::<T, I, f32, u32>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
             // SAFETY: as above, with `omega == 8`; every column is below `x.len() <= 2^31`.
-            let (v, g) = unsafe { f32_u32(&a, range, y) };
+            let (v, g) =
+                unsafe { if hw { f32_u32::<true>(&a, range, y) } else { f32_u32::<false>(&a, range, y) } };
             (try_cast(v).ok()?, g)
         }
         (4, 8) => {
             let (a, y) = (recast::<T, I, f32, u64>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
             // SAFETY: as above.
-            let (v, g) = unsafe { f32_u64(&a, range, y) };
+            let (v, g) =
+                unsafe { if hw { f32_u64::<true>(&a, range, y) } else { f32_u64::<false>(&a, range, y) } };
             (try_cast(v).ok()?, g)
         }
         _ => return None,

@@ -3,6 +3,9 @@
 //! `omega` = 8 / 16 — with hardware gathers, mask registers for the per-step heads
 //! (`vptestmd`) and zero-masking moves to restart the lanes that closed a segment.
 //!
+//! Or, where [`Gathers::current`] says so (AMD CPUs, whose gathers are microcoded), a
+//! scalar load per lane put together with `_mm512_set_*`: the same values.
+//!
 //! `f32` with `u32` columns uses the 32-bit gather, whose indices are signed: it runs only
 //! when `x` has at most `2^31` entries (beyond, the portable kernel runs).
 
@@ -13,19 +16,20 @@ use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
 use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, run_tiles};
-use crate::{Index, Isa, Scalar};
+use crate::{Gathers, Index, Isa, Scalar};
 
-/// Eight `f64` lanes.
+/// Eight `f64` lanes; `HW`: `x` is read by hardware gathers, else by a load per lane
+/// ([`Gathers`]).
 #[derive(Clone, Copy)]
-pub(crate) struct F64x8(__m512d);
+pub(crate) struct F64x8<const HW: bool>(__m512d);
 
-/// Sixteen `f32` lanes.
+/// Sixteen `f32` lanes; `HW` as for [`F64x8`].
 #[derive(Clone, Copy)]
-pub(crate) struct F32x16(__m512);
+pub(crate) struct F32x16<const HW: bool>(__m512);
 
 macro_rules! f64x8_lanes {
     ($i:ty, $gather:expr) => {
-        impl Lanes<f64, $i> for F64x8 {
+        impl<const HW: bool> Lanes<f64, $i> for F64x8<HW> {
             const W: usize = 8;
             #[inline(always)]
             unsafe fn load(p: *const f64) -> Self {
@@ -35,7 +39,7 @@ macro_rules! f64x8_lanes {
             #[inline(always)]
             unsafe fn gather(x: *const f64, idx: *const $i) -> Self {
                 // SAFETY: `idx` is valid for 8 reads and each index is inside `x`.
-                F64x8(unsafe { $gather(x, idx) })
+                F64x8(unsafe { if HW { $gather(x, idx) } else { loads8(x, idx) } })
             }
             #[inline(always)]
             unsafe fn fma(self, a: Self, b: Self) -> Self {
@@ -75,7 +79,7 @@ macro_rules! f64x8_lanes {
 
 macro_rules! f32x16_lanes {
     ($i:ty, $gather:expr) => {
-        impl Lanes<f32, $i> for F32x16 {
+        impl<const HW: bool> Lanes<f32, $i> for F32x16<HW> {
             const W: usize = 16;
             #[inline(always)]
             unsafe fn load(p: *const f32) -> Self {
@@ -85,7 +89,7 @@ macro_rules! f32x16_lanes {
             #[inline(always)]
             unsafe fn gather(x: *const f32, idx: *const $i) -> Self {
                 // SAFETY: `idx` is valid for 16 reads and each index is inside `x`.
-                F32x16(unsafe { $gather(x, idx) })
+                F32x16(unsafe { if HW { $gather(x, idx) } else { loads16(x, idx) } })
             }
             #[inline(always)]
             unsafe fn fma(self, a: Self, b: Self) -> Self {
@@ -159,19 +163,63 @@ unsafe fn gather_f32_u64(x: *const f32, idx: *const u64) -> __m512 {
     }
 }
 
+/// # Safety
+/// AVX-512F is present; `idx` valid for 8 reads, each index inside `x`.
+#[inline(always)]
+unsafe fn loads8<I: Index>(x: *const f64, idx: *const I) -> __m512d {
+    // SAFETY: the caller's contract: every `idx.add(k)` for `k < 8` is readable and
+    // names an element of `x`.
+    unsafe {
+        let g = |k: usize| *x.add((*idx.add(k)).to_usize());
+        _mm512_set_pd(g(7), g(6), g(5), g(4), g(3), g(2), g(1), g(0))
+    }
+}
+
+/// # Safety
+/// AVX-512F is present; `idx` valid for 16 reads, each index inside `x`.
+#[inline(always)]
+unsafe fn loads16<I: Index>(x: *const f32, idx: *const I) -> __m512 {
+    // SAFETY: as `loads8`, for 16 lanes.
+    unsafe {
+        let g = |k: usize| *x.add((*idx.add(k)).to_usize());
+        _mm512_set_ps(
+            g(15),
+            g(14),
+            g(13),
+            g(12),
+            g(11),
+            g(10),
+            g(9),
+            g(8),
+            g(7),
+            g(6),
+            g(5),
+            g(4),
+            g(3),
+            g(2),
+            g(1),
+            g(0),
+        )
+    }
+}
+
 f64x8_lanes!(u32, gather_f64_u32);
 f64x8_lanes!(u64, gather_f64_u64);
 f32x16_lanes!(u32, gather_f32_u32);
 f32x16_lanes!(u64, gather_f32_u64);
 
 macro_rules! entries {
-    ($($name:ident: $t:ty, $i:ty, $v:ty;)*) => {$(
+    ($($name:ident: $t:ty, $i:ty, $v:ident;)*) => {$(
         /// # Safety
         /// AVX-512 F, VL, BW and DQ are present; as `run_tiles`.
         #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq")]
-        unsafe fn $name(a: &TileArgs<'_, $t, $i>, tiles: Range<usize>, y: &mut [$t]) -> ($t, bool) {
+        unsafe fn $name<const HW: bool>(
+            a: &TileArgs<'_, $t, $i>,
+            tiles: Range<usize>,
+            y: &mut [$t],
+        ) -> ($t, bool) {
             // SAFETY: the caller's contract.
-            unsafe { run_tiles::<$t, $i, $v>(a, tiles, 0.0, y) }
+            unsafe { run_tiles::<$t, $i, $v<HW>>(a, tiles, 0.0, y) }
         }
     )*};
 }
@@ -195,29 +243,34 @@ pub(crate) fn tiles<T: Scalar, I: Index>(
     if c.isa() != Isa::Avx512 || omega != 64 / size_of::<T>() {
         return None;
     }
+    let hw = Gathers::current() == Gathers::Hardware;
     let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
         (8, 4) => {
             let (a, y) = (recast::<T, I, f64, u32>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
             // SAFETY: `c` proves AVX-512 F/VL/BW/DQ; `a` is a validated view with `omega == 8`.
-            let (v, g) = unsafe { f64_u32(&a, range, y) };
+            let (v, g) =
+                unsafe { if hw { f64_u32::<true>(&a, range, y) } else { f64_u32::<false>(&a, range, y) } };
             (try_cast(v).ok()?, g)
         }
         (8, 8) => {
             let (a, y) = (recast::<T, I, f64, u64>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
             // SAFETY: as above.
-            let (v, g) = unsafe { f64_u64(&a, range, y) };
+            let (v, g) =
+                unsafe { if hw { f64_u64::<true>(&a, range, y) } else { f64_u64::<false>(&a, range, y) } };
             (try_cast(v).ok()?, g)
         }
         (4, 4) if a.x.len() <= 1 << 31 => {
             let (a, y) = (recast::<T, I, f32, u32>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
             // SAFETY: as above, `omega == 16`; every column is below `x.len() <= 2^31`.
-            let (v, g) = unsafe { f32_u32(&a, range, y) };
+            let (v, g) =
+                unsafe { if hw { f32_u32::<true>(&a, range, y) } else { f32_u32::<false>(&a, range, y) } };
             (try_cast(v).ok()?, g)
         }
         (4, 8) => {
             let (a, y) = (recast::<T, I, f32, u64>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
             // SAFETY: as above.
-            let (v, g) = unsafe { f32_u64(&a, range, y) };
+            let (v, g) =
+                unsafe { if hw { f32_u64::<true>(&a, range, y) } else { f32_u64::<false>(&a, range, y) } };
             (try_cast(v).ok()?, g)
         }
         _ => return None,
