@@ -15,7 +15,7 @@ use spblas::formats::csr5::omega_for;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::{CsrMethod, spmv_csr};
 use spblas::{
-    CooOwned, Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, HybOwned, Index, Isa,
+    CooOwned, Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, Gathers, HybOwned, Index, Isa,
     JdsOwned, Scalar, SellOwned, SpMv,
 };
 
@@ -45,13 +45,24 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
         }
     };
     run(&mut g, &mut y, "csr", &a);
-    // CSR5's tile width depends on the `Isa` (omega = its lanes), so one layout per path.
+    // CSR5's tile width depends on the `Isa` (omega = its lanes), so one layout per path;
+    // on x86-64 the tiles read `x` by hardware gathers or by a load per lane (`Gathers`):
+    // ids `csr5/<isa>` (this CPU's default) and `csr5-hardware/<isa>`, `csr5-loads/<isa>`.
     for isa in Isa::available() {
         if let Ok(c5) = Csr5Owned::from_csr_isa(&a, isa) {
             let c5 = c5.view();
             g.bench_function(BenchmarkId::new("csr5", isa.name()), |b| {
                 b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
             });
+            if matches!(isa, Isa::Avx2 | Isa::Avx512) {
+                for mode in [Gathers::Hardware, Gathers::Loads] {
+                    Gathers::set(Some(mode));
+                    g.bench_function(BenchmarkId::new(format!("csr5-{}", mode.name()), isa.name()), |b| {
+                        b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                    });
+                    Gathers::set(None);
+                }
+            }
         }
     }
     run(&mut g, &mut y, "coo", &CooOwned::from_csr(&a).view());
