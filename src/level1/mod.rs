@@ -87,6 +87,14 @@
 //! threshold and it picks per call. Each method wins somewhere but the heap; the rule
 //! is within 10% of the fastest method everywhere (repeated runs put `2^20`/8 at
 //! 1.02–1.09 and `2^20`/4 at 1.01–1.08).
+//!
+//! On an AMD EPYC VM (AVX-512, same command with `--measurement-time 0.6`) the
+//! crossovers move: the SPA stays ahead in larger spaces (`32 nnz`/128, `n` = 4096: 345
+//! ns against the merge's 607, where the Xeon VM measured 1292 against 746; `4 nnz`/512
+//! and `2 nnz`/512: 1.2x ahead), and the merge leads the register ESC at every length
+//! at `2^20` (26–92 ns against 60–132). There the rule is within 10% in 36 of 41 cells
+//! and 1.75x the SPA in the worst (`32 nnz`/128). The two machines disagree on the same
+//! cells, so no fixed threshold serves both.
 
 mod add;
 mod ops;
