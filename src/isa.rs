@@ -177,9 +177,9 @@ fn has_neon() -> bool {
 /// [`Hardware`](Gathers::Hardware) elsewhere. Both give the same values, bit for bit.
 ///
 /// The CSR kernels (row-vector dot products, the segmented sums' products) always use
-/// hardware gathers: with loads they measured 0.6–1.4x their time on the AMD VM, losing
-/// on every irregular matrix (`uniform_random` segmented sum 7.8 → 12.7 ms), winning only
-/// on some regular ones.
+/// hardware gathers: with loads they ran at 0.52–1.38x the speed on the AMD VM, slower on
+/// every irregular matrix (`uniform_random` segmented sum 7.8 → 12.7 ms), faster only on
+/// some regular ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Gathers {
     /// `vgatherdpd` and kin.
