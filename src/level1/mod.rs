@@ -92,7 +92,7 @@
 //! crossovers move: the SPA stays ahead in larger spaces (`32 nnz`/128, `n` = 4096: 345
 //! ns against the merge's 607, where the Xeon VM measured 1292 against 746; `4 nnz`/512
 //! and `2 nnz`/512: 1.2x ahead), and the merge leads the register ESC at every length
-//! at `2^20` (26–92 ns against 60–132). There the rule is within 10% in 36 of 41 cells
+//! at `2^20` (26–92 ns against 60–132). There the rule is within 10% in 37 of 41 cells
 //! and 1.75x the SPA in the worst (`32 nnz`/128). The two machines disagree on the same
 //! cells, so no fixed threshold serves both.
 
