@@ -123,6 +123,33 @@ pub(crate) const MAX_SEGMENTS: usize = 512;
 /// noise on every class, and eight lost 5–20% on irregular matrices.
 pub(crate) const PF_AHEAD: usize = 512;
 
+/// The `#[target_feature]` entries of a width's tile kernel, one per value and index
+/// type: `$name(a, tiles, y, hw)` runs [`run_tiles`] with the lanes `$v<true>` (hardware
+/// gathers of `x`) or `$v<false>` (a load per lane), as `hw` says ([`crate::Gathers`]).
+macro_rules! tile_entries {
+    ($feature:literal; $($name:ident: $t:ty, $i:ty, $v:ident;)*) => {$(
+        #[doc = concat!("# Safety\nThe target features `", $feature, "` are present; as `run_tiles`.")]
+        #[target_feature(enable = $feature)]
+        unsafe fn $name(
+            a: &$crate::arch::portable::spmv_csr5::TileArgs<'_, $t, $i>,
+            tiles: core::ops::Range<usize>,
+            y: &mut [$t],
+            hw: bool,
+        ) -> ($t, bool) {
+            use $crate::arch::portable::spmv_csr5::run_tiles;
+            // SAFETY: the caller's contract.
+            unsafe {
+                if hw {
+                    run_tiles::<$t, $i, $v<true>>(a, tiles, 0.0, y)
+                } else {
+                    run_tiles::<$t, $i, $v<false>>(a, tiles, 0.0, y)
+                }
+            }
+        }
+    )*};
+}
+pub(crate) use tile_entries;
+
 /// Runs the complete tiles `tiles` (Alg. 32), seeding the first with `carry`; returns
 /// the partial sum of the last tile's last segment and whether its row goes on into tile
 /// `tiles.end` (then it was not written).
@@ -167,6 +194,8 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     // too, a store-to-load round trip per step (dense `f64`: 2.1 ms against row-vector's
     // 1.3 ms on the AMD EPYC VM).
     let mut run_buf = [T::ZERO; 32];
+    // The row's sum when it ends: its lanes, added up in lane order.
+    let run_total = |b: &[T; 32]| b[..w].iter().fold(T::ZERO, |s, &x| s + x);
     let mut in_run = false;
     for t in tiles {
         let (Some(&tp), Some(&tn), Some(words)) =
@@ -223,8 +252,7 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
             continue;
         }
         if in_run {
-            // The row ends in this tile: its lanes, added up in lane order.
-            carry = run_buf[..w].iter().fold(T::ZERO, |s, &x| s + x);
+            carry = run_total(&run_buf);
             in_run = false;
         }
         let (mut seen, mut steps) = (0u32, 0u32);
@@ -326,7 +354,7 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         }
     }
     if in_run {
-        carry = run_buf[..w].iter().fold(T::ZERO, |s, &x| s + x);
+        carry = run_total(&run_buf);
     }
     (carry, goes_on)
 }

@@ -13,7 +13,7 @@ use core::ops::Range;
 use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
-use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, run_tiles};
+use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, tile_entries};
 use crate::{Gathers, Index, Isa, Scalar};
 
 /// Four `f64` lanes; `HW`: `x` is read by hardware gathers, else by a load per lane
@@ -204,23 +204,8 @@ f64x4_lanes!(u64, gather_f64_u64);
 f32x8_lanes!(u32, gather_f32_u32);
 f32x8_lanes!(u64, gather_f32_u64);
 
-macro_rules! entries {
-    ($($name:ident: $t:ty, $i:ty, $v:ident;)*) => {$(
-        /// # Safety
-        /// AVX2 and FMA are present; as `run_tiles`.
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn $name<const HW: bool>(
-            a: &TileArgs<'_, $t, $i>,
-            tiles: Range<usize>,
-            y: &mut [$t],
-        ) -> ($t, bool) {
-            // SAFETY: the caller's contract.
-            unsafe { run_tiles::<$t, $i, $v<HW>>(a, tiles, 0.0, y) }
-        }
-    )*};
-}
-
-entries! {
+tile_entries! {
+    "avx2,fma";
     f64_u32: f64, u32, F64x4;
     f64_u64: f64, u64, F64x4;
     f32_u32: f32, u32, F32x8;
@@ -245,29 +230,25 @@ pub(crate) fn tiles<T: Scalar, I: Index>(
             let (a, y) = (recast::<T, I, f64, u32>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
             // SAFETY: `c` proves AVX2+FMA (AVX-512 machines have them too); `a` is a
             // validated view with `omega == 4`.
-            let (v, g) =
-                unsafe { if hw { f64_u32::<true>(&a, range, y) } else { f64_u32::<false>(&a, range, y) } };
+            let (v, g) = unsafe { f64_u32(&a, range, y, hw) };
             (try_cast(v).ok()?, g)
         }
         (8, 8) => {
             let (a, y) = (recast::<T, I, f64, u64>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
             // SAFETY: as above.
-            let (v, g) =
-                unsafe { if hw { f64_u64::<true>(&a, range, y) } else { f64_u64::<false>(&a, range, y) } };
+            let (v, g) = unsafe { f64_u64(&a, range, y, hw) };
             (try_cast(v).ok()?, g)
         }
         (4, 4) if a.x.len() <= 1 << 31 => {
             let (a, y) = (recast::<T, I, f32, u32>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
             // SAFETY: as above, with `omega == 8`; every column is below `x.len() <= 2^31`.
-            let (v, g) =
-                unsafe { if hw { f32_u32::<true>(&a, range, y) } else { f32_u32::<false>(&a, range, y) } };
+            let (v, g) = unsafe { f32_u32(&a, range, y, hw) };
             (try_cast(v).ok()?, g)
         }
         (4, 8) => {
             let (a, y) = (recast::<T, I, f32, u64>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
             // SAFETY: as above.
-            let (v, g) =
-                unsafe { if hw { f32_u64::<true>(&a, range, y) } else { f32_u64::<false>(&a, range, y) } };
+            let (v, g) = unsafe { f32_u64(&a, range, y, hw) };
             (try_cast(v).ok()?, g)
         }
         _ => return None,

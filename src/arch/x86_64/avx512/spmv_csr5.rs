@@ -15,7 +15,7 @@ use core::ops::Range;
 use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
-use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, run_tiles};
+use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, tile_entries};
 use crate::{Gathers, Index, Isa, Scalar};
 
 /// Eight `f64` lanes; `HW`: `x` is read by hardware gathers, else by a load per lane
@@ -208,23 +208,8 @@ f64x8_lanes!(u64, gather_f64_u64);
 f32x16_lanes!(u32, gather_f32_u32);
 f32x16_lanes!(u64, gather_f32_u64);
 
-macro_rules! entries {
-    ($($name:ident: $t:ty, $i:ty, $v:ident;)*) => {$(
-        /// # Safety
-        /// AVX-512 F, VL, BW and DQ are present; as `run_tiles`.
-        #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq")]
-        unsafe fn $name<const HW: bool>(
-            a: &TileArgs<'_, $t, $i>,
-            tiles: Range<usize>,
-            y: &mut [$t],
-        ) -> ($t, bool) {
-            // SAFETY: the caller's contract.
-            unsafe { run_tiles::<$t, $i, $v<HW>>(a, tiles, 0.0, y) }
-        }
-    )*};
-}
-
-entries! {
+tile_entries! {
+    "avx512f,avx512vl,avx512bw,avx512dq";
     f64_u32: f64, u32, F64x8;
     f64_u64: f64, u64, F64x8;
     f32_u32: f32, u32, F32x16;
@@ -248,29 +233,25 @@ pub(crate) fn tiles<T: Scalar, I: Index>(
         (8, 4) => {
             let (a, y) = (recast::<T, I, f64, u32>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
             // SAFETY: `c` proves AVX-512 F/VL/BW/DQ; `a` is a validated view with `omega == 8`.
-            let (v, g) =
-                unsafe { if hw { f64_u32::<true>(&a, range, y) } else { f64_u32::<false>(&a, range, y) } };
+            let (v, g) = unsafe { f64_u32(&a, range, y, hw) };
             (try_cast(v).ok()?, g)
         }
         (8, 8) => {
             let (a, y) = (recast::<T, I, f64, u64>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
             // SAFETY: as above.
-            let (v, g) =
-                unsafe { if hw { f64_u64::<true>(&a, range, y) } else { f64_u64::<false>(&a, range, y) } };
+            let (v, g) = unsafe { f64_u64(&a, range, y, hw) };
             (try_cast(v).ok()?, g)
         }
         (4, 4) if a.x.len() <= 1 << 31 => {
             let (a, y) = (recast::<T, I, f32, u32>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
             // SAFETY: as above, `omega == 16`; every column is below `x.len() <= 2^31`.
-            let (v, g) =
-                unsafe { if hw { f32_u32::<true>(&a, range, y) } else { f32_u32::<false>(&a, range, y) } };
+            let (v, g) = unsafe { f32_u32(&a, range, y, hw) };
             (try_cast(v).ok()?, g)
         }
         (4, 8) => {
             let (a, y) = (recast::<T, I, f32, u64>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
             // SAFETY: as above.
-            let (v, g) =
-                unsafe { if hw { f32_u64::<true>(&a, range, y) } else { f32_u64::<false>(&a, range, y) } };
+            let (v, g) = unsafe { f32_u64(&a, range, y, hw) };
             (try_cast(v).ok()?, g)
         }
         _ => return None,
