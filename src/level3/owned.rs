@@ -157,8 +157,20 @@ pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
     b: &Csr<'_, T, I>,
 ) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     let isa = check_operands(&cfg, a, b)?;
+    hybrid_product(isa, cfg, a, b, None)
+}
+
+/// The whole of `C = A·B` by [`hybrid_rows`] (into `reuse`'s memory if given), as a
+/// canonical [`CsrOwned`]; the operands already checked (`isa` their token).
+fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
+    isa: Checked,
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    reuse: Option<Piece<T, I>>,
+) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     let nrows = a.nrows();
-    let (piece, stats) = hybrid_rows(isa, Rule::new(cfg.method, a, b), a, b, 0..nrows, None)?;
+    let (piece, stats) = hybrid_rows(isa, Rule::new(cfg.method, a, b), a, b, 0..nrows, reuse)?;
     let c = CsrOwned::from_parts_trusted(
         nrows,
         b.ncols(),
@@ -202,17 +214,8 @@ pub fn spgemm_reuse<T: Scalar + ScanElem, I: Index + Key>(
     let empty =
         CsrOwned::from_parts_trusted(0, 0, alloc::vec![I::ZERO], Vec::new(), Vec::new(), RowOrder::Canonical);
     let (_, _, row_ptr, col_idx, vals) = core::mem::replace(c, empty).into_parts();
-    let reuse = Piece { row_ptr, col_idx, vals };
-    let nrows = a.nrows();
-    let (piece, stats) = hybrid_rows(isa, Rule::new(cfg.method, a, b), a, b, 0..nrows, Some(reuse))?;
-    *c = CsrOwned::from_parts_trusted(
-        nrows,
-        b.ncols(),
-        piece.row_ptr,
-        piece.col_idx,
-        piece.vals,
-        RowOrder::Canonical,
-    );
+    let (product, stats) = hybrid_product(isa, cfg, a, b, Some(Piece { row_ptr, col_idx, vals }))?;
+    *c = product;
     Ok(stats)
 }
 
