@@ -188,8 +188,7 @@ pub enum Gathers {
     Loads,
 }
 
-/// The [`Gathers`] in force: 0 until first asked, 1 hardware, 2 loads; with bit 2 set
-/// when [`Gathers::set`] chose it.
+/// The [`Gathers`] in force ([`Gathers::code`]): 0 until first asked or set.
 static GATHERS: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
 
 impl Gathers {
@@ -204,12 +203,12 @@ impl Gathers {
     #[inline]
     pub fn current() -> Gathers {
         use core::sync::atomic::Ordering;
-        let mut g = GATHERS.load(Ordering::Relaxed) & 3;
+        let mut g = GATHERS.load(Ordering::Relaxed);
         if g == 0 {
             g = Gathers::detect().code();
             // A concurrent `set` wins: only an unset value is replaced.
             let _ = GATHERS.compare_exchange(0, g, Ordering::Relaxed, Ordering::Relaxed);
-            g = GATHERS.load(Ordering::Relaxed) & 3;
+            g = GATHERS.load(Ordering::Relaxed);
         }
         if g == 2 { Gathers::Loads } else { Gathers::Hardware }
     }
@@ -218,10 +217,11 @@ impl Gathers {
     /// machine, as the suite and the benchmarks do); `None` goes back to
     /// [`Gathers::detect`].
     pub fn set(mode: Option<Gathers>) {
-        let code = mode.map_or(0, |g| g.code() | 4);
+        let code = mode.map_or(0, Gathers::code);
         GATHERS.store(code, core::sync::atomic::Ordering::Relaxed);
     }
 
+    /// 1 hardware, 2 loads.
     fn code(self) -> u8 {
         match self {
             Gathers::Hardware => 1,
