@@ -1,5 +1,7 @@
 //! Sparse vector addition (thesis chapter 7) per method, per length and per density, and
-//! the automatic rule `AddMethod::choose` against them: the numbers behind the rule.
+//! the automatic rules against them: the numbers behind the rule. `auto` is the fixed
+//! `AddMethod::choose` (`AddRule::DEFAULT`), `tuned` the rule `AddRule::tune` fits to
+//! this machine at the start of the run (printed; its own inputs, not these).
 //!
 //! Each input has about `nnz` entries (2 .. 100K) drawn at random from dimension `n`:
 //! `dense` is `n = 2 nnz` (inputs half full, output ~75%), `4x` is `n = 4 nnz`, `32x` is
@@ -13,7 +15,7 @@ use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use spblas::Isa;
-use spblas::level1::{AddMethod, SpVec, add_isa, add_workspace_len};
+use spblas::level1::{AddMethod, AddRule, SpVec, add_isa, add_workspace_len};
 
 /// The dimension of the `1M` inputs.
 const LONG: usize = 1 << 20;
@@ -41,6 +43,9 @@ fn sparse(n: usize, nnz: usize, seed: u64) -> (Vec<u32>, Vec<f64>) {
 
 fn bench(c: &mut Criterion) {
     let isa = Isa::detect();
+    let t = std::time::Instant::now();
+    let tuned = AddRule::tune::<f64>(isa, 5).unwrap();
+    eprintln!("AddRule::tune on {}: {tuned:?} ({:.0} ms)", isa.name(), t.elapsed().as_secs_f64() * 1e3);
     // `factor` 0: the dimension is fixed at `LONG` (short vectors of a long space, as
     // rows of a large matrix), up to 8K entries.
     for (density, factor) in [("dense", 2usize), ("4x", 4), ("32x", 32), ("1M", 0)] {
@@ -80,16 +85,21 @@ fn bench(c: &mut Criterion) {
                 .iter()
                 .filter(|&&m| nnz <= 8192 || matches!(m, AddMethod::Spa | AddMethod::Merge))
                 .map(|&m| (m.name(), Some(m)));
-            // `auto`: the rule asked per call, as a caller would (it is O(1)).
-            for (name, method) in methods.chain([("auto", None)]) {
+            // `auto` / `tuned`: the rule asked per call, as a caller would (it is O(1)).
+            for (name, method) in
+                methods.map(|(n, m)| (n, m.map(Ok))).chain([("auto", None), ("tuned", Some(Err(tuned)))])
+            {
                 let mut t = 0usize;
                 g.bench_function(BenchmarkId::new(name, nnz), |b| {
                     b.iter(|| {
                         let (x, y) = views[t % sets];
                         t = t.wrapping_add(1);
                         let (x, y) = (black_box(x), black_box(y));
-                        let method =
-                            method.unwrap_or_else(|| AddMethod::choose_isa(isa, x.nnz(), y.nnz(), n));
+                        let method = match method {
+                            Some(Ok(m)) => m,
+                            Some(Err(rule)) => rule.choose(isa, x.nnz(), y.nnz(), n),
+                            None => AddMethod::choose_isa(isa, x.nnz(), y.nnz(), n),
+                        };
                         add_isa(isa, x, y, &mut zi, &mut zv, method, &mut ws).unwrap()
                     })
                 });

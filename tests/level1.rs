@@ -7,8 +7,8 @@ mod common;
 use common::splitmix;
 use proptest::prelude::*;
 use spblas::level1::{
-    AddMethod, MERGE_PIECE, SpVec, SpVecOwned, add, add_isa, add_merge_partition, add_merge_piece, add_owned,
-    add_scaled_isa, add_workspace_len, axpy, dot, dot_dense, gather, scatter,
+    AddMethod, AddRule, MERGE_PIECE, SpVec, SpVecOwned, add, add_isa, add_merge_partition, add_merge_piece,
+    add_owned, add_scaled_isa, add_workspace_len, axpy, dot, dot_dense, gather, scatter,
 };
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -480,4 +480,66 @@ fn choose_isa_follows_the_documented_rule() {
         }
     }
     assert_eq!(AddMethod::choose(8, 8, 1 << 20), AddMethod::choose_isa(Isa::detect(), 8, 8, 1 << 20));
+}
+
+/// `AddRule::choose` follows its three steps for rules other than the default: the
+/// SPA's three limits, the ESC's edges (clamped to 32 entries, off when empty, only on
+/// a width with the register sort), the merge otherwise; and `AddMethod::choose_isa` is
+/// `AddRule::DEFAULT`.
+#[test]
+fn add_rule_choose_follows_its_steps() {
+    let rule = AddRule { spa_max_m: 100, spa_max_n: 4096, spa_max_ratio: 8, esc_min_m: 4, esc_max_m: 1000 };
+    let off = AddRule { esc_min_m: 1, esc_max_m: 0, ..rule };
+    for isa in Isa::available() {
+        let esc = if isa == Isa::Avx512 { AddMethod::BitonicEsc } else { AddMethod::Merge };
+        for (nx, ny, n, want, want_off) in [
+            (50, 50, 800, AddMethod::Spa, AddMethod::Spa),
+            (50, 51, 800, AddMethod::Merge, AddMethod::Merge),
+            (2, 2, 32, AddMethod::Spa, AddMethod::Spa),
+            (2, 2, 33, esc, AddMethod::Merge),
+            (1, 2, 1 << 20, AddMethod::Merge, AddMethod::Merge),
+            (2, 2, 1 << 20, esc, AddMethod::Merge),
+            (16, 16, 1 << 20, esc, AddMethod::Merge),
+            (16, 17, 1 << 20, AddMethod::Merge, AddMethod::Merge),
+            (16, 16, 1 << 27, AddMethod::Merge, AddMethod::Merge),
+            (30, 30, 4097, AddMethod::Merge, AddMethod::Merge),
+            (0, 0, 0, AddMethod::Spa, AddMethod::Spa),
+        ] {
+            assert_eq!(rule.choose(isa, nx, ny, n), want, "{} {nx} {ny} {n}", isa.name());
+            assert_eq!(off.choose(isa, nx, ny, n), want_off, "off: {} {nx} {ny} {n}", isa.name());
+        }
+        for (nx, ny, n) in [(0, 0, 0), (200, 184, 1024), (8, 8, 1 << 20), (usize::MAX, 3, 5)] {
+            assert_eq!(AddRule::DEFAULT.choose(isa, nx, ny, n), AddMethod::choose_isa(isa, nx, ny, n));
+        }
+    }
+    assert_eq!(AddRule::default(), AddRule::DEFAULT);
+}
+
+/// `AddRule::tune` runs on every available width in both precisions and gives a rule
+/// that only picks what the width has (no ESC without the register sort); a width this
+/// machine cannot run is an error. (Which rule it fits is timing: `benches/level1.rs`.)
+#[test]
+fn add_rule_tune_fits_a_usable_rule() {
+    for isa in Isa::available() {
+        for rule in [AddRule::tune::<f64>(isa, 1).unwrap(), AddRule::tune::<f32>(isa, 1).unwrap()] {
+            assert!(rule.spa_max_ratio >= 2 && rule.spa_max_n >= 64, "{} {rule:?}", isa.name());
+            if isa != Isa::Avx512 {
+                for m in 0..=40 {
+                    assert_ne!(
+                        rule.choose(isa, m, 0, 1 << 20),
+                        AddMethod::BitonicEsc,
+                        "{} {rule:?}",
+                        isa.name()
+                    );
+                }
+            }
+        }
+    }
+    for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
+        assert!(
+            matches!(AddRule::tune::<f64>(isa, 1), Err(DimError::IsaUnavailable { .. })),
+            "{}",
+            isa.name()
+        );
+    }
 }

@@ -13,7 +13,9 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
 use spblas::formats::csr5::Csr5Aux;
-use spblas::level1::{AddMethod, SpVec, add_isa, add_workspace_len, axpy, dot, dot_dense, gather, scatter};
+use spblas::level1::{
+    AddMethod, AddRule, SpVec, add_isa, add_workspace_len, axpy, dot, dot_dense, gather, scatter,
+};
 use spblas::level3::{
     RowMethod, SpgemmConfig, spgemm_numeric_with, spgemm_symbolic_with, spgemm_workspace_len_with,
 };
@@ -339,6 +341,7 @@ fn level1_with_workspace_allocates_nothing() {
             assert_no_alloc(method.name(), || add_isa(isa, x, y, &mut oi, &mut ov, method, &mut ws).unwrap());
         }
         assert_no_alloc("AddMethod::choose_isa", || AddMethod::choose_isa(isa, 8, 8, 1 << 20));
+        assert_no_alloc("AddRule::choose", || AddRule::DEFAULT.choose(isa, 8, 8, 1 << 20));
     }
     let mut d = dense.clone();
     let mut g = vec![0.0; xi.len()];

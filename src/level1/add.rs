@@ -12,7 +12,7 @@ use crate::primitives::segmented::{HeadFlags, segmented_sum_isa};
 use crate::primitives::sort::bitonic_sort_pairs_isa;
 use crate::{DimError, Index, Isa, Scalar};
 
-use super::SpVec;
+use super::{AddRule, SpVec};
 
 /// How [`add`] combines two sparse vectors (thesis chapter 7). Every method gives the
 /// same indices and the same values, bit for bit (each output value is one addition, or
@@ -79,40 +79,29 @@ impl AddMethod {
     }
 
     /// The method [`add_isa`] on `isa` should use for inputs with `nnz_x` and `nnz_y`
-    /// entries in dimension `n`, by the output's upper bound `m = nnz_x + nnz_y` (as the
-    /// thesis bins SpGEMM rows, Alg. 35) and the size of the SPA's dense scratch:
+    /// entries in dimension `n`: [`AddRule::DEFAULT`]'s choice, by the output's upper
+    /// bound `m = nnz_x + nnz_y` (as the thesis bins SpGEMM rows, Alg. 35) and the size
+    /// of the SPA's dense scratch:
     ///
     /// - [`Spa`](AddMethod::Spa) if `m <= 384` and `n <= 1024` (a short output whose
     ///   dense scratch, 8 KiB of f64, stays in L1);
-    /// - [`BitonicEsc`](AddMethod::BitonicEsc) if `ESC_ADD_MIN = 16 <= m <= 32` and the
-    ///   sort runs in registers on `isa` (AVX-512): short vectors in a large space, where
-    ///   the SPA would scan its markers across the span and the merge's steps wait on
-    ///   each other;
+    /// - [`BitonicEsc`](AddMethod::BitonicEsc) if `16 <= m <= 32` and the sort runs in
+    ///   registers on `isa` (AVX-512): short vectors in a large space, where the SPA
+    ///   would scan its markers across the span and the merge's steps wait on each
+    ///   other;
     /// - [`Merge`](AddMethod::Merge) otherwise.
     ///
     /// The heap method, the thesis's choice for short rows on a GPU (where a thread
     /// group runs it in scratchpad memory), loses everywhere on one CPU core (`O(m log m)`
     /// against the `O(m)` SPA and merge; 2x the SPA at `m = 4`, 1.6x the merge at
     /// `m = 4` in a large space). It stays available to force (and for other machines).
-    /// The numbers are in the [module docs](super#choosing-the-addition-method).
+    /// The numbers are in the [module docs](super#choosing-the-addition-method); the
+    /// crossovers move between machines, and [`AddRule::tune`] (feature `std`) fits them
+    /// to this one.
     pub fn choose_isa(isa: Isa, nnz_x: usize, nnz_y: usize, n: usize) -> AddMethod {
-        let m = nnz_x.saturating_add(nnz_y);
-        if m <= 384 && n <= 1024 {
-            AddMethod::Spa
-        } else if (ESC_ADD_MIN..=ESC_REG_MAX).contains(&m)
-            && n <= ESC_REG_COLS
-            && Checked::new(isa).is_ok_and(has_esc_row)
-        {
-            AddMethod::BitonicEsc
-        } else {
-            AddMethod::Merge
-        }
+        AddRule::DEFAULT.choose(isa, nnz_x, nnz_y, n)
     }
 }
-
-/// The shortest output [`AddMethod::choose_isa`] gives the register ESC: below it the
-/// merge is as fast (measured with `benches/level1.rs`, `add/1M`).
-const ESC_ADD_MIN: usize = 16;
 
 /// Output length above which [`AddMethod::Merge`] is cut into merge path pieces of about
 /// this many candidate entries (one binary search per piece; each piece's working set

@@ -98,6 +98,7 @@
 
 mod add;
 mod ops;
+mod rule;
 mod spvec;
 
 #[cfg(feature = "alloc")]
@@ -108,6 +109,7 @@ pub use add::{
 };
 pub(crate) use add::{esc_in_place, esc_words, heap_fuse_in_place, merge_scaled_slices};
 pub use ops::{axpy, dot, dot_dense, gather, scatter};
+pub use rule::AddRule;
 pub use spvec::SpVec;
 #[cfg(feature = "alloc")]
 pub use spvec::SpVecOwned;

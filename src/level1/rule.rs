@@ -1,0 +1,276 @@
+//! The rule that picks the addition method ([`AddRule`]; thesis 7.2 and the bins of
+//! 9.4.2), its fixed default, and (feature `std`) its calibration on this machine.
+
+use crate::Isa;
+use crate::arch::Checked;
+use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, has_esc_row};
+
+use super::AddMethod;
+
+/// Where [`AddRule::choose`] uses each [`AddMethod`], by the output's upper bound
+/// `m = nnz(x) + nnz(y)` and the dimension `n` (thesis 7.2: the method follows the
+/// upper bound, as the SpGEMM bins of 9.4.2 do):
+///
+/// 1. [`Spa`](AddMethod::Spa) if `m <= spa_max_m`, `n <= spa_max_n` and
+///    `n <= spa_max_ratio * m`: the dense scratch (`n` values) is small and the marker
+///    scan (`n / 64` words) is short next to the `m` entries;
+/// 2. else [`BitonicEsc`](AddMethod::BitonicEsc) if `esc_min_m <= m <= esc_max_m`,
+///    `m <= 32`, `n < 2^27` and the sort runs in registers on the `Isa` (AVX-512);
+/// 3. else [`Merge`](AddMethod::Merge).
+///
+/// The heap method has no place: on one CPU core it loses to the merge at every length
+/// measured (module docs). [`AddRule::DEFAULT`] is the fixed rule behind
+/// [`AddMethod::choose`]; [`AddRule::tune`] fits the thresholds to this machine, since
+/// the crossovers move between CPUs (the module docs show two that disagree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AddRule {
+    /// Longest upper bound `m` given to the SPA.
+    pub spa_max_m: usize,
+    /// Largest dimension `n` given to the SPA.
+    pub spa_max_n: usize,
+    /// Largest `n / m` given to the SPA (`usize::MAX`: no limit).
+    pub spa_max_ratio: usize,
+    /// Shortest upper bound given to the register ESC.
+    pub esc_min_m: usize,
+    /// Longest upper bound given to the register ESC (at most 32 is used;
+    /// `esc_max_m < esc_min_m` turns it off).
+    pub esc_max_m: usize,
+}
+
+impl AddRule {
+    /// The fixed rule, measured on a Xeon VM (module docs): the SPA for `m <= 384` in
+    /// dimensions up to 1024, the register ESC for `16 <= m <= 32`, the merge otherwise.
+    pub const DEFAULT: AddRule =
+        AddRule { spa_max_m: 384, spa_max_n: 1024, spa_max_ratio: usize::MAX, esc_min_m: 16, esc_max_m: 32 };
+
+    /// The method for inputs with `nnz_x` and `nnz_y` entries in dimension `n` on `isa`,
+    /// by the three steps of [`AddRule`]. O(1); never fails (an `isa` this machine cannot
+    /// run just gets no ESC).
+    pub fn choose(&self, isa: Isa, nnz_x: usize, nnz_y: usize, n: usize) -> AddMethod {
+        let m = nnz_x.saturating_add(nnz_y);
+        if m <= self.spa_max_m && n <= self.spa_max_n && n <= m.saturating_mul(self.spa_max_ratio) {
+            AddMethod::Spa
+        } else if m >= self.esc_min_m
+            && m <= self.esc_max_m.min(ESC_REG_MAX)
+            && n <= ESC_REG_COLS
+            && Checked::new(isa).is_ok_and(has_esc_row)
+        {
+            AddMethod::BitonicEsc
+        } else {
+            AddMethod::Merge
+        }
+    }
+}
+
+impl Default for AddRule {
+    fn default() -> AddRule {
+        AddRule::DEFAULT
+    }
+}
+
+#[cfg(feature = "std")]
+mod tune {
+    use std::time::Instant;
+    use std::vec;
+    use std::vec::Vec;
+
+    use super::{AddRule, ESC_REG_MAX, has_esc_row};
+    use crate::arch::Checked;
+    use crate::level1::{AddMethod, SpVec, add_isa, add_workspace_len};
+    use crate::primitives::scan::ScanElem;
+    use crate::{DimError, Isa, Scalar};
+
+    /// The inputs [`AddRule::tune`] times, as `(n, nnz)`: each input has about `nnz`
+    /// random entries in dimension `n`, for `n = 2 nnz`, `4 nnz`, `32 nnz` (8 lengths
+    /// from 2 to 8192 each) and `n = 2^20` (11 lengths from 2 to 8192) — the grid of
+    /// `benches/level1.rs` up to 8K, where the methods cross.
+    const TUNE_CELLS: [(usize, usize); 35] = {
+        const LENS: [usize; 8] = [2, 8, 16, 32, 128, 512, 2048, 8192];
+        const LONG: [usize; 11] = [2, 4, 6, 8, 12, 16, 32, 128, 512, 2048, 8192];
+        let mut cells = [(0, 0); 35];
+        let mut k = 0;
+        let mut f = 0;
+        while f < 3 {
+            let factor = [2, 4, 32][f];
+            let mut j = 0;
+            while j < LENS.len() {
+                cells[k] = (LENS[j] * factor, LENS[j]);
+                k += 1;
+                j += 1;
+            }
+            f += 1;
+        }
+        let mut j = 0;
+        while j < LONG.len() {
+            cells[k] = (1 << 20, LONG[j]);
+            k += 1;
+            j += 1;
+        }
+        cells
+    };
+
+    /// Candidate thresholds searched by [`AddRule::tune`].
+    const SPA_M: [usize; 14] = [0, 16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 4096, 8192, 16384];
+    const SPA_N: [usize; 10] = [64, 256, 512, 1024, 2048, 4096, 8192, 16384, 1 << 16, 1 << 20];
+    const SPA_RATIO: [usize; 8] = [2, 4, 8, 16, 32, 64, 256, usize::MAX];
+    const ESC_EDGES: [usize; 8] = [2, 4, 8, 12, 16, 20, 24, 32];
+
+    /// Distinct input pairs per cell: calls rotate among them so that branch prediction
+    /// cannot learn one input.
+    const PAIRS: usize = 16;
+    /// Seconds one timed batch of calls lasts, about (far above the clock's resolution).
+    const BATCH_SECS: f64 = 50e-6;
+
+    /// xorshift64.
+    fn next(s: &mut u64) -> u64 {
+        *s ^= *s << 13;
+        *s ^= *s >> 7;
+        *s ^= *s << 17;
+        *s
+    }
+
+    /// About `nnz` distinct sorted random indices below `n`, with values.
+    fn sparse<T: Scalar>(n: usize, nnz: usize, seed: u64) -> (Vec<u32>, Vec<T>) {
+        let mut s = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+        let mut idx: Vec<u32> = if n <= 1 << 17 {
+            // Each index kept with probability nnz / n.
+            let cut = ((nnz as f64 / n as f64) * u32::MAX as f64) as u64;
+            (0..n as u32).filter(|_| (next(&mut s) & 0xffff_ffff) < cut).collect()
+        } else {
+            (0..nnz).map(|_| (next(&mut s) % n as u64) as u32).collect()
+        };
+        idx.sort_unstable();
+        idx.dedup();
+        let vals = idx.iter().map(|_| T::from_f64((next(&mut s) % 1000) as f64 * 0.25)).collect();
+        (idx, vals)
+    }
+
+    /// How much slower `rule` is than the fastest timed method, over all cells: the
+    /// worst ratio and the sum of the log ratios.
+    fn score(rule: &AddRule, isa: Isa, cells: &[(usize, usize, [f64; 3])]) -> (f64, f64) {
+        let (mut worst, mut sum) = (1.0f64, 0.0f64);
+        for &(n, m, t) in cells {
+            let best = t.iter().copied().fold(f64::INFINITY, f64::min);
+            let got = match rule.choose(isa, m, 0, n) {
+                AddMethod::Spa => t[0],
+                AddMethod::BitonicEsc => t[1],
+                _ => t[2],
+            };
+            let r = got / best;
+            worst = worst.max(r);
+            sum += r.ln();
+        }
+        (worst, sum)
+    }
+
+    impl AddRule {
+        /// Fits the thresholds of an [`AddRule`] to this machine by timing (feature
+        /// `std`): for inputs of about `nnz` random entries each in dimension
+        /// `n = 2 nnz`, `4 nnz`, `32 nnz` (`nnz` 2–8192) and `2^20` (`nnz` 2–8192, finer
+        /// below 16: the grid of `benches/level1.rs` up to 8K), with `T` values and u32
+        /// indices, the SPA, the merge and (where `isa` has it, for `m <= 32`) the
+        /// register ESC are timed on 16 random input pairs, in `rounds` rounds (at
+        /// least 1, at most 64) after a warm-up, and each gets its median time per call.
+        /// Of all rules over a grid of thresholds (`spa_max_m` 0–16K, `spa_max_n`
+        /// 64–2^20, `spa_max_ratio` 2–∞, ESC edges among 2–32 or off), the one whose
+        /// worst ratio to the fastest method over the inputs is smallest wins (ties:
+        /// the smaller sum of log ratios, then [`AddRule::DEFAULT`]'s order of search).
+        ///
+        /// Costs about `rounds * 40` ms and 10 MB of scratch; run it once per process
+        /// (or once per machine, and store the five numbers), then pass the rule's
+        /// [`choose`](AddRule::choose) to [`add`](crate::level1::add).
+        ///
+        /// # Errors
+        /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
+        pub fn tune<T: Scalar + ScanElem>(isa: Isa, rounds: usize) -> Result<AddRule, DimError> {
+            let checked = Checked::new(isa)?;
+            let esc = has_esc_row(checked);
+            let rounds = rounds.clamp(1, 64);
+            let mut cells = Vec::with_capacity(TUNE_CELLS.len());
+            let mut ws = Vec::new();
+            for (c, &(n, nnz)) in TUNE_CELLS.iter().enumerate() {
+                let inputs: Vec<_> = (0..PAIRS as u64)
+                    .map(|p| {
+                        let seed = 1000 * c as u64 + 2 * p;
+                        (sparse::<T>(n, nnz, seed), sparse::<T>(n, nnz, seed + 1))
+                    })
+                    .collect();
+                // (The generator's indices are sorted and distinct: every view is valid.)
+                let views: Vec<_> = inputs
+                    .iter()
+                    .filter_map(|((xi, xv), (yi, yv))| {
+                        Some((SpVec::new(n, xi, xv).ok()?, SpVec::new(n, yi, yv).ok()?))
+                    })
+                    .collect();
+                if views.is_empty() {
+                    continue;
+                }
+                let ms: Vec<usize> = views.iter().map(|(x, y)| x.nnz() + y.nnz()).collect();
+                let (m_max, m_mean) =
+                    (ms.iter().copied().max().unwrap_or(0), ms.iter().sum::<usize>() / ms.len());
+                let (mut zi, mut zv) = (vec![0u32; m_max], vec![T::ZERO; m_max]);
+                let len = add_workspace_len::<T>(AddMethod::Spa, m_max, 0, n).max(add_workspace_len::<T>(
+                    AddMethod::BitonicEsc,
+                    m_max,
+                    0,
+                    n,
+                ));
+                ws.resize(len, T::ZERO);
+                // Calls per timed batch, per method: set in the warm-up round so that a
+                // batch lasts about BATCH_SECS (whole rounds over the pairs).
+                let mut calls = [views.len(); 3];
+                let methods = [AddMethod::Spa, AddMethod::BitonicEsc, AddMethod::Merge];
+                let mut times = [[f64::INFINITY; 64]; 3];
+                for round in 0..=rounds {
+                    for k in 0..3 {
+                        // Rotate the order so that no method always follows the same one.
+                        let which = (k + round) % 3;
+                        if which == 1 && !(esc && m_max <= ESC_REG_MAX) {
+                            continue;
+                        }
+                        let t = Instant::now();
+                        for call in 0..calls[which] {
+                            let (x, y) = views[call % views.len()];
+                            let (x, y) = (core::hint::black_box(x), core::hint::black_box(y));
+                            add_isa(isa, x, y, &mut zi, &mut zv, methods[which], &mut ws)?;
+                        }
+                        let per_call = t.elapsed().as_secs_f64() / calls[which] as f64;
+                        if round == 0 {
+                            let rounds =
+                                (BATCH_SECS / (per_call * views.len() as f64)).ceil().clamp(1.0, 1e4);
+                            calls[which] = rounds as usize * views.len();
+                        } else {
+                            times[which][round - 1] = per_call;
+                        }
+                    }
+                }
+                let mut med = [f64::INFINITY; 3];
+                for (k, t) in times.iter_mut().enumerate() {
+                    let t = &mut t[..rounds];
+                    t.sort_unstable_by(f64::total_cmp);
+                    med[k] = t[rounds / 2];
+                }
+                cells.push((n, m_mean, med));
+            }
+            let mut escs = vec![(1, 0)];
+            for (i, &lo) in ESC_EDGES.iter().enumerate() {
+                escs.extend(ESC_EDGES[i..].iter().map(|&hi| (lo, hi)));
+            }
+            let mut best = (score(&AddRule::DEFAULT, isa, &cells), AddRule::DEFAULT);
+            for &spa_max_m in &SPA_M {
+                for &spa_max_n in &SPA_N {
+                    for &spa_max_ratio in &SPA_RATIO {
+                        for &(esc_min_m, esc_max_m) in &escs {
+                            let rule = AddRule { spa_max_m, spa_max_n, spa_max_ratio, esc_min_m, esc_max_m };
+                            let s = score(&rule, isa, &cells);
+                            if s.0 < best.0.0 || (s.0 == best.0.0 && s.1 < best.0.1) {
+                                best = (s, rule);
+                            }
+                        }
+                    }
+                }
+            }
+            Ok(best.1)
+        }
+    }
+}
