@@ -83,18 +83,16 @@ impl AddMethod {
     /// bound `m = nnz_x + nnz_y` (as the thesis bins SpGEMM rows, Alg. 35) and the size
     /// of the SPA's dense scratch:
     ///
-    /// - [`Spa`](AddMethod::Spa) if `m <= 384` and `n <= 1024` (a short output whose
-    ///   dense scratch, 8 KiB of f64, stays in L1);
-    /// - [`BitonicEsc`](AddMethod::BitonicEsc) if `16 <= m <= 32` and the sort runs in
-    ///   registers on `isa` (AVX-512): short vectors in a large space, where the SPA
-    ///   would scan its markers across the span and the merge's steps wait on each
-    ///   other;
+    /// - [`Spa`](AddMethod::Spa) if `m <= 4`, `n <= 64` and `n <= 32 m` (a few entries
+    ///   in a small space: no loop runs long enough to mispredict much);
+    /// - [`BitonicEsc`](AddMethod::BitonicEsc) if `12 <= m <= 32`, `n >= 4 m` and the
+    ///   sort runs in registers on `isa` (AVX-512): short vectors in a large space, where
+    ///   the branch-free network beats the merge's dependent steps;
     /// - [`Merge`](AddMethod::Merge) otherwise.
     ///
     /// The heap method, the thesis's choice for short rows on a GPU (where a thread
     /// group runs it in scratchpad memory), loses everywhere on one CPU core (`O(m log m)`
-    /// against the `O(m)` SPA and merge; 2x the SPA at `m = 4`, 1.6x the merge at
-    /// `m = 4` in a large space). It stays available to force (and for other machines).
+    /// against the `O(m)` merge). It stays available to force (and for other machines).
     /// The numbers are in the [module docs](super#choosing-the-addition-method); the
     /// crossovers move between machines, and [`AddRule::tune`] (feature `std`) fits them
     /// to this one.
