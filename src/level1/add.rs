@@ -352,7 +352,10 @@ fn spa<T: Scalar, I: Index, S: Scale<T>>(
             (cur, acc) = (i / 64, 0);
         }
         let bit = 1u64 << (i % 64);
-        dense[i] = if marks[cur] & bit != 0 { dense[i] + v } else { v };
+        // Whether `x` has `i` is a coin toss for the branch predictor: [`pick`], not a
+        // branch, which mispredicted on about half the entries of random inputs (AMD VM,
+        // n = 1024, 512 entries each: 3.3 us a call, 1.6 with `pick`).
+        dense[i] = pick(marks[cur] & bit != 0, dense[i] + v, v);
         acc |= bit;
     }
     marks[cur] |= acc;
