@@ -458,30 +458,32 @@ fn dense_ops_reject_wrong_lengths_before_writing() {
     assert!(add_merge_piece(1.0, x, 1.0, x, (0, 0), (2, 2), &mut zi[..3], &mut zv).is_err());
 }
 
-/// `AddMethod::choose_isa` follows its documented rule: the SPA for up to 4 candidates
-/// in dimensions up to 64 (and at most 32 per candidate), the register ESC for 12..=32
-/// candidates with at least 4 positions each where the width has it (AVX-512), the merge
-/// otherwise.
+/// `AddMethod::choose_isa` follows its documented rule: the SPA in dimensions up to 64
+/// and where `n <= 4 m` up to `2^18`, the register ESC for 20..=32 candidates with at
+/// least 4 positions each where the width has it (AVX-512), the merge otherwise.
 #[test]
 fn choose_isa_follows_the_documented_rule() {
     for isa in Isa::available() {
         let esc = if isa == Isa::Avx512 { AddMethod::BitonicEsc } else { AddMethod::Merge };
         for (nx, ny, n, want) in [
             (0, 0, 0, AddMethod::Spa),
-            (0, 0, 1, AddMethod::Merge),
-            (2, 2, 64, AddMethod::Spa),
-            (2, 3, 64, AddMethod::Merge),
-            (2, 2, 65, AddMethod::Merge),
-            (1, 1, 64, AddMethod::Spa),
-            (0, 1, 33, AddMethod::Merge),
-            (6, 6, 48, esc),
-            (6, 6, 47, AddMethod::Merge),
-            (5, 6, 1 << 20, AddMethod::Merge),
-            (8, 8, 1 << 20, esc),
+            (0, 0, 64, AddMethod::Spa),
+            (0, 0, 65, AddMethod::Merge),
+            (1, 0, 64, AddMethod::Spa),
+            (30, 20, 64, AddMethod::Spa),
+            (16, 16, 128, AddMethod::Spa),
+            (16, 16, 129, esc),
+            (16, 15, 129, esc),
+            (10, 9, 1 << 20, AddMethod::Merge),
+            (10, 10, 81, esc),
+            (10, 9, 81, AddMethod::Merge),
+            (100, 100, 800, AddMethod::Spa),
+            (100, 100, 801, AddMethod::Merge),
+            (1 << 16, 0, 1 << 18, AddMethod::Spa),
+            (1 << 17, 1 << 17, (1 << 18) + 1, AddMethod::Merge),
             (16, 16, 1 << 20, esc),
             (16, 17, 1 << 20, AddMethod::Merge),
             (16, 16, 1 << 27, AddMethod::Merge),
-            (200, 184, 1024, AddMethod::Merge),
             (usize::MAX, 1, usize::MAX, AddMethod::Merge),
         ] {
             assert_eq!(AddMethod::choose_isa(isa, nx, ny, n), want, "{} {nx} {ny} {n}", isa.name());
@@ -490,14 +492,14 @@ fn choose_isa_follows_the_documented_rule() {
     assert_eq!(AddMethod::choose(8, 8, 1 << 20), AddMethod::choose_isa(Isa::detect(), 8, 8, 1 << 20));
 }
 
-/// `AddRule::choose` follows its three steps for rules other than the default: the
-/// SPA's three limits, the ESC's edges and ratio (clamped to 32 entries, off when
-/// empty, only on a width with the register sort), the merge otherwise; and `AddMethod::choose_isa` is
-/// `AddRule::DEFAULT`.
+/// `AddRule::choose` follows its steps for rules other than the default: the SPA's
+/// small space and its dense limits, the ESC's edges and ratio (clamped to 32 entries,
+/// off when empty, only on a width with the register sort), the merge otherwise; and
+/// `AddMethod::choose_isa` is `AddRule::DEFAULT`.
 #[test]
 fn add_rule_choose_follows_its_steps() {
     let rule = AddRule {
-        spa_max_m: 100,
+        spa_small_n: 16,
         spa_max_n: 4096,
         spa_max_ratio: 8,
         esc_min_m: 4,
@@ -508,23 +510,27 @@ fn add_rule_choose_follows_its_steps() {
     for isa in Isa::available() {
         let esc = if isa == Isa::Avx512 { AddMethod::BitonicEsc } else { AddMethod::Merge };
         for (nx, ny, n, want, want_off) in [
+            (0, 0, 16, AddMethod::Spa, AddMethod::Spa),
+            (0, 1, 16, AddMethod::Spa, AddMethod::Spa),
+            (1, 1, 17, AddMethod::Merge, AddMethod::Merge),
+            (2, 1, 17, AddMethod::Spa, AddMethod::Spa),
             (50, 50, 800, AddMethod::Spa, AddMethod::Spa),
-            (50, 51, 800, AddMethod::Merge, AddMethod::Merge),
-            (2, 2, 32, AddMethod::Spa, AddMethod::Spa),
+            (50, 49, 800, AddMethod::Merge, AddMethod::Merge),
+            (300, 300, 4096, AddMethod::Spa, AddMethod::Spa),
+            (300, 300, 4097, AddMethod::Merge, AddMethod::Merge),
             (2, 2, 33, esc, AddMethod::Merge),
             (1, 2, 1 << 20, AddMethod::Merge, AddMethod::Merge),
             (2, 2, 1 << 20, esc, AddMethod::Merge),
             (16, 16, 1 << 20, esc, AddMethod::Merge),
             (16, 17, 1 << 20, AddMethod::Merge, AddMethod::Merge),
             (16, 16, 1 << 27, AddMethod::Merge, AddMethod::Merge),
-            (30, 30, 4097, AddMethod::Merge, AddMethod::Merge),
             (0, 0, 0, AddMethod::Spa, AddMethod::Spa),
         ] {
             assert_eq!(rule.choose(isa, nx, ny, n), want, "{} {nx} {ny} {n}", isa.name());
             assert_eq!(off.choose(isa, nx, ny, n), want_off, "off: {} {nx} {ny} {n}", isa.name());
         }
         // The ESC's ratio: `n >= 4 m`.
-        let no_spa = AddRule { spa_max_m: 0, ..rule };
+        let no_spa = AddRule { spa_small_n: 0, spa_max_n: 0, ..rule };
         assert_eq!(no_spa.choose(isa, 3, 3, 23), AddMethod::Merge, "{}", isa.name());
         assert_eq!(no_spa.choose(isa, 3, 3, 24), esc, "{}", isa.name());
         for (nx, ny, n) in [(0, 0, 0), (200, 184, 1024), (8, 8, 1 << 20), (usize::MAX, 3, 5)] {
@@ -541,7 +547,11 @@ fn add_rule_choose_follows_its_steps() {
 fn add_rule_tune_fits_a_usable_rule() {
     for isa in Isa::available() {
         for rule in [AddRule::tune::<f64>(isa, 1).unwrap(), AddRule::tune::<f32>(isa, 1).unwrap()] {
-            assert!(rule.spa_max_ratio >= 2 && rule.spa_max_n >= 16 && rule.esc_min_ratio <= 16, "{} {rule:?}", isa.name());
+            assert!(
+                rule.spa_max_ratio >= 2 && rule.spa_max_n >= 16 && rule.esc_min_ratio <= 16,
+                "{} {rule:?}",
+                isa.name()
+            );
             if isa != Isa::Avx512 {
                 for m in 0..=40 {
                     assert_ne!(

@@ -10,6 +10,7 @@ use crate::primitives::merge::merge_path_partition_isa;
 use crate::primitives::scan::{ScanElem, exclusive_scan_isa};
 use crate::primitives::segmented::{HeadFlags, segmented_sum_isa};
 use crate::primitives::sort::bitonic_sort_pairs_isa;
+use crate::scalar::pick;
 use crate::{DimError, Index, Isa, Scalar};
 
 use super::{AddRule, SpVec};
@@ -352,7 +353,7 @@ fn spa<T: Scalar, I: Index, S: Scale<T>>(
             (cur, acc) = (i / 64, 0);
         }
         let bit = 1u64 << (i % 64);
-        // Whether `x` has `i` is a coin toss for the branch predictor: [`pick`], not a
+        // Whether `x` has `i` is a coin toss for the branch predictor: `pick`, not a
         // branch, which mispredicted on about half the entries of random inputs (AMD VM,
         // n = 1024, 512 entries each: 3.3 us a call, 1.6 with `pick`).
         dense[i] = pick(marks[cur] & bit != 0, dense[i] + v, v);
@@ -529,25 +530,6 @@ pub(crate) fn esc_in_place<T: Scalar + ScanElem, I: Index + Key>(
         }
     }
     nnz as usize
-}
-
-/// `if c { a } else { b }` on the bits, without a branch: LLVM turns a float select on
-/// data as unpredictable as a merge's into a jump, which mispredicts half the time
-/// (measured: 8 ns per output entry against about 1 branch-free).
-#[inline(always)]
-fn pick<T: Scalar>(c: bool, a: T, b: T) -> T {
-    // `black_box` hides that the mask comes from a comparison, or LLVM rebuilds the
-    // select (and its jump). It costs a store and a load, off the merge's critical path
-    // (the cursors depend on the indices only).
-    let mask = core::hint::black_box(0u64.wrapping_sub(u64::from(c)));
-    if let (Ok(x), Ok(y)) = (bytemuck::try_cast::<T, u64>(a), bytemuck::try_cast::<T, u64>(b)) {
-        return bytemuck::try_cast((x & mask) | (y & !mask)).unwrap_or(b);
-    }
-    if let (Ok(x), Ok(y)) = (bytemuck::try_cast::<T, u32>(a), bytemuck::try_cast::<T, u32>(b)) {
-        let mask = mask as u32;
-        return bytemuck::try_cast((x & mask) | (y & !mask)).unwrap_or(b);
-    }
-    if c { a } else { b }
 }
 
 /// One serial merge of thesis 7.4.3 in progress: `x` and `y` (one piece of them) into

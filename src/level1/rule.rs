@@ -11,9 +11,10 @@ use super::AddMethod;
 /// `m = nnz(x) + nnz(y)` and the dimension `n` (thesis 7.2: the method follows the
 /// upper bound, as the SpGEMM bins of 9.4.2 do):
 ///
-/// 1. [`Spa`](AddMethod::Spa) if `m <= spa_max_m`, `n <= spa_max_n` and
-///    `n <= spa_max_ratio * m`: the dense scratch (`n` values) is small and the marker
-///    scan (`n / 64` words) is short next to the `m` entries;
+/// 1. [`Spa`](AddMethod::Spa) if `n <= spa_small_n` (the whole space in a marker word
+///    or two), or if `n <= spa_max_n` and `n <= spa_max_ratio * m` (a dense output:
+///    the marker scan, `n / 64` words, is short next to the `m` entries, and the dense
+///    scratch of `n` values fits in cache);
 /// 2. else [`BitonicEsc`](AddMethod::BitonicEsc) if `esc_min_m <= m <= esc_max_m`,
 ///    `m <= 32`, `n >= esc_min_ratio * m`, `n < 2^27` and the sort runs in registers on
 ///    the `Isa` (AVX-512): short inputs in a large space;
@@ -25,11 +26,11 @@ use super::AddMethod;
 /// the crossovers move between CPUs (the module docs show two that disagree).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AddRule {
-    /// Longest upper bound `m` given to the SPA.
-    pub spa_max_m: usize,
-    /// Largest dimension `n` given to the SPA.
+    /// Dimension up to which the SPA is used whatever `m`.
+    pub spa_small_n: usize,
+    /// Largest dimension `n` given to the SPA above `spa_small_n`.
     pub spa_max_n: usize,
-    /// Largest `n / m` given to the SPA (`usize::MAX`: no limit).
+    /// Largest `n / m` given to the SPA above `spa_small_n` (`usize::MAX`: no limit).
     pub spa_max_ratio: usize,
     /// Shortest upper bound given to the register ESC.
     pub esc_min_m: usize,
@@ -41,14 +42,14 @@ pub struct AddRule {
 }
 
 impl AddRule {
-    /// The fixed rule, fitted on the AMD VM (module docs): the SPA for `m <= 4` in
-    /// dimensions up to 64 (and `n <= 32 m`), the register ESC for `12 <= m <= 32` with
-    /// `n >= 4 m`, the merge otherwise.
+    /// The fixed rule, fitted on the AMD VM (module docs): the SPA in dimensions up to
+    /// 64, and up to 2^18 where `n <= 4 m`; the register ESC for `20 <= m <= 32` with
+    /// `n >= 4 m`; the merge otherwise.
     pub const DEFAULT: AddRule = AddRule {
-        spa_max_m: 4,
-        spa_max_n: 64,
-        spa_max_ratio: 32,
-        esc_min_m: 12,
+        spa_small_n: 64,
+        spa_max_n: 1 << 18,
+        spa_max_ratio: 4,
+        esc_min_m: 20,
         esc_max_m: 32,
         esc_min_ratio: 4,
     };
@@ -58,7 +59,7 @@ impl AddRule {
     /// run just gets no ESC).
     pub fn choose(&self, isa: Isa, nnz_x: usize, nnz_y: usize, n: usize) -> AddMethod {
         let m = nnz_x.saturating_add(nnz_y);
-        if m <= self.spa_max_m && n <= self.spa_max_n && n <= m.saturating_mul(self.spa_max_ratio) {
+        if n <= self.spa_small_n || (n <= self.spa_max_n && n <= m.saturating_mul(self.spa_max_ratio)) {
             AddMethod::Spa
         } else if m >= self.esc_min_m
             && m <= self.esc_max_m.min(ESC_REG_MAX)
@@ -92,13 +93,13 @@ mod tune {
     use crate::{DimError, Isa, Scalar};
 
     /// The inputs [`AddRule::tune`] times, as `(n, nnz)`: each input has about `nnz`
-    /// random entries in dimension `n`, for `n = 2 nnz`, `4 nnz`, `32 nnz` (8 lengths
-    /// from 2 to 8192 each) and `n = 2^20` (11 lengths from 2 to 8192) — the grid of
-    /// `benches/level1.rs` up to 8K, where the methods cross.
-    const TUNE_CELLS: [(usize, usize); 35] = {
-        const LENS: [usize; 8] = [2, 8, 16, 32, 128, 512, 2048, 8192];
+    /// random entries in dimension `n`, for `n = 2 nnz`, `4 nnz`, `32 nnz` (9 lengths
+    /// from 2 to 32K each) and `n = 2^20` (11 lengths from 2 to 8192) — the grid of
+    /// `benches/level1.rs` up to 32K, where the methods cross.
+    const TUNE_CELLS: [(usize, usize); 38] = {
+        const LENS: [usize; 9] = [2, 8, 16, 32, 128, 512, 2048, 8192, 32768];
         const LONG: [usize; 11] = [2, 4, 6, 8, 12, 16, 32, 128, 512, 2048, 8192];
-        let mut cells = [(0, 0); 35];
+        let mut cells = [(0, 0); 38];
         let mut k = 0;
         let mut f = 0;
         while f < 3 {
@@ -121,9 +122,10 @@ mod tune {
     };
 
     /// Candidate thresholds searched by [`AddRule::tune`].
-    const SPA_M: [usize; 16] = [0, 4, 8, 16, 32, 64, 128, 256, 384, 512, 768, 1024, 2048, 4096, 8192, 16384];
-    const SPA_N: [usize; 12] = [16, 32, 64, 256, 512, 1024, 2048, 4096, 8192, 16384, 1 << 16, 1 << 20];
-    const SPA_RATIO: [usize; 8] = [2, 4, 8, 16, 32, 64, 256, usize::MAX];
+    const SPA_SMALL: [usize; 6] = [0, 16, 32, 64, 128, 256];
+    const SPA_N: [usize; 11] =
+        [256, 1024, 4096, 8192, 16384, 32768, 1 << 16, 1 << 18, 1 << 20, 1 << 24, usize::MAX];
+    const SPA_RATIO: [usize; 9] = [0, 1, 2, 3, 4, 6, 8, 16, 32];
     const ESC_EDGES: [usize; 8] = [2, 4, 8, 12, 16, 20, 24, 32];
     const ESC_RATIO: [usize; 5] = [0, 2, 4, 8, 16];
 
@@ -191,14 +193,14 @@ mod tune {
     impl AddRule {
         /// Fits the thresholds of an [`AddRule`] to this machine by timing (feature
         /// `std`): for inputs of about `nnz` random entries each in dimension
-        /// `n = 2 nnz`, `4 nnz`, `32 nnz` (`nnz` 2–8192) and `2^20` (`nnz` 2–8192, finer
-        /// below 16: the grid of `benches/level1.rs` up to 8K), with `T` values and u32
+        /// `n = 2 nnz`, `4 nnz`, `32 nnz` (`nnz` 2–32K) and `2^20` (`nnz` 2–8192, finer
+        /// below 16: the grid of `benches/level1.rs` up to 32K), with `T` values and u32
         /// indices, the SPA, the merge and (where `isa` has it) the register ESC (the
         /// merge for calls over 32 candidates, as a rule would) are timed on up to 16K random input pairs (no pair timed twice
         /// within 256K candidate entries, so the branch predictor cannot learn them), in `rounds` rounds (at
         /// least 1, at most 64) after a warm-up, and each gets its median time per call.
-        /// Of all rules over a grid of thresholds (`spa_max_m` 0–16K, `spa_max_n`
-        /// 16–2^20, `spa_max_ratio` 2–∞, ESC edges among 2–32 or off, `esc_min_ratio`
+        /// Of all rules over a grid of thresholds (`spa_small_n` 0–256, `spa_max_n`
+        /// 256–∞, `spa_max_ratio` 0–32, ESC edges among 2–32 or off, `esc_min_ratio`
         /// 0–16), the one that is
         /// more than 10% slower than the fastest method on the fewest inputs wins (ties:
         /// the smallest geometric mean slowdown, then [`AddRule::DEFAULT`] and the order
@@ -295,13 +297,13 @@ mod tune {
                 escs.extend(ESC_EDGES[i..].iter().map(|&hi| (lo, hi)));
             }
             let mut best = (score(&AddRule::DEFAULT, isa, &cells), AddRule::DEFAULT);
-            for &spa_max_m in &SPA_M {
+            for &spa_small_n in &SPA_SMALL {
                 for &spa_max_n in &SPA_N {
                     for &spa_max_ratio in &SPA_RATIO {
                         for &(esc_min_m, esc_max_m) in &escs {
                             for &esc_min_ratio in &ESC_RATIO {
                                 let rule = AddRule {
-                                    spa_max_m,
+                                    spa_small_n,
                                     spa_max_n,
                                     spa_max_ratio,
                                     esc_min_m,
