@@ -459,7 +459,7 @@ fn dense_ops_reject_wrong_lengths_before_writing() {
 }
 
 /// `AddMethod::choose_isa` follows its documented rule: the SPA in dimensions up to 64
-/// and where `n <= 4 m` up to `2^18`, the register ESC for 20..=32 candidates with at
+/// and where `n <= 4 m` up to `2^19`, the register ESC for 16..=32 candidates with at
 /// least 4 positions each where the width has it (AVX-512), the merge otherwise.
 #[test]
 fn choose_isa_follows_the_documented_rule() {
@@ -474,13 +474,14 @@ fn choose_isa_follows_the_documented_rule() {
             (16, 16, 128, AddMethod::Spa),
             (16, 16, 129, esc),
             (16, 15, 129, esc),
-            (10, 9, 1 << 20, AddMethod::Merge),
+            (8, 7, 1 << 20, AddMethod::Merge),
             (10, 10, 81, esc),
-            (10, 9, 81, AddMethod::Merge),
+            (8, 8, 65, esc),
+            (8, 7, 65, AddMethod::Merge),
             (100, 100, 800, AddMethod::Spa),
             (100, 100, 801, AddMethod::Merge),
-            (1 << 16, 0, 1 << 18, AddMethod::Spa),
-            (1 << 17, 1 << 17, (1 << 18) + 1, AddMethod::Merge),
+            (1 << 17, 0, 1 << 19, AddMethod::Spa),
+            (1 << 18, 1 << 18, (1 << 19) + 1, AddMethod::Merge),
             (16, 16, 1 << 20, esc),
             (16, 17, 1 << 20, AddMethod::Merge),
             (16, 16, 1 << 27, AddMethod::Merge),

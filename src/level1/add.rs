@@ -84,9 +84,10 @@ impl AddMethod {
     /// bound `m = nnz_x + nnz_y` (as the thesis bins SpGEMM rows, Alg. 35) and the size
     /// of the SPA's dense scratch:
     ///
-    /// - [`Spa`](AddMethod::Spa) if `m <= 4`, `n <= 64` and `n <= 32 m` (a few entries
-    ///   in a small space: no loop runs long enough to mispredict much);
-    /// - [`BitonicEsc`](AddMethod::BitonicEsc) if `12 <= m <= 32`, `n >= 4 m` and the
+    /// - [`Spa`](AddMethod::Spa) if `n <= 64`, or if `n <= 4 m` and `n <= 2^19`: a
+    ///   small space, or a dense output, where one pass over the marker words costs less
+    ///   than the merge's step per entry;
+    /// - [`BitonicEsc`](AddMethod::BitonicEsc) if `16 <= m <= 32`, `n >= 4 m` and the
     ///   sort runs in registers on `isa` (AVX-512): short vectors in a large space, where
     ///   the branch-free network beats the merge's dependent steps;
     /// - [`Merge`](AddMethod::Merge) otherwise.

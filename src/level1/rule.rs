@@ -42,14 +42,14 @@ pub struct AddRule {
 }
 
 impl AddRule {
-    /// The fixed rule, fitted on the AMD VM (module docs): the SPA in dimensions up to
-    /// 64, and up to 2^18 where `n <= 4 m`; the register ESC for `20 <= m <= 32` with
+    /// The fixed rule, fitted on two machines (module docs): the SPA in dimensions up to
+    /// 64, and up to 2^19 where `n <= 4 m`; the register ESC for `16 <= m <= 32` with
     /// `n >= 4 m`; the merge otherwise.
     pub const DEFAULT: AddRule = AddRule {
         spa_small_n: 64,
-        spa_max_n: 1 << 18,
+        spa_max_n: 1 << 19,
         spa_max_ratio: 4,
-        esc_min_m: 20,
+        esc_min_m: 16,
         esc_max_m: 32,
         esc_min_ratio: 4,
     };
