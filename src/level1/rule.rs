@@ -238,7 +238,11 @@ mod tune {
                 let ms: Vec<usize> = views.iter().map(|(x, y)| x.nnz() + y.nnz()).collect();
                 let (m_min, m_max) =
                     (ms.iter().copied().min().unwrap_or(0), ms.iter().copied().max().unwrap_or(0));
-                let m_mean = ms.iter().sum::<usize>() / ms.len();
+                // The rule is scored at the cell's median `m` (the mean, rounded down,
+                // sat one below an ESC edge that most calls reach).
+                let mut sorted = ms.clone();
+                sorted.sort_unstable();
+                let m_med = sorted[sorted.len() / 2];
                 let (mut zi, mut zv) = (vec![0u32; m_max], vec![T::ZERO; m_max]);
                 let len = add_workspace_len::<T>(AddMethod::Spa, m_max, 0, n).max(add_workspace_len::<T>(
                     AddMethod::BitonicEsc,
@@ -290,7 +294,7 @@ mod tune {
                     t.sort_unstable_by(f64::total_cmp);
                     med[k] = t[rounds / 2];
                 }
-                cells.push((n, m_mean, med));
+                cells.push((n, m_med, med));
             }
             let mut escs = vec![(1, 0)];
             for (i, &lo) in ESC_EDGES.iter().enumerate() {
