@@ -23,78 +23,86 @@
 //! long ones to merge (7.2 and the SpGEMM bins of 9.4.2); on a GPU the first two run in
 //! scratchpad memory. On one CPU core it comes out differently:
 //!
-//! - the SPA, whose dense scratch stays in L1 for short outputs, wins for up to about
-//!   `m = 256` candidates in dimensions up to 1024;
+//! - the SPA wins every dense output (inputs at least a quarter full, `n <= 4 m`: one
+//!   pass over `n / 64` marker words costs less than the merge's step per entry), up
+//!   to 100K entries, and anything in a space of at most 64 positions;
 //! - the bitonic ESC, sorted, summed and compressed in registers on AVX-512 for
-//!   `m <= 32`, wins for short vectors in a large space (`m` about 16–24 at
-//!   `n = 2^20`: 58–82 ns against the merge's 69–116), where the SPA would scan its
-//!   markers across the span and each step of the merge waits on the one before;
-//! - the merge (branch-free, four interleaved merge path chains) wins everything else;
-//! - the heap wins nowhere (1.6x the merge at `m = 4`, 3x the ESC at `m = 16`).
+//!   `m <= 32`, wins short vectors in a large space, where each step of the merge
+//!   waits on the one before: near `m = 32` on the AMD VM below (1.15–1.2x), from
+//!   `m = 8` on the Xeon host (up to 1.6x);
+//! - the merge (branch-free, four interleaved merge path chains) wins the rest: sparse
+//!   outputs in large spaces;
+//! - the heap wins nowhere (`O(m log m)` against the merge's `O(m)`: 1.5–23x slower).
 //!
-//! [`AddMethod::choose_isa`] encodes that. Measured with `benches/level1.rs`:
-//! `cargo bench --bench level1 -- --warm-up-time 0.3 --measurement-time 1`, f64 values,
-//! u32 indices, `AddMethod::ALL` and the rule (`auto`, asked per call) on AVX-512 (the
-//! 2-core development VM, Xeon), each input about `nnz` random entries in dimension
-//! `n = 2 nnz` / `4 nnz` / `32 nnz` / `2^20`; medians of 20 samples in ns, the fastest
-//! method in bold, heap and ESC only up to 8K; `auto / best` over the fastest method:
+//! [`AddRule::DEFAULT`], behind [`AddMethod::choose_isa`], encodes that;
+//! [`AddRule::tune`] refits its thresholds on the machine at hand.
 //!
-//! | n | nnz | spa | heap | bitonic ESC | merge | auto | auto / best |
-//! |---|---|---|---|---|---|---|---|
-//! | 2 nnz | 2 | **21** | 38 | 57 | 23 | 23 | 1.07 |
-//! | 2 nnz | 8 | **33** | 171 | 67 | 53 | 33 | 1.01 |
-//! | 2 nnz | 16 | **53** | 433 | 154 | 117 | 54 | 1.02 |
-//! | 2 nnz | 32 | **101** | 1066 | 320 | 186 | 100 | 0.99 |
-//! | 2 nnz | 128 | **549** | 5502 | 1608 | 551 | 549 | 1.00 |
-//! | 2 nnz | 512 | 3070 | 26321 | 8828 | **2194** | 2175 | 0.99 |
-//! | 2 nnz | 2K | 13487 | 113830 | 45723 | **8926** | 8863 | 0.99 |
-//! | 2 nnz | 8K | 55083 | 548300 | 274130 | **35397** | 35912 | 1.01 |
-//! | 2 nnz | 32K | 223090 |  |  | **143150** | 144630 | 1.01 |
-//! | 2 nnz | 100K | 711630 |  |  | **440240** | 443750 | 1.01 |
-//! | 4 nnz | 2 | **20** | 35 | 55 | 21 | 21 | 1.03 |
-//! | 4 nnz | 8 | **32** | 164 | 64 | 57 | 33 | 1.05 |
-//! | 4 nnz | 16 | **57** | 417 | 134 | 122 | 58 | 1.02 |
-//! | 4 nnz | 32 | **109** | 1099 | 335 | 205 | 114 | 1.05 |
-//! | 4 nnz | 128 | **466** | 5604 | 1645 | 663 | 469 | 1.01 |
-//! | 4 nnz | 512 | 2768 | 26505 | 9132 | **2676** | 2618 | 0.98 |
-//! | 4 nnz | 2K | 12056 | 114450 | 47455 | **10322** | 10388 | 1.01 |
-//! | 4 nnz | 8K | 49290 | 548140 | 278650 | **41081** | 41077 | 1.00 |
-//! | 4 nnz | 32K | 203990 |  |  | **164780** | 164300 | 1.00 |
-//! | 4 nnz | 100K | 709550 |  |  | **505100** | 500520 | 0.99 |
-//! | 32 nnz | 2 | **20** | 36 | 53 | 22 | 20 | 1.03 |
-//! | 32 nnz | 8 | **36** | 169 | 64 | 62 | 38 | 1.04 |
-//! | 32 nnz | 16 | **63** | 438 | 143 | 142 | 65 | 1.03 |
-//! | 32 nnz | 32 | **124** | 1140 | 341 | 227 | 124 | 1.00 |
-//! | 32 nnz | 128 | 1292 | 5419 | 1613 | **746** | 708 | 0.95 |
-//! | 32 nnz | 512 | 5628 | 26299 | 9275 | **2946** | 2944 | 1.00 |
-//! | 32 nnz | 2K | 24156 | 114310 | 49870 | **11752** | 11673 | 0.99 |
-//! | 32 nnz | 8K | 98873 | 562340 | 284340 | **46508** | 47585 | 1.02 |
-//! | 32 nnz | 32K | 591120 |  |  | **185840** | 186110 | 1.00 |
-//! | 32 nnz | 100K | 1807800 |  |  | **569020** | 585850 | 1.03 |
-//! | 2^20 | 2 | 2988 | 40 | 47 | **25** | 25 | 1.00 |
-//! | 2^20 | 4 | 4243 | 72 | 51 | **38** | 39 | 1.01 |
-//! | 2^20 | 6 | 4795 | 118 | **53** | 54 | 54 | 1.01 |
-//! | 2^20 | 8 | 5201 | 190 | **58** | 69 | 63 | 1.09 |
-//! | 2^20 | 12 | 5515 | 348 | **82** | 116 | 79 | 0.95 |
-//! | 2^20 | 16 | 5711 | 484 | 181 | **146** | 133 | 0.91 |
-//! | 2^20 | 32 | 6343 | 1185 | 359 | **225** | 228 | 1.01 |
-//! | 2^20 | 128 | 9410 | 5800 | 1756 | **769** | 765 | 0.99 |
-//! | 2^20 | 512 | 19684 | 26658 | 10356 | **2895** | 2857 | 0.99 |
-//! | 2^20 | 2K | 52083 | 113450 | 50198 | **11655** | 11564 | 0.99 |
-//! | 2^20 | 8K | 139890 | 562760 | 268360 | **47198** | 47131 | 1.00 |
+//! Measured with `benches/level1.rs`:
+//! `cargo bench --bench level1 -- --warm-up-time 0.3 --measurement-time 0.6`, f64
+//! values, u32 indices, AVX-512, each input about `nnz` random entries in dimension
+//! `n = 2 nnz` / `4 nnz` / `32 nnz` / `2^20`, calls rotating among `2^17 / nnz`
+//! distinct input pairs (at most 16K) so that the branch predictor cannot learn them
+//! (the bench's docs say why; tables here before stop 19 rotated among 64 pairs and
+//! measured the SPA up to 4x too fast). Medians of 20 samples in ns, the fastest method
+//! in bold, heap and ESC only up to 8K; `auto` is the default rule and `tuned` the rule
+//! `AddRule::tune` fitted at the start of the run (here: the default), both asked per
+//! call; `/ best` over the fastest method. The 2-core AMD EPYC development VM:
 //!
-//! `m` is about `2 nnz`. Where the rule is below 1, the inputs of one size straddle a
-//! threshold and it picks per call. Each method wins somewhere but the heap; the rule
-//! is within 10% of the fastest method everywhere (repeated runs put `2^20`/8 at
-//! 1.02–1.09 and `2^20`/4 at 1.01–1.08).
+//! | n | nnz | spa | heap | bitonic ESC | merge | auto | tuned | auto / best | tuned / best |
+//! |---|---|---|---|---|---|---|---|---|---|
+//! | 2 nnz | 2 | **27** | 55 | 60 | 33 | 27 | 28 | 1.02 | 1.03 |
+//! | 2 nnz | 8 | **47** | 244 | 74 | 55 | 48 | 48 | 1.01 | 1.01 |
+//! | 2 nnz | 16 | **68** | 568 | 127 | 81 | 68 | 68 | 1.01 | 1.01 |
+//! | 2 nnz | 32 | **109** | 1408 | 227 | 156 | 108 | 108 | 0.99 | 1.00 |
+//! | 2 nnz | 128 | **418** | 6452 | 1006 | 552 | 425 | 426 | 1.02 | 1.02 |
+//! | 2 nnz | 512 | **1602** | 30812 | 5255 | 1871 | 1587 | 1682 | 0.99 | 1.05 |
+//! | 2 nnz | 2K | **6419** | 133170 | 29345 | 7288 | 6468 | 6477 | 1.01 | 1.01 |
+//! | 2 nnz | 8K | **25825** | 649240 | 176570 | 28205 | 26015 | 25664 | 1.01 | 0.99 |
+//! | 2 nnz | 32K | **103490** |  |  | 116420 | 103800 | 103100 | 1.00 | 1.00 |
+//! | 2 nnz | 100K | **321070** |  |  | 343000 | 321090 | 319380 | 1.00 | 0.99 |
+//! | 4 nnz | 2 | **29** | 61 | 60 | 35 | 29 | 29 | 1.01 | 1.02 |
+//! | 4 nnz | 8 | **50** | 247 | 76 | 60 | 50 | 51 | 1.02 | 1.02 |
+//! | 4 nnz | 16 | **72** | 583 | 132 | 91 | 72 | 72 | 1.00 | 1.00 |
+//! | 4 nnz | 32 | **136** | 1502 | 236 | 179 | 138 | 138 | 1.01 | 1.01 |
+//! | 4 nnz | 128 | **525** | 6513 | 1076 | 599 | 521 | 517 | 0.99 | 0.98 |
+//! | 4 nnz | 512 | **1976** | 34639 | 5701 | 2154 | 1965 | 1965 | 0.99 | 0.99 |
+//! | 4 nnz | 2K | **7897** | 137060 | 31098 | 8565 | 8018 | 7865 | 1.02 | 1.00 |
+//! | 4 nnz | 8K | **31586** | 653320 | 171290 | 32643 | 31822 | 31597 | 1.01 | 1.00 |
+//! | 4 nnz | 32K | **127430** |  |  | 135050 | 127530 | 126870 | 1.00 | 1.00 |
+//! | 4 nnz | 100K | **386170** |  |  | 398330 | 385150 | 381150 | 1.00 | 0.99 |
+//! | 32 nnz | 2 | **19** | 45 | 59 | 30 | 19 | 19 | 1.01 | 1.02 |
+//! | 32 nnz | 8 | 91 | 209 | 60 | **57** | 60 | 61 | 1.05 | 1.06 |
+//! | 32 nnz | 16 | 201 | 521 | **76** | 92 | 78 | 79 | 1.02 | 1.03 |
+//! | 32 nnz | 32 | 400 | 1362 | 197 | **175** | 177 | 180 | 1.01 | 1.03 |
+//! | 32 nnz | 128 | 1605 | 6214 | 936 | **566** | 568 | 571 | 1.00 | 1.01 |
+//! | 32 nnz | 512 | 6230 | 32377 | 5122 | **2412** | 2415 | 2426 | 1.00 | 1.01 |
+//! | 32 nnz | 2K | 25316 | 132750 | 26535 | **9337** | 9292 | 9293 | 1.00 | 1.00 |
+//! | 32 nnz | 8K | 102250 | 645800 | 142790 | **36490** | 36006 | 35846 | 0.99 | 0.98 |
+//! | 32 nnz | 32K | 404910 |  |  | **152470** | 149710 | 161820 | 0.98 | 1.06 |
+//! | 32 nnz | 100K | 1543900 |  |  | **450280** | 442330 | 443070 | 0.98 | 0.98 |
+//! | 2^20 | 2 | 2992 | 45 | 58 | **31** | 32 | 32 | 1.01 | 1.02 |
+//! | 2^20 | 4 | 3948 | 84 | 60 | **39** | 40 | 41 | 1.01 | 1.03 |
+//! | 2^20 | 6 | 4385 | 134 | 60 | **48** | 48 | 49 | 1.01 | 1.02 |
+//! | 2^20 | 8 | 4693 | 219 | 60 | **57** | 62 | 63 | 1.09 | 1.11 |
+//! | 2^20 | 12 | 4995 | 383 | **75** | 76 | 72 | 72 | 0.96 | 0.96 |
+//! | 2^20 | 16 | 5057 | 537 | **77** | 92 | 73 | 76 | 0.96 | 0.99 |
+//! | 2^20 | 32 | 5790 | 1366 | **187** | 194 | 190 | 198 | 1.02 | 1.05 |
+//! | 2^20 | 128 | 8139 | 6298 | 898 | **677** | 688 | 695 | 1.02 | 1.03 |
+//! | 2^20 | 512 | 14798 | 31021 | 4779 | **2284** | 2340 | 2382 | 1.02 | 1.04 |
+//! | 2^20 | 2K | 44686 | 137430 | 28929 | **9291** | 9303 | 9340 | 1.00 | 1.01 |
+//! | 2^20 | 8K | 139680 | 634820 | 155910 | **36730** | 37337 | 36742 | 1.02 | 1.00 |
 //!
-//! On an AMD EPYC VM (AVX-512, same command with `--measurement-time 0.6`) the
-//! crossovers move: the SPA stays ahead in larger spaces (`32 nnz`/128, `n` = 4096: 345
-//! ns against the merge's 607, where the Xeon VM measured 1292 against 746; `4 nnz`/512
-//! and `2 nnz`/512: 1.2x ahead), and the merge leads the register ESC at every length
-//! at `2^20` (26–92 ns against 60–132). There the rule is within 10% in 37 of 41 cells
-//! and 1.75x the SPA in the worst (`32 nnz`/128). The two machines disagree on the same
-//! cells, so no fixed threshold serves both.
+//! Each method wins somewhere but the heap: the SPA 21 cells, the merge 16, the ESC 4.
+//! The rule is within 10% of the fastest method in all 41 cells (worst 1.09 at
+//! `2^20`/8, the ESC at 16 candidates against the merge); the run before, same build
+//! but for `tune`'s scoring, gave 39 of 41 (1.10 and 1.17, both the ESC at 16
+//! candidates, where it and the merge are within 15%). `tune` returned the default
+//! here; its column is the same rule timed twice. On the 16-core Xeon host (one core,
+//! same binary; a noisier machine, where the same method timed twice differed by up to
+//! 1.5x, so this counts the method the rule picks, timed in its own column) the default
+//! is within 10% in 39 of 41 cells (`2^20`/6: the merge 1.30x the ESC, which wins there
+//! from `m = 8`), and the rule `AddRule::tune` fitted there (ESC from `m = 8`, SPA to
+//! `n = 2^16` and `n <= 3 m`) in 40.
 
 mod add;
 mod ops;
