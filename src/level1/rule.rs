@@ -206,9 +206,10 @@ mod tune {
         /// the smallest geometric mean slowdown, then [`AddRule::DEFAULT`] and the order
         /// of search).
         ///
-        /// Costs about 0.2 s (5 rounds) and 10 MB of scratch; run it once per process
-        /// (or once per machine, and store the six numbers), then pass the rule's
-        /// [`choose`](AddRule::choose) to [`add`](crate::level1::add).
+        /// Costs 0.3–0.7 s (5 rounds; AMD VM, Xeon host) and up to 20 MB of inputs and
+        /// scratch; run it once per process (or once per machine, and store the six
+        /// numbers), then pass the rule's [`choose`](AddRule::choose) to
+        /// [`add`](crate::level1::add).
         ///
         /// # Errors
         /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
