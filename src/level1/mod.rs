@@ -98,11 +98,12 @@
 //! but for `tune`'s scoring, gave 39 of 41 (1.10 and 1.17, both the ESC at 16
 //! candidates, where it and the merge are within 15%). `tune` returned the default
 //! here; its column is the same rule timed twice. On the 16-core Xeon host (one core,
-//! same binary; a noisier machine, where the same method timed twice differed by up to
-//! 1.5x, so this counts the method the rule picks, timed in its own column) the default
-//! is within 10% in 39 of 41 cells (`2^20`/6: the merge 1.30x the ESC, which wins there
-//! from `m = 8`), and the rule `AddRule::tune` fitted there (ESC from `m = 8`, SPA to
-//! `n = 2^16` and `n <= 3 m`) in 40.
+//! same binary; a noisier machine, where the same method timed twice in one run
+//! differed by up to 2x, so this counts the method the rule picks, timed in its own
+//! column) the default is within 10% in 39 of 41 cells (`2^20`/6: the merge 1.30x the
+//! ESC, which wins there from `m = 8`; `4 nnz`/100K: the SPA 1.10x the merge), and the
+//! rule `AddRule::tune` fitted there (ESC from `m = 8`, SPA to `n = 2^16` and
+//! `n <= 3 m`) in 40 (`4 nnz`/32K: the merge 1.26x the SPA).
 
 mod add;
 mod ops;
