@@ -126,6 +126,8 @@ pub(crate) const PF_AHEAD: usize = 512;
 /// The `#[target_feature]` entries of a width's tile kernel, one per value and index
 /// type: `$name(a, tiles, y, hw)` runs [`run_tiles`] with the lanes `$v<true>` (hardware
 /// gathers of `x`) or `$v<false>` (a load per lane), as `hw` says ([`crate::Gathers`]).
+/// x86-64 only: NEON has no gathers to choose between.
+#[cfg(target_arch = "x86_64")]
 macro_rules! tile_entries {
     ($feature:literal; $($name:ident: $t:ty, $i:ty, $v:ident;)*) => {$(
         #[doc = concat!("# Safety\nThe target features `", $feature, "` are present; as `run_tiles`.")]
@@ -148,6 +150,7 @@ macro_rules! tile_entries {
         }
     )*};
 }
+#[cfg(target_arch = "x86_64")]
 pub(crate) use tile_entries;
 
 /// Runs the complete tiles `tiles` (Alg. 32), seeding the first with `carry`; returns
