@@ -131,11 +131,12 @@ mod tune {
 
     /// Distinct input pairs of a cell with `nnz` entries per input: `2^17 / nnz`, at
     /// most [`MAX_PAIRS`]. Calls run through them in turn, so no pair comes back before
-    /// about 256K candidate entries (64K below 8 entries per input) have passed: the branch predictor of a current core
-    /// learns the branches of a few dozen short inputs timed over and over (on the AMD
-    /// VM the SPA at `n = 4096`, 128 entries, took 340 ns per call over 64 pairs and 1430
-    /// over 256 or more, while the branch-free merge stayed at 600–630), which no stream
-    /// of distinct additions gets. `benches/level1.rs` uses the same count.
+    /// about 256K candidate entries (64K below 8 entries per input) have passed. The
+    /// branch predictor of a current core learns the branches of a few dozen short
+    /// inputs timed over and over, which no stream of distinct additions gets: on the
+    /// AMD VM the (then branchy) SPA at `n = 4096`, 128 entries, took 340 ns per call
+    /// over 64 pairs and 1430 over 256 or more, while the branch-free merge stayed at
+    /// 600–630. `benches/level1.rs` uses the same count.
     fn pairs(nnz: usize) -> usize {
         ((1 << 17) / nnz.max(1)).clamp(1, MAX_PAIRS)
     }
@@ -192,16 +193,21 @@ mod tune {
 
     impl AddRule {
         /// Fits the thresholds of an [`AddRule`] to this machine by timing (feature
-        /// `std`): for inputs of about `nnz` random entries each in dimension
-        /// `n = 2 nnz`, `4 nnz`, `32 nnz` (`nnz` 2–32K) and `2^20` (`nnz` 2–8192, finer
-        /// below 16: the grid of `benches/level1.rs` up to 32K), with `T` values and u32
-        /// indices, the SPA, the merge and (where `isa` has it) the register ESC (the
-        /// merge for calls over 32 candidates, as a rule would) are timed on up to 16K random input pairs (no pair timed twice
-        /// within 256K candidate entries, so the branch predictor cannot learn them), in `rounds` rounds (at
-        /// least 1, at most 64) after a warm-up, and each gets its median time per call.
-        /// Of all rules over a grid of thresholds (`spa_small_n` 0–256, `spa_max_n`
-        /// 256–∞, `spa_max_ratio` 0–32, ESC edges among 2–32 or off, `esc_min_ratio`
-        /// 0–16), the one that is
+        /// `std`).
+        ///
+        /// The inputs: about `nnz` random entries each, `T` values, u32 indices, in
+        /// dimension `n = 2 nnz`, `4 nnz`, `32 nnz` (`nnz` 2–32K) and `2^20` (`nnz`
+        /// 2–8192, finer below 16): the grid of `benches/level1.rs` up to 32K. For each,
+        /// the SPA, the merge and (where `isa` has it) the register ESC are timed on up
+        /// to 16K random input pairs, taken in turn so that the branch predictor cannot
+        /// learn them (no pair comes back within 256K candidate entries); the ESC's calls
+        /// over 32 candidates run the merge, as a rule would give them. After a warm-up,
+        /// `rounds` rounds (at least 1, at most 64) give each method its median time per
+        /// call.
+        ///
+        /// The rule: of all rules over a grid of thresholds (`spa_small_n` 0–256,
+        /// `spa_max_n` 256–∞, `spa_max_ratio` 0–32, ESC edges among 2–32 or off,
+        /// `esc_min_ratio` 0–16), scored at each input's median candidate count, the one
         /// more than 10% slower than the fastest method on the fewest inputs wins (ties:
         /// the smallest geometric mean slowdown, then [`AddRule::DEFAULT`] and the order
         /// of search).
