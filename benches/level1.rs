@@ -56,6 +56,13 @@ fn sparse(n: usize, nnz: usize, seed: u64) -> (Vec<u32>, Vec<f64>) {
     (idx, vals)
 }
 
+/// How one benchmark id picks the method: always the same, or by a rule per call.
+#[derive(Clone, Copy)]
+enum Choice {
+    Fixed(AddMethod),
+    Rule(AddRule),
+}
+
 fn bench(c: &mut Criterion) {
     let isa = Isa::detect();
     let t = std::time::Instant::now();
@@ -99,10 +106,11 @@ fn bench(c: &mut Criterion) {
             let methods = AddMethod::ALL
                 .iter()
                 .filter(|&&m| nnz <= 8192 || matches!(m, AddMethod::Spa | AddMethod::Merge))
-                .map(|&m| (m.name(), Some(m)));
-            // `auto` / `tuned`: the rule asked per call, as a caller would (it is O(1)).
-            for (name, method) in
-                methods.map(|(n, m)| (n, m.map(Ok))).chain([("auto", None), ("tuned", Some(Err(tuned)))])
+                .map(|&m| (m.name(), Choice::Fixed(m)));
+            // `auto` / `tuned`: the rule asked per call, as a caller would (it is O(1));
+            // `auto` is `AddRule::DEFAULT`, the rule behind `AddMethod::choose_isa`.
+            for (name, choice) in
+                methods.chain([("auto", Choice::Rule(AddRule::DEFAULT)), ("tuned", Choice::Rule(tuned))])
             {
                 let mut t = 0usize;
                 g.bench_function(BenchmarkId::new(name, nnz), |b| {
@@ -110,10 +118,9 @@ fn bench(c: &mut Criterion) {
                         let (x, y) = views[t % sets];
                         t = t.wrapping_add(1);
                         let (x, y) = (black_box(x), black_box(y));
-                        let method = match method {
-                            Some(Ok(m)) => m,
-                            Some(Err(rule)) => rule.choose(isa, x.nnz(), y.nnz(), n),
-                            None => AddMethod::choose_isa(isa, x.nnz(), y.nnz(), n),
+                        let method = match choice {
+                            Choice::Fixed(m) => m,
+                            Choice::Rule(rule) => rule.choose(isa, x.nnz(), y.nnz(), n),
                         };
                         add_isa(isa, x, y, &mut zi, &mut zv, method, &mut ws).unwrap()
                     })

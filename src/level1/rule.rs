@@ -242,14 +242,12 @@ mod tune {
                 if views.is_empty() {
                     continue;
                 }
-                let ms: Vec<usize> = views.iter().map(|(x, y)| x.nnz() + y.nnz()).collect();
-                let (m_min, m_max) =
-                    (ms.iter().copied().min().unwrap_or(0), ms.iter().copied().max().unwrap_or(0));
-                // The rule is scored at the cell's median `m` (the mean, rounded down,
-                // sat one below an ESC edge that most calls reach).
-                let mut sorted = ms.clone();
-                sorted.sort_unstable();
-                let m_med = sorted[sorted.len() / 2];
+                // The candidate counts, sorted: their least, median and greatest. The rule
+                // is scored at the median (the mean, rounded down, sat one below an ESC
+                // edge that most calls reach).
+                let mut ms: Vec<usize> = views.iter().map(|(x, y)| x.nnz() + y.nnz()).collect();
+                ms.sort_unstable();
+                let (m_min, m_med, m_max) = (ms[0], ms[ms.len() / 2], ms[ms.len() - 1]);
                 let (mut zi, mut zv) = (vec![0u32; m_max], vec![T::ZERO; m_max]);
                 let len = add_workspace_len::<T>(AddMethod::Spa, m_max, 0, n).max(add_workspace_len::<T>(
                     AddMethod::BitonicEsc,
