@@ -10,7 +10,10 @@
 //!    words), each lane with a head closes the segment it was summing: a *green* segment
 //!    (one that started in this lane) is written to `y` at once; the first closed piece
 //!    of a lane is *red* (it belongs to a segment started in a lane to the left) and is
-//!    kept; the lanes with heads restart from zero;
+//!    kept; the lanes with heads restart from zero (AVX-512 appends a step's green
+//!    segments to a list with one `vcompress` of the values and one of their slots,
+//!    and places the list after the tile: no branch per green lane, see
+//!    [`Lanes::COMPRESS`]);
 //! 3. after `sigma` steps each lane's open piece is *blue* (its last segment), or red
 //!    again if the lane had no head at all. The fast segmented sum of Alg. 13 adds to
 //!    each blue piece the red pieces of the `seg_offset` head-less lanes to its right and
@@ -37,6 +40,7 @@
 //!   lanes, which are added up once, where the row ends (dense `f64`: 1.09x → 1.31x
 //!   the scalar loop).
 
+use core::mem::MaybeUninit;
 use core::ops::Range;
 
 use crate::formats::csr5::tile::DescFormat;
@@ -74,6 +78,27 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     unsafe fn store(self, out: *mut T);
     /// Bit `i` = bit `j` of `words[i]`, for the `W` descriptor words at `words`.
     unsafe fn heads(words: *const u32, j: u32) -> u32;
+    /// How a step's green segments leave the register: `false`, by a store of the
+    /// register and a store per green lane into its slot (a loop over the mask's bits,
+    /// whose exit the branch predictor misses on irregular rows); `true`, by
+    /// [`Lanes::compress`] into a per-tile list that is placed after the tile. Measured
+    /// on the suite, CSR5 old and new builds alternating: AVX-512 gains 15–34% on
+    /// `dc2_like` on the AMD EPYC dev VM (`f64` 8.1 → 6.1 ms, `f32` 5.4 → 4.7), 9–22% on
+    /// `rmat`, and 8–10% on `dc2_like` `f64` on a Xeon host (18.2–20.2 → 16.7–18.0 ms),
+    /// level elsewhere; so it compresses. AVX2, with a table-driven permute in place of
+    /// `vcompress`, lost up to 20% on the AMD VM (`poisson2d` and `uniform_random` `f64`),
+    /// so it and the narrower widths do not.
+    const COMPRESS: bool = false;
+    /// `W` slot counters (`()` where `COMPRESS` is false: the next three are never called).
+    type Slots: Copy;
+    /// Loads `W` slot counters from `p`.
+    unsafe fn slots(p: *const u32) -> Self::Slots;
+    /// Stores `W` slot counters at `p`.
+    unsafe fn store_slots(_s: Self::Slots, _p: *mut u32) {}
+    /// Writes the lanes `m` of `self` to `vals` and their slots to `at`, lowest lane
+    /// first (both valid for `W` writes; the lanes past `m`'s count are unspecified);
+    /// the slots of lanes `m` go up by one.
+    unsafe fn compress(self, _m: u32, _s: &mut Self::Slots, _vals: *mut T, _at: *mut u32) {}
 }
 
 /// What the tile kernel reads: a validated CSR5 view's arrays, `x`, `alpha`, `beta`.
@@ -187,9 +212,13 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     // Scratch for every tile: lane values, red pieces, segment slots, seg_offset, sums.
     let mut lanes = [T::ZERO; 32];
     let mut red = [T::ZERO; 32];
-    let mut cnt = [0usize; 32];
+    let mut cnt = [0u32; 32];
     let mut seg = [0usize; 32];
     let mut sums = [T::ZERO; MAX_SEGMENTS];
+    // The compressed green segments of a tile (`Lanes::COMPRESS`): written before read,
+    // so left uninitialised (4 KiB and 2 KiB that a small SpMV would otherwise clear).
+    let mut gvals = [MaybeUninit::<T>::uninit(); MAX_SEGMENTS + 32];
+    let mut gslots = [MaybeUninit::<u32>::uninit(); MAX_SEGMENTS + 32];
     let xp = a.x.as_ptr();
     // The open sum of a row that runs through whole tiles, kept in lanes (see below), in
     // memory between tiles: a register live across the whole tile loop is spilled around
@@ -262,7 +291,7 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         // The flag words, then (split descriptor) the offset words; packed, they coincide.
         let (flags, offs) = (&words[..w], &words[nwords - w..]);
         for (i, (&f, &o)) in flags.iter().zip(offs).enumerate() {
-            cnt[i] = a.format.y_offset(o);
+            cnt[i] = a.format.y_offset(o) as u32;
             seg[i] = a.format.seg_offset(o);
             let b = a.format.bit_flag(f);
             seen |= u32::from(b != 0) << i;
@@ -278,7 +307,18 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
             let open = V::heads(words.as_ptr(), 0);
             let reds = V::lane0(T::ZERO);
             let mut acc = step(a, ahead, vp, cp, 0, V::lane0(carry));
-            let mut st = Heads { lanes: &mut lanes, sums: &mut sums, cnt: &mut cnt, open, reds };
+            let slots = V::slots(cnt.as_ptr());
+            let mut st = Heads {
+                lanes: &mut lanes,
+                sums: &mut sums,
+                cnt: &mut cnt,
+                open,
+                reds,
+                slots,
+                gvals: &mut gvals,
+                gslots: &mut gslots,
+                ng: 0,
+            };
             // Measured on the dev VM (warm, every width): skipping the head-free steps
             // takes 9–19% off `banded` and `block_diagonal` (a few steps with heads per
             // tile) and costs up to 13% on AVX2 `poisson2d` (heads at most steps); so the
@@ -311,6 +351,18 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
                     j += 1;
                 }
             }
+            if V::COMPRESS {
+                // The lanes' final slots (for the blue pieces below), and the green
+                // segments into theirs.
+                V::store_slots(st.slots, st.cnt.as_mut_ptr());
+                for (v, k) in st.gvals.iter().zip(st.gslots.iter()).take(st.ng) {
+                    // SAFETY: `compress` wrote the first `ng` entries of both lists.
+                    let (v, k) = (v.assume_init(), k.assume_init());
+                    if let Some(s) = st.sums.get_mut(k as usize) {
+                        *s = v;
+                    }
+                }
+            }
             let (open, reds) = (st.open, st.reds);
             // Lanes without any head are one red piece.
             let reds = reds.add(acc.clear(!(full & !open)));
@@ -324,13 +376,13 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
             let next_red = if i + 1 < w { red[i + 1] } else { T::ZERO };
             run = if seg[i] > 0 { next_red + run } else { next_red };
             if seen >> i & 1 == 1
-                && let Some(s) = sums.get_mut(cnt[i])
+                && let Some(s) = sums.get_mut(cnt[i] as usize)
             {
                 *s = lanes[i] + run;
             }
         }
         let last_lane = seen.checked_ilog2().map_or(0, |b| b as usize);
-        let nseg = (cnt[last_lane] + 1).min(len);
+        let nseg = (cnt[last_lane] as usize + 1).min(len);
         let row_of = |k: usize| if dirty { r0 + eoff.get(k).map_or(0, |v| v.to_usize()) } else { r0 + k };
         goes_on = row_of(nseg - 1) == next;
         carry = if goes_on { sums[nseg - 1] } else { T::ZERO };
@@ -384,17 +436,24 @@ unsafe fn step<T: Scalar, I: Index, V: Lanes<T, I>>(
 }
 
 /// The per-tile state that steps with heads update (step 2 of the module docs).
-struct Heads<'s, T, V> {
+struct Heads<'s, T, V, S> {
     lanes: &'s mut [T; 32],
     sums: &'s mut [T; MAX_SEGMENTS],
-    cnt: &'s mut [usize; 32],
+    cnt: &'s mut [u32; 32],
     /// Lanes that have seen a head.
     open: u32,
     /// The red pieces.
     reds: V,
+    /// `Lanes::COMPRESS`: the lanes' slots, and the tile's green segments so far (`ng`
+    /// values and their slots; a tile has at most `MAX_SEGMENTS`, and each compress
+    /// writes `W <= 32` entries).
+    slots: S,
+    gvals: &'s mut [MaybeUninit<T>; MAX_SEGMENTS + 32],
+    gslots: &'s mut [MaybeUninit<u32>; MAX_SEGMENTS + 32],
+    ng: usize,
 }
 
-impl<T: Scalar, V: Copy> Heads<'_, T, V> {
+impl<T: Scalar, V: Copy, S: Copy> Heads<'_, T, V, S> {
     /// The heads `m` of a step close the lanes' open pieces of `acc`; those lanes restart.
     ///
     /// # Safety
@@ -402,19 +461,26 @@ impl<T: Scalar, V: Copy> Heads<'_, T, V> {
     #[inline(always)]
     unsafe fn close<I: Index>(&mut self, m: u32, acc: V) -> V
     where
-        V: Lanes<T, I>,
+        V: Lanes<T, I, Slots = S>,
     {
         // Green: lanes already inside a segment of their own close it.
         let green = m & self.open;
-        // SAFETY: the caller's contract; `lanes` holds 32 >= W values.
+        // SAFETY: the caller's contract; `lanes` holds 32 >= W values; the green lists
+        // hold `W` entries from `n` (see the field docs).
         unsafe {
-            if green != 0 {
+            if green != 0 && V::COMPRESS {
+                // `ng <= MAX_SEGMENTS`, so both lists have 32 >= W entries from `ng`.
+                let n = self.ng.min(MAX_SEGMENTS);
+                let (v, k) = (self.gvals[n..].as_mut_ptr(), self.gslots[n..].as_mut_ptr());
+                acc.compress(green, &mut self.slots, v.cast(), k.cast());
+                self.ng = n + green.count_ones() as usize;
+            } else if green != 0 {
                 acc.store(self.lanes.as_mut_ptr());
                 let mut bits = green;
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if let Some(s) = self.sums.get_mut(self.cnt[i]) {
+                    if let Some(s) = self.sums.get_mut(self.cnt[i] as usize) {
                         *s = self.lanes[i];
                     }
                     self.cnt[i] += 1;
@@ -434,6 +500,8 @@ pub(crate) struct Port<T, const W: usize>([T; W]);
 
 impl<T: Scalar, I: Index, const W: usize> Lanes<T, I> for Port<T, W> {
     const W: usize = W;
+    type Slots = ();
+    unsafe fn slots(_p: *const u32) {}
     #[inline(always)]
     unsafe fn load(p: *const T) -> Self {
         // SAFETY: `p` is valid for `W` reads (trait contract).

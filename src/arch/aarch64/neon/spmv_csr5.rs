@@ -36,6 +36,8 @@ macro_rules! f64x2_lanes {
     ($i:ty) => {
         impl Lanes<f64, $i> for F64x2 {
             const W: usize = 2;
+            type Slots = ();
+            unsafe fn slots(_p: *const u32) {}
             const RUN_CHAINS: usize = 2;
             #[inline(always)]
             unsafe fn load(p: *const f64) -> Self {
@@ -92,6 +94,8 @@ macro_rules! f32x4_lanes {
     ($i:ty) => {
         impl Lanes<f32, $i> for F32x4 {
             const W: usize = 4;
+            type Slots = ();
+            unsafe fn slots(_p: *const u32) {}
             const RUN_CHAINS: usize = 2;
             #[inline(always)]
             unsafe fn load(p: *const f32) -> Self {

@@ -29,6 +29,8 @@ macro_rules! f64x4_lanes {
     ($i:ty, $gather:expr) => {
         impl<const HW: bool> Lanes<f64, $i> for F64x4<HW> {
             const W: usize = 4;
+            type Slots = ();
+            unsafe fn slots(_p: *const u32) {}
             const RUN_CHAINS: usize = 2;
             #[inline(always)]
             unsafe fn load(p: *const f64) -> Self {
@@ -87,6 +89,8 @@ macro_rules! f32x8_lanes {
     ($i:ty, $gather:expr) => {
         impl<const HW: bool> Lanes<f32, $i> for F32x8<HW> {
             const W: usize = 8;
+            type Slots = ();
+            unsafe fn slots(_p: *const u32) {}
             const RUN_CHAINS: usize = 2;
             #[inline(always)]
             unsafe fn load(p: *const f32) -> Self {

@@ -1,7 +1,8 @@
 //! The AVX-512 (F, VL, DQ) CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop
 //! of `arch::portable::spmv_csr5` over 512-bit registers — 8 `f64` or 16 `f32` lanes, so
 //! `omega` = 8 / 16 — with hardware gathers, mask registers for the per-step heads
-//! (`vptestmd`) and zero-masking moves to restart the lanes that closed a segment.
+//! (`vptestmd`), zero-masking moves to restart the lanes that closed a segment, and
+//! `vcompress` to append those segments to the tile's list (`Lanes::COMPRESS`).
 //!
 //! Or, where [`Gathers::current`] says so (AMD CPUs, whose gathers are microcoded), a
 //! scalar load per lane put together with `_mm512_set_*`: the same values.
@@ -31,6 +32,28 @@ macro_rules! f64x8_lanes {
     ($i:ty, $gather:expr) => {
         impl<const HW: bool> Lanes<f64, $i> for F64x8<HW> {
             const W: usize = 8;
+            const COMPRESS: bool = true;
+            type Slots = __m256i;
+            #[inline(always)]
+            unsafe fn slots(p: *const u32) -> __m256i {
+                // SAFETY: `p` is valid for 8 reads (trait contract).
+                unsafe { _mm256_loadu_si256(p.cast()) }
+            }
+            #[inline(always)]
+            unsafe fn store_slots(s: __m256i, p: *mut u32) {
+                // SAFETY: `p` is valid for 8 writes (trait contract).
+                unsafe { _mm256_storeu_si256(p.cast(), s) }
+            }
+            #[inline(always)]
+            unsafe fn compress(self, m: u32, s: &mut __m256i, vals: *mut f64, out: *mut u32) {
+                // SAFETY: AVX-512F+VL; `vals` and `out` valid for 8 writes (trait contract).
+                unsafe {
+                    let k = m as u8;
+                    _mm512_storeu_pd(vals, _mm512_maskz_compress_pd(k, self.0));
+                    _mm256_storeu_si256(out.cast(), _mm256_maskz_compress_epi32(k, *s));
+                    *s = _mm256_mask_add_epi32(*s, k, *s, _mm256_set1_epi32(1));
+                }
+            }
             #[inline(always)]
             unsafe fn load(p: *const f64) -> Self {
                 // SAFETY: `p` is valid for 8 reads (trait contract).
@@ -81,6 +104,28 @@ macro_rules! f32x16_lanes {
     ($i:ty, $gather:expr) => {
         impl<const HW: bool> Lanes<f32, $i> for F32x16<HW> {
             const W: usize = 16;
+            const COMPRESS: bool = true;
+            type Slots = __m512i;
+            #[inline(always)]
+            unsafe fn slots(p: *const u32) -> __m512i {
+                // SAFETY: `p` is valid for 16 reads (trait contract).
+                unsafe { _mm512_loadu_si512(p.cast()) }
+            }
+            #[inline(always)]
+            unsafe fn store_slots(s: __m512i, p: *mut u32) {
+                // SAFETY: `p` is valid for 16 writes (trait contract).
+                unsafe { _mm512_storeu_si512(p.cast(), s) }
+            }
+            #[inline(always)]
+            unsafe fn compress(self, m: u32, s: &mut __m512i, vals: *mut f32, out: *mut u32) {
+                // SAFETY: AVX-512F; `vals` and `out` valid for 16 writes (trait contract).
+                unsafe {
+                    let k = m as u16;
+                    _mm512_storeu_ps(vals, _mm512_maskz_compress_ps(k, self.0));
+                    _mm512_storeu_si512(out.cast(), _mm512_maskz_compress_epi32(k, *s));
+                    *s = _mm512_mask_add_epi32(*s, k, *s, _mm512_set1_epi32(1));
+                }
+            }
             #[inline(always)]
             unsafe fn load(p: *const f32) -> Self {
                 // SAFETY: `p` is valid for 16 reads (trait contract).
@@ -209,7 +254,7 @@ f32x16_lanes!(u32, gather_f32_u32);
 f32x16_lanes!(u64, gather_f32_u64);
 
 tile_entries! {
-    "avx512f,avx512vl,avx512bw,avx512dq";
+    "avx512f,avx512vl,avx512bw,avx512dq,popcnt";
     f64_u32: f64, u32, F64x8;
     f64_u64: f64, u64, F64x8;
     f32_u32: f32, u32, F32x16;
