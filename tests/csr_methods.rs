@@ -74,6 +74,39 @@ fn from_lens<T: Scalar, I: Index>(
     CsrOwned::from_parts(nrows, ncols, row_ptr, col_idx, vals).unwrap()
 }
 
+/// Rows made of runs of consecutive columns, which the SIMD widths read as one load of
+/// `x` per register instead of a gather: up to three runs of up to 40 columns per row,
+/// each whole, ending on the last column of `x`, with one column off, or in reverse
+/// order (`seed` picks).
+fn from_runs<T: Scalar, I: Index>(nrows: usize, ncols: usize, seed: u64) -> CsrOwned<T, I> {
+    let mut row_ptr = vec![I::ZERO];
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    for i in 0..nrows {
+        let h = splitmix(seed ^ (i as u64) << 20);
+        for r in 0..(h % 4) as usize {
+            let g = splitmix(h ^ r as u64);
+            let len = ((g >> 8) % 41) as usize % (ncols + 1);
+            let start =
+                if g.is_multiple_of(4) { ncols - len } else { ((g >> 20) as usize) % (ncols - len + 1) };
+            let mut run: Vec<usize> = (start..start + len).collect();
+            match (g >> 32) % 4 {
+                0 if len > 1 => {
+                    let k = ((g >> 40) as usize) % len;
+                    run[k] = (run[k] + 2) % ncols;
+                }
+                1 => run.reverse(),
+                _ => {}
+            }
+            for (k, c) in run.into_iter().enumerate() {
+                col_idx.push(I::from_usize(c).unwrap());
+                vals.push(T::from_f64(((g >> (k % 48)) % 9) as f64 * 0.5 - 2.0));
+            }
+        }
+        row_ptr.push(I::from_usize(col_idx.len()).unwrap());
+    }
+    CsrOwned::from_parts(nrows, ncols, row_ptr, col_idx, vals).unwrap()
+}
+
 /// A named matrix shape: `(name, nrows, ncols, length of row i)`.
 type Shape = (&'static str, usize, usize, Box<dyn Fn(usize) -> usize>);
 
@@ -147,7 +180,43 @@ fn every_method_equals_the_reference_on_structured_shapes_f64_usize() {
     structured::<f64, usize>();
 }
 
+/// Dense rows and bands, whose every register is a run of consecutive columns, the last
+/// one ending on `x`'s last entry where `n` is a multiple of the register width.
+#[test]
+fn every_method_equals_the_reference_on_runs_of_columns() {
+    for n in [1, 3, 4, 7, 8, 9, 15, 16, 17, 31, 32, 33, 48, 64, 65] {
+        let dense = from_runs_dense::<f32, u32>(n);
+        let r = check_methods(&dense.view(), 1.5, 0.0, 5);
+        assert!(r.is_ok(), "dense {n}x{n} f32: {r:?}");
+        let dense = from_runs_dense::<f64, u64>(n);
+        let r = check_methods(&dense.view(), 1.5, -1.0, 5);
+        assert!(r.is_ok(), "dense {n}x{n} f64: {r:?}");
+    }
+}
+
+/// An `n x n` matrix with every entry present, rows in column order.
+fn from_runs_dense<T: Scalar, I: Index>(n: usize) -> CsrOwned<T, I> {
+    let row_ptr = (0..=n).map(|i| I::from_usize(i * n).unwrap()).collect();
+    let col_idx = (0..n * n).map(|k| I::from_usize(k % n).unwrap()).collect();
+    let vals = (0..n * n).map(|k| T::from_f64((k % 11) as f64 * 0.25 - 1.0)).collect();
+    CsrOwned::from_parts(n, n, row_ptr, col_idx, vals).unwrap()
+}
+
 proptest! {
+    #[test]
+    fn every_method_equals_the_reference_on_column_runs(
+        nrows in 0usize..24, ncols in 1usize..70, (a, b) in scalars(), seed: u64
+    ) {
+        let m = from_runs::<f32, u32>(nrows, ncols, seed);
+        check_methods(&m.view(), a as f32, b as f32, seed)?;
+        let m = from_runs::<f64, u64>(nrows, ncols, seed);
+        check_methods(&m.view(), a, b, seed)?;
+        let m = from_runs::<f64, u32>(nrows, ncols, seed);
+        check_methods(&m.view(), a, b, seed)?;
+        let m = from_runs::<f32, u64>(nrows, ncols, seed);
+        check_methods(&m.view(), a as f32, b as f32, seed)?;
+    }
+
     #[test]
     fn every_method_equals_the_reference_f64_u32(raw in csr::<f64, u32>(40, 12, false), (a, b) in scalars(), seed: u64) {
         check_raw(&raw, a, b, seed)?;

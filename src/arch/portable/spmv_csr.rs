@@ -157,6 +157,24 @@ pub(crate) trait DotVec: Copy {
         x: *const Self::T,
         xmax: usize,
     ) -> Self;
+    /// As [`DotVec::fma`], for a row that may be one run of consecutive columns: where
+    /// the `W` columns are `c, c + 1, ..`, `x` is read by one load instead of a gather
+    /// (x86-64 widths: a compare of the columns with `c + lane` first; the default is
+    /// `fma`).
+    ///
+    /// # Safety
+    /// As [`DotVec::fma`].
+    #[inline(always)]
+    unsafe fn fma_run(
+        acc: Self,
+        vals: *const Self::T,
+        cols: *const Self::I,
+        x: *const Self::T,
+        xmax: usize,
+    ) -> Self {
+        // SAFETY: the caller's contract.
+        unsafe { Self::fma(acc, vals, cols, x, xmax) }
+    }
     /// `vals[j] * x[min(cols[j], xmax)]` in every lane `j < W`.
     ///
     /// # Safety
@@ -192,6 +210,15 @@ pub(crate) trait DotVec: Copy {
     unsafe fn store(self, out: *mut Self::T);
 }
 
+/// Whether a run of `w` columns from `c0` lies inside `x[..=xmax]` (`c0 + w - 1 <=
+/// xmax`, without overflow): the bound under which a width's register reads a run of
+/// consecutive columns as one load of `x` instead of a gather.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn run_fits(c0: u64, w: u64, xmax: usize) -> bool {
+    (xmax as u64).checked_sub(w - 1).is_some_and(|last| c0 <= last)
+}
+
 /// One row's dot product on `V`'s lanes: four register accumulators over blocks of
 /// `4 W`, then single registers, then one masked tail (thesis Alg. 29's per-row
 /// reduction, with the row's lanes in SIMD registers instead of threads).
@@ -204,7 +231,50 @@ pub(crate) unsafe fn simd_dot<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &[V::T
     if n < V::SHORT || x.is_empty() || x.len() > V::MAX_X {
         return dot_seq(cols, vals, x);
     }
-    let (w, xmax) = (V::W, x.len() - 1);
+    // A row whose last column is its first plus its length minus one may be one run of
+    // consecutive columns (dense, banded and block rows): its registers try a load of
+    // `x` before a gather. Other rows never pay for the test.
+    if cols[n - 1].to_usize().wrapping_sub(cols[0].to_usize()) == n - 1 {
+        // SAFETY: the caller's promise.
+        unsafe { simd_dot_regs::<V, true>(cols, vals, x, n) }
+    } else {
+        // SAFETY: the caller's promise.
+        unsafe { simd_dot_regs::<V, false>(cols, vals, x, n) }
+    }
+}
+
+/// One register of [`simd_dot_regs`]: [`DotVec::fma_run`] if `RUN`, else [`DotVec::fma`].
+/// (A closure here would not inherit the kernel's target features.)
+///
+/// # Safety
+/// As [`DotVec::fma`].
+#[inline(always)]
+unsafe fn reg<V: DotVec, const RUN: bool>(
+    acc: V,
+    vals: *const V::T,
+    cols: *const V::I,
+    x: *const V::T,
+    xmax: usize,
+) -> V {
+    // SAFETY: the caller's contract.
+    unsafe { if RUN { V::fma_run(acc, vals, cols, x, xmax) } else { V::fma(acc, vals, cols, x, xmax) } }
+}
+
+/// [`simd_dot`]'s registers over the first `n >= SHORT` entries (`n <= ` both lengths,
+/// `x` non-empty and at most `MAX_X` long), by [`DotVec::fma_run`] if `RUN`, else by
+/// [`DotVec::fma`].
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+unsafe fn simd_dot_regs<V: DotVec, const RUN: bool>(
+    cols: &[V::I],
+    vals: &[V::T],
+    x: &[V::T],
+    n: usize,
+) -> V::T {
+    let n = n.min(cols.len()).min(vals.len());
+    let (w, xmax) = (V::W, x.len().saturating_sub(1));
     let (c, v, xp) = (cols.as_ptr(), vals.as_ptr(), x.as_ptr());
     // SAFETY (every call below): the features are the caller's promise; each register
     // reads `vals[k..k + W]`/`cols[k..k + W]` with `k + W <= n` (the tail reads `n - k`
@@ -213,14 +283,14 @@ pub(crate) unsafe fn simd_dot<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &[V::T
         let (mut a0, mut a1, mut a2, mut a3) = (V::zero(), V::zero(), V::zero(), V::zero());
         let mut k = 0;
         while k + 4 * w <= n {
-            a0 = V::fma(a0, v.add(k), c.add(k), xp, xmax);
-            a1 = V::fma(a1, v.add(k + w), c.add(k + w), xp, xmax);
-            a2 = V::fma(a2, v.add(k + 2 * w), c.add(k + 2 * w), xp, xmax);
-            a3 = V::fma(a3, v.add(k + 3 * w), c.add(k + 3 * w), xp, xmax);
+            a0 = reg::<V, RUN>(a0, v.add(k), c.add(k), xp, xmax);
+            a1 = reg::<V, RUN>(a1, v.add(k + w), c.add(k + w), xp, xmax);
+            a2 = reg::<V, RUN>(a2, v.add(k + 2 * w), c.add(k + 2 * w), xp, xmax);
+            a3 = reg::<V, RUN>(a3, v.add(k + 3 * w), c.add(k + 3 * w), xp, xmax);
             k += 4 * w;
         }
         while k + w <= n {
-            a0 = V::fma(a0, v.add(k), c.add(k), xp, xmax);
+            a0 = reg::<V, RUN>(a0, v.add(k), c.add(k), xp, xmax);
             k += w;
         }
         if k < n {

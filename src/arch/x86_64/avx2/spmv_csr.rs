@@ -12,10 +12,144 @@
 //! indices; 64-bit ones, lacking an unsigned 64-bit `min` before AVX-512, compare with the
 //! sign bit flipped and blend). A row's tail is one masked load (`vpmaskmov`) of indices
 //! and values and one masked gather: masked-off lanes are not read.
+//!
+//! In a row that may be one run of consecutive columns (its last column is its first plus
+//! its length minus one: dense, banded and block rows), each register compares its columns
+//! with `c, c + 1, ..` and, where they match, reads `x[c..]` with one load instead of a
+//! gather (`fma_run`). Measured on the AMD EPYC dev VM (row-vector, old and new builds
+//! alternating, best of 8): `f32` `dense` 1.10 → 0.53 ms, `banded` 1.41 → 0.84,
+//! `block_diagonal` 1.34 → 0.73 (AVX2 alike); `f64` 1.08–1.31x; rows that are not
+//! one run (`poisson3d_27`, `lp_like`) pay one compare per row, within 0–3%.
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::spmv_csr::{DotVec, spmv_csr_kernels};
+use crate::arch::portable::spmv_csr::{DotVec, run_fits, spmv_csr_kernels};
+
+/// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
+///
+/// # Safety
+/// As [`xs_f64_u32`].
+#[inline(always)]
+unsafe fn gather_f64_u32(cols: *const u32, x: *const f64, xmax: usize) -> __m256d {
+    // SAFETY: the caller's contract; the offsets are clamped to `xmax`.
+    unsafe {
+        _mm256_i32gather_pd::<8>(x, _mm_min_epu32(_mm_loadu_si128(cols.cast()), _mm_set1_epi32(xmax as i32)))
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the 4 lanes at `cols`: one load of `x[c0..c0 + 4]` where
+/// the columns are `c0, c0 + 1, c0 + 2, c0 + 3` (rows of consecutive columns: dense,
+/// banded, block rows), a gather otherwise.
+///
+/// # Safety
+/// AVX2; `cols` valid for 4 reads, `x` for `xmax + 1`, `xmax <= i32::MAX`.
+#[inline(always)]
+unsafe fn xs_f64_u32(cols: *const u32, x: *const f64, xmax: usize) -> __m256d {
+    // SAFETY: the caller's contract; the load covers `x[c0..=c0 + 3]` with `c0 + 3 <= xmax`,
+    // the gather's offsets are clamped to `xmax`.
+    unsafe {
+        let c = _mm_loadu_si128(cols.cast());
+        let c0 = *cols;
+        let run = _mm_add_epi32(_mm_set1_epi32(c0 as i32), _mm_setr_epi32(0, 1, 2, 3));
+        if _mm_movemask_epi8(_mm_cmpeq_epi32(c, run)) == 0xffff && run_fits(c0.into(), 4, xmax) {
+            _mm256_loadu_pd(x.add(c0 as usize))
+        } else {
+            gather_f64_u32(cols, x, xmax)
+        }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
+///
+/// # Safety
+/// As [`xs_f64_u64`].
+#[inline(always)]
+unsafe fn gather_f64_u64(cols: *const u64, x: *const f64, xmax: usize) -> __m256d {
+    // SAFETY: the caller's contract; the offsets are clamped to `xmax`.
+    unsafe { _mm256_i64gather_pd::<8>(x, clamp64(_mm256_loadu_si256(cols.cast()), xmax)) }
+}
+
+/// As [`xs_f64_u32`], 64-bit columns.
+///
+/// # Safety
+/// AVX2; `cols` valid for 4 reads, `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn xs_f64_u64(cols: *const u64, x: *const f64, xmax: usize) -> __m256d {
+    // SAFETY: as `xs_f64_u32`.
+    unsafe {
+        let c = _mm256_loadu_si256(cols.cast());
+        let c0 = *cols;
+        let run = _mm256_add_epi64(_mm256_set1_epi64x(c0 as i64), _mm256_setr_epi64x(0, 1, 2, 3));
+        if _mm256_movemask_epi8(_mm256_cmpeq_epi64(c, run)) == -1 && run_fits(c0, 4, xmax) {
+            _mm256_loadu_pd(x.add(c0 as usize))
+        } else {
+            gather_f64_u64(cols, x, xmax)
+        }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
+///
+/// # Safety
+/// As [`xs_f32_u32`].
+#[inline(always)]
+unsafe fn gather_f32_u32(cols: *const u32, x: *const f32, xmax: usize) -> __m256 {
+    // SAFETY: the caller's contract; the offsets are clamped to `xmax`.
+    unsafe {
+        _mm256_i32gather_ps::<4>(
+            x,
+            _mm256_min_epu32(_mm256_loadu_si256(cols.cast()), _mm256_set1_epi32(xmax as i32)),
+        )
+    }
+}
+
+/// As [`xs_f64_u32`], 8 `f32` lanes.
+///
+/// # Safety
+/// AVX2; `cols` valid for 8 reads, `x` for `xmax + 1`, `xmax <= i32::MAX`.
+#[inline(always)]
+unsafe fn xs_f32_u32(cols: *const u32, x: *const f32, xmax: usize) -> __m256 {
+    // SAFETY: as `xs_f64_u32`, `c0 + 7 <= xmax`.
+    unsafe {
+        let c = _mm256_loadu_si256(cols.cast());
+        let c0 = *cols;
+        let run = _mm256_add_epi32(_mm256_set1_epi32(c0 as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+        if _mm256_movemask_epi8(_mm256_cmpeq_epi32(c, run)) == -1 && run_fits(c0.into(), 8, xmax) {
+            _mm256_loadu_ps(x.add(c0 as usize))
+        } else {
+            gather_f32_u32(cols, x, xmax)
+        }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
+///
+/// # Safety
+/// As [`xs_f32_u64`].
+#[inline(always)]
+unsafe fn gather_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m128 {
+    // SAFETY: the caller's contract; the offsets are clamped to `xmax`.
+    unsafe { _mm256_i64gather_ps::<4>(x, clamp64(_mm256_loadu_si256(cols.cast()), xmax)) }
+}
+
+/// As [`xs_f64_u32`], 4 `f32` lanes with 64-bit columns.
+///
+/// # Safety
+/// AVX2; `cols` valid for 4 reads, `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn xs_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m128 {
+    // SAFETY: as `xs_f64_u64`.
+    unsafe {
+        let c = _mm256_loadu_si256(cols.cast());
+        let c0 = *cols;
+        let run = _mm256_add_epi64(_mm256_set1_epi64x(c0 as i64), _mm256_setr_epi64x(0, 1, 2, 3));
+        if _mm256_movemask_epi8(_mm256_cmpeq_epi64(c, run)) == -1 && run_fits(c0, 4, xmax) {
+            _mm_loadu_ps(x.add(c0 as usize))
+        } else {
+            gather_f32_u64(cols, x, xmax)
+        }
+    }
+}
 
 /// Clamps 4 × u64 indices to `xmax` (unsigned).
 ///
@@ -120,18 +254,17 @@ impl DotVec for F64U32 {
     unsafe fn mul(vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
         // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
         // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
-        unsafe {
-            let idx = _mm_min_epu32(_mm_loadu_si128(cols.cast()), _mm_set1_epi32(xmax as i32));
-            F64U32(_mm256_mul_pd(_mm256_loadu_pd(vals), _mm256_i32gather_pd::<8>(x, idx)))
-        }
+        unsafe { F64U32(_mm256_mul_pd(_mm256_loadu_pd(vals), gather_f64_u32(cols, x, xmax))) }
     }
     #[inline(always)]
     unsafe fn fma(acc: Self, vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
         // SAFETY: as `mul`.
-        unsafe {
-            let idx = _mm_min_epu32(_mm_loadu_si128(cols.cast()), _mm_set1_epi32(xmax as i32));
-            F64U32(_mm256_fmadd_pd(_mm256_loadu_pd(vals), _mm256_i32gather_pd::<8>(x, idx), acc.0))
-        }
+        unsafe { F64U32(_mm256_fmadd_pd(_mm256_loadu_pd(vals), gather_f64_u32(cols, x, xmax), acc.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fma_run(acc: Self, vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
+        unsafe { F64U32(_mm256_fmadd_pd(_mm256_loadu_pd(vals), xs_f64_u32(cols, x, xmax), acc.0)) }
     }
     #[inline(always)]
     unsafe fn fma_tail(
@@ -167,18 +300,17 @@ impl DotVec for F64U64 {
     unsafe fn mul(vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
         // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
         // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
-        unsafe {
-            let idx = clamp64(_mm256_loadu_si256(cols.cast()), xmax);
-            F64U64(_mm256_mul_pd(_mm256_loadu_pd(vals), _mm256_i64gather_pd::<8>(x, idx)))
-        }
+        unsafe { F64U64(_mm256_mul_pd(_mm256_loadu_pd(vals), gather_f64_u64(cols, x, xmax))) }
     }
     #[inline(always)]
     unsafe fn fma(acc: Self, vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
         // SAFETY: as `mul`.
-        unsafe {
-            let idx = clamp64(_mm256_loadu_si256(cols.cast()), xmax);
-            F64U64(_mm256_fmadd_pd(_mm256_loadu_pd(vals), _mm256_i64gather_pd::<8>(x, idx), acc.0))
-        }
+        unsafe { F64U64(_mm256_fmadd_pd(_mm256_loadu_pd(vals), gather_f64_u64(cols, x, xmax), acc.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fma_run(acc: Self, vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
+        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
+        unsafe { F64U64(_mm256_fmadd_pd(_mm256_loadu_pd(vals), xs_f64_u64(cols, x, xmax), acc.0)) }
     }
     #[inline(always)]
     unsafe fn fma_tail(
@@ -215,18 +347,17 @@ impl DotVec for F32U32 {
     unsafe fn mul(vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
         // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
         // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
-        unsafe {
-            let idx = _mm256_min_epu32(_mm256_loadu_si256(cols.cast()), _mm256_set1_epi32(xmax as i32));
-            F32U32(_mm256_mul_ps(_mm256_loadu_ps(vals), _mm256_i32gather_ps::<4>(x, idx)))
-        }
+        unsafe { F32U32(_mm256_mul_ps(_mm256_loadu_ps(vals), gather_f32_u32(cols, x, xmax))) }
     }
     #[inline(always)]
     unsafe fn fma(acc: Self, vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
         // SAFETY: as `mul`.
-        unsafe {
-            let idx = _mm256_min_epu32(_mm256_loadu_si256(cols.cast()), _mm256_set1_epi32(xmax as i32));
-            F32U32(_mm256_fmadd_ps(_mm256_loadu_ps(vals), _mm256_i32gather_ps::<4>(x, idx), acc.0))
-        }
+        unsafe { F32U32(_mm256_fmadd_ps(_mm256_loadu_ps(vals), gather_f32_u32(cols, x, xmax), acc.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fma_run(acc: Self, vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
+        unsafe { F32U32(_mm256_fmadd_ps(_mm256_loadu_ps(vals), xs_f32_u32(cols, x, xmax), acc.0)) }
     }
     #[inline(always)]
     unsafe fn fma_tail(
@@ -279,18 +410,17 @@ impl DotVec for F32U64 {
     unsafe fn mul(vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
         // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
         // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
-        unsafe {
-            let idx = clamp64(_mm256_loadu_si256(cols.cast()), xmax);
-            F32U64(_mm_mul_ps(_mm_loadu_ps(vals), _mm256_i64gather_ps::<4>(x, idx)))
-        }
+        unsafe { F32U64(_mm_mul_ps(_mm_loadu_ps(vals), gather_f32_u64(cols, x, xmax))) }
     }
     #[inline(always)]
     unsafe fn fma(acc: Self, vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
         // SAFETY: as `mul`.
-        unsafe {
-            let idx = clamp64(_mm256_loadu_si256(cols.cast()), xmax);
-            F32U64(_mm_fmadd_ps(_mm_loadu_ps(vals), _mm256_i64gather_ps::<4>(x, idx), acc.0))
-        }
+        unsafe { F32U64(_mm_fmadd_ps(_mm_loadu_ps(vals), gather_f32_u64(cols, x, xmax), acc.0)) }
+    }
+    #[inline(always)]
+    unsafe fn fma_run(acc: Self, vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
+        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
+        unsafe { F32U64(_mm_fmadd_ps(_mm_loadu_ps(vals), xs_f32_u64(cols, x, xmax), acc.0)) }
     }
     #[inline(always)]
     unsafe fn fma_tail(
