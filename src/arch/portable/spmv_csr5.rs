@@ -382,7 +382,8 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         if dirty {
             // The tile's rows `r0..next` (those of them in `y`) become `beta * y` in one
             // pass, then each segment's row, from `empty_offset`, gets `alpha * s` added:
-            // the same operations as `put`, in the same order. (A `beta * y` pass per run
+            // `alpha * s + beta * y` (`alpha * s` when `beta == 0`), the same operations in
+            // the same order as the clean tiles' pass below. (A `beta * y` pass per run
             // of empty rows between segments cost a `memset` call each: `rmat`, half its
             // rows empty, spent a tenth of its CSR5 time there.)
             let y0 = a.y0;
