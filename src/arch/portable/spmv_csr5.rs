@@ -43,6 +43,7 @@
 use core::mem::MaybeUninit;
 use core::ops::Range;
 
+use crate::arch::PF_AHEAD;
 use crate::formats::csr5::tile::DescFormat;
 use crate::{Index, Scalar};
 
@@ -133,12 +134,6 @@ pub(crate) fn scale_rows<T: Scalar>(y: &mut [T], rows: Range<usize>, beta: T) {
 /// Most segments a tile can hold (`omega * sigma`, see `formats::csr5::build::MAX_TILE`):
 /// the size of the stack buffer of segment sums (4 KiB of `f64`).
 pub(crate) const MAX_SEGMENTS: usize = 512;
-
-/// How far ahead, in entries, the tile loop prefetches its values and column indices:
-/// 4 KiB of `f64` values (two AVX-512 tiles of 8 × 32), 2 KiB of `f32`. Measured on the
-/// dev VM against one, two, four and eight AVX-512 tiles ahead: two was best or within
-/// noise on every class, and eight lost 5–20% on irregular matrices.
-pub(crate) const PF_AHEAD: usize = 512;
 
 /// The `#[target_feature]` entries of a width's tile kernel, one per value and index
 /// type: `$name(a, tiles, y, hw)` runs [`run_tiles`] with the lanes `$v<true>` (hardware
