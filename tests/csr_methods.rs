@@ -460,6 +460,28 @@ fn choose_is_a_valid_method_for_every_shape_and_isa() {
     }
 }
 
+/// `choose`'s documented rule on the shapes that decide it: random columns over a 4 MiB
+/// `x` (so almost every read is far from the diagonal), rows of 1..=10 entries (uneven)
+/// or of 5 (even), and a matrix with fewer entries than rows.
+#[test]
+fn choose_follows_its_documented_rule() {
+    let (m, n) = (4096, 1 << 20);
+    let uneven = from_lens::<f32, u32>(m, n, |i| 1 + i % 10, 3);
+    let even = from_lens::<f32, u32>(m, n, |_| 5, 3);
+    let uneven64 = from_lens::<f64, u32>(m, n, |i| 1 + i % 10, 3);
+    let near = from_lens::<f32, u32>(m, 64, |i| 1 + i % 10, 3);
+    let sparse = from_lens::<f32, u32>(m, n, |i| usize::from(i % 3 == 0), 3);
+    for isa in Isa::ALL {
+        let gathers = matches!(isa, Isa::Avx2 | Isa::Avx512);
+        let want = if gathers { CsrMethod::SegmentedSum } else { CsrMethod::RowVector };
+        assert_eq!(CsrMethod::choose(&uneven.view(), isa), want, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&even.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&uneven64.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&near.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&sparse.view(), isa), CsrMethod::RowScalar, "{isa:?}");
+    }
+}
+
 /// The thread driver runs `choose`'s row method per chunk, so it equals the serial
 /// `SpMv` bit for bit on every `Isa` (the SIMD row kernel included).
 #[cfg(feature = "parallel")]

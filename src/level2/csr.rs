@@ -99,33 +99,33 @@ impl CsrMethod {
     ///
     /// - [`RowScalar`](CsrMethod::RowScalar) when the matrix has fewer entries than rows;
     /// - [`SegmentedSum`](CsrMethod::SegmentedSum) for `f32` on AVX2 and AVX-512 when
-    ///   the rows are short (at most 16 entries on average), rarely empty (at most one
-    ///   sampled row in 16) and read `x` all over (more than half of the sampled entries
-    ///   lie more than 256 KiB of `x` from the diagonal);
+    ///   the rows are short (at most 16 entries on average) of uneven lengths (the
+    ///   sampled lengths span at least 4), rarely empty (at most one sampled row in 16)
+    ///   and read `x` all over (more than half of the sampled entries lie more than
+    ///   256 KiB of `x` from the diagonal);
     /// - [`RowVector`](CsrMethod::RowVector) otherwise.
     ///
-    /// Why (single-thread medians, `examples/suite.rs --only spmv`, GFlop/s of the methods
-    /// in one run; a shared, noisy 2-core AVX-512 machine, so single ratios scatter by
+    /// Why (single-thread medians, `examples/suite.rs --only spmv`, the methods timed in
+    /// one run; a shared, noisy 2-core AVX-512 machine, so single ratios scatter by
     /// ±10–30%):
     /// - RowVector runs rows shorter than 8 entries inline through the loop of
-    ///   RowScalar and calls the vector dot product out of line for longer ones. It
-    ///   measured 0.40–1.12× RowScalar's time on AVX-512 (0.55–0.70× typical), 0.38–1.1×
-    ///   on AVX2 apart from noise outliers, and mostly below 1 on the portable path (four
-    ///   accumulators); on the short-row matrices (poisson2d, uniform_random: 5 entries
-    ///   per row) a repeated run with 4 s per benchmark gave 0.74–0.94×. RowVector costs
-    ///   one length test per row where it cannot win, so only an almost empty matrix
-    ///   (fewer entries than rows) keeps RowScalar.
-    /// - Short `f32` rows scattered over a large `x` (dc2_like, uniform_random) are
-    ///   bound by the reads of `x`. The segmented sum issues them as full-width gathers
-    ///   over a block of entries, whatever the row lengths, and there it beat RowVector by
-    ///   1.2–1.5× on both widths (dc2_like 0.63–0.72 against 0.46–0.49 GFlop/s,
-    ///   uniform_random 0.55–0.62 against 0.45–0.48). One masked gather per short row
-    ///   was slower than the scalar loop (a 16-lane gather costs about the same however
-    ///   few lanes it reads). In `f64` (half the lanes per gather) the two tie (dc2_like
-    ///   0.46 against 0.44), and on matrices with many empty rows (rmat: half its rows)
-    ///   or local reads of `x` (the stencils, banded) the segmented sum's per-row
-    ///   bookkeeping loses (rmat f32 0.48–0.52 against 0.58–0.62, poisson2d 1.5 against
-    ///   3.0), so RowVector stays there.
+    ///   RowScalar, prefetching the values and column indices ahead, and calls the
+    ///   vector dot product out of line for longer ones. It measured 1.0–3.2× RowScalar's
+    ///   speed on AVX-512 (short rows: poisson2d `f64` 1.95×, uniform_random 2.2–2.3×;
+    ///   long rows: banded 1.9×, dense `f32` 3.1×). RowVector costs one length test per
+    ///   row where it cannot win, so only an almost empty matrix (fewer entries than
+    ///   rows) keeps RowScalar.
+    /// - Short rows of uneven lengths scattered over a large `x` (dc2_like: 1 to 10
+    ///   entries a row) cost the row loop a mispredicted exit per row on top of its
+    ///   misses in `x`. The segmented sum issues the reads of `x` as full-width gathers
+    ///   over a block of entries, whatever the row lengths: in `f32` it led RowVector by
+    ///   1.3× (dc2_like 7.8 against 10.3 ms, AVX-512). Rows of one length
+    ///   (uniform_random: 5) do not mispredict, and there the prefetching row loop led
+    ///   the segmented sum by 1.75× (3.8 against 6.6 ms). In `f64` (half the lanes per
+    ///   gather) the two are within 10% on dc2_like, and on matrices with many empty
+    ///   rows (rmat: half its rows) or local reads of `x` (the stencils, banded) the
+    ///   segmented sum's per-row bookkeeping loses (poisson2d 5.1 against 2.3 ms), so
+    ///   RowVector stays there.
     /// - The speculative and merge-path methods exist for load balance across cores
     ///   (thesis 8.3.3, 8.4). On one core they do the work of the segmented sum or of
     ///   RowVector plus bookkeeping and measured no better than either on any suite
@@ -137,7 +137,7 @@ impl CsrMethod {
             return CsrMethod::RowScalar;
         }
         let gathers = matches!(isa, Isa::Avx2 | Isa::Avx512);
-        if gathers && size_of::<T>() == 4 && nnz <= CHOOSE_SHORT * m && scattered_full(a) {
+        if gathers && size_of::<T>() == 4 && nnz <= CHOOSE_SHORT * m && scattered_uneven(a) {
             CsrMethod::SegmentedSum
         } else {
             CsrMethod::RowVector
@@ -152,8 +152,9 @@ impl CsrMethod {
     ///
     /// [`CsrMethod::choose`] is a fixed rule, and the fastest method depends on the
     /// machine as much as on the matrix: on the development VM the segmented sum led
-    /// RowVector by 1.2–1.5x for short `f32` rows scattered over a large `x`, while on a
-    /// 16-core Xeon host the plain row loop led both by 5–20% on the same matrices. `x`
+    /// RowVector by 1.3x for short `f32` rows of uneven lengths scattered over a large
+    /// `x` (dc2_like), while on a 16-core Xeon host the plain row loop led both by 5–20%
+    /// on such matrices (before RowVector prefetched). `x`
     /// and `y` are the caller's (no allocation); `y` is overwritten, its contents on
     /// return are `A x`.
     ///
@@ -200,24 +201,29 @@ impl CsrMethod {
     }
 }
 
-/// Rows sampled by [`scattered_full`].
+/// Rows sampled by [`scattered_uneven`].
 const CHOOSE_SAMPLES: usize = 64;
-/// Entries read from each sampled row by [`scattered_full`].
+/// Entries read from each sampled row by [`scattered_uneven`].
 const CHOOSE_ENTRIES: usize = 8;
+/// Least spread (longest minus shortest) of the sampled row lengths for which
+/// [`scattered_uneven`] calls them uneven.
+const CHOOSE_UNEVEN: usize = 4;
 /// Longest mean row length for which [`CsrMethod::choose`] considers the segmented sum.
 const CHOOSE_SHORT: usize = 16;
-/// Distance from the diagonal, in bytes of `x`, beyond which [`scattered_full`] counts a
+/// Distance from the diagonal, in bytes of `x`, beyond which [`scattered_uneven`] counts a
 /// read of `x` as scattered: past a 256 KiB L2, so most such reads miss it.
 const CHOOSE_FAR_BYTES: usize = 256 << 10;
 
-/// Whether `a` looks like short rows that read `x` all over and are rarely empty, from
-/// [`CHOOSE_SAMPLES`] evenly spaced rows (at most [`CHOOSE_ENTRIES`] entries of each):
-/// no more than one sampled row in 16 empty, and more than half of the sampled entries
-/// farther than [`CHOOSE_FAR_BYTES`] from the (scaled) diagonal. O(1): at most 576 reads.
-fn scattered_full<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
+/// Whether `a` looks like short rows of uneven lengths that read `x` all over and are
+/// rarely empty, from [`CHOOSE_SAMPLES`] evenly spaced rows (at most [`CHOOSE_ENTRIES`]
+/// entries of each): no more than one sampled row in 16 empty, sampled lengths that
+/// span at least [`CHOOSE_UNEVEN`], and more than half of the sampled entries farther
+/// than [`CHOOSE_FAR_BYTES`] from the (scaled) diagonal. O(1): at most 576 reads.
+fn scattered_uneven<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
     let (m, n, row_ptr, col_idx) = (a.nrows(), a.ncols(), a.row_ptr(), a.col_idx());
     let far = CHOOSE_FAR_BYTES / size_of::<T>();
     let (mut empty, mut seen, mut scattered) = (0usize, 0usize, 0usize);
+    let (mut shortest, mut longest) = (usize::MAX, 0usize);
     let samples = CHOOSE_SAMPLES.min(m);
     for k in 0..samples {
         let i = k * m / samples;
@@ -225,6 +231,7 @@ fn scattered_full<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
         if r.is_empty() {
             empty += 1;
         }
+        (shortest, longest) = (shortest.min(r.len()), longest.max(r.len()));
         // The diagonal of a rectangular matrix: row i's share of the columns.
         let diag = (i as u128 * n as u128 / m as u128) as usize;
         for c in col_idx[r].iter().take(CHOOSE_ENTRIES) {
@@ -232,7 +239,7 @@ fn scattered_full<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
             scattered += usize::from(c.to_usize().abs_diff(diag) > far);
         }
     }
-    empty * 16 <= samples && 2 * scattered > seen
+    empty * 16 <= samples && longest.saturating_sub(shortest) >= CHOOSE_UNEVEN && 2 * scattered > seen
 }
 
 impl core::fmt::Display for CsrMethod {
