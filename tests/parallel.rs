@@ -74,15 +74,26 @@ proptest! {
     }
 }
 
-/// Short rows scattered over a wide `x`, in f32: where `CsrMethod::choose` picks the
-/// segmented sum on AVX2 and AVX-512, the threaded driver runs it on row ranges and must
-/// still give the serial bits (its blocks stay on the serial grid).
-#[cfg(feature = "gen")]
+/// Short rows of uneven lengths (1 to 10) scattered over a wide `x`, in f32: where
+/// `CsrMethod::choose` picks the segmented sum on AVX2 and AVX-512, the threaded driver
+/// runs it on row ranges and must still give the serial bits (its blocks stay on the
+/// serial grid).
 #[test]
 fn threaded_segmented_sum_equals_serial_bitwise() {
     use spblas::CsrMethod;
-    let a = spblas::generate::uniform_random::<f32, u32>(3000, 1_000_000, 5, 11).unwrap();
-    let a = a.view();
+    let (m, n) = (3000usize, 1_000_000usize);
+    let mut row_ptr = vec![0u32];
+    let mut col_idx = Vec::new();
+    for i in 0..m {
+        // Distinct sorted columns: strides of a large odd step, reduced mod `n`.
+        let mut row: Vec<u32> = (0..1 + i % 10).map(|k| ((i * 7919 + k * 262_147) % n) as u32).collect();
+        row.sort_unstable();
+        row.dedup();
+        col_idx.extend(row);
+        row_ptr.push(col_idx.len() as u32);
+    }
+    let vals: Vec<f32> = (0..col_idx.len()).map(|k| (k % 13) as f32 * 0.25 - 1.5).collect();
+    let a = spblas::Csr::<f32, u32>::new(m, n, &row_ptr, &col_idx, &vals).unwrap();
     let x: Vec<f32> = (0..a.ncols()).map(|j| 1.0 + j as f32 / 7.0).collect();
     let y0: Vec<f32> = (0..a.nrows()).map(|i| i as f32 / 3.0).collect();
     for isa in Isa::available() {
