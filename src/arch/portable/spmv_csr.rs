@@ -74,7 +74,7 @@ pub(crate) fn rows_portable<T: Scalar, I: Index>(
     beta: T,
     y: &mut [T],
 ) {
-    row_loop(row_ptr, col_idx, vals, x, alpha, beta, y, PORTABLE_SHORT, dot_long);
+    row_loop::<T, I, NoStencil>(row_ptr, col_idx, vals, x, alpha, beta, y, PORTABLE_SHORT, dot_long);
 }
 
 /// [`dot_unrolled`] out of line, so the row loop around it stays the short loop of the
@@ -99,7 +99,7 @@ fn dot_long<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
 /// `y` for every row and gave back most of the gain).
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
-pub(crate) fn row_loop<T: Scalar, I: Index>(
+pub(crate) fn row_loop<T: Scalar, I: Index, S: Stencil<T, I>>(
     row_ptr: &[I],
     col_idx: &[I],
     vals: &[T],
@@ -110,14 +110,118 @@ pub(crate) fn row_loop<T: Scalar, I: Index>(
     short: usize,
     long: impl Fn(&[I], &[T], &[T]) -> T,
 ) {
-    let row = |w: &[I]| row_dot(w, col_idx, vals, x, short, &long);
     // Two loops, so that `beta == 0` never reads `y` (BLAS: `y` may hold NaN then).
     if beta == T::ZERO {
-        y.iter_mut().zip(row_ptr.windows(2)).for_each(|(yi, w)| *yi = alpha * row(w));
+        rows_by::<T, I, S, true>(row_ptr, col_idx, vals, x, alpha, beta, y, short, &long);
     } else {
-        y.iter_mut().zip(row_ptr.windows(2)).for_each(|(yi, w)| *yi = alpha * row(w) + beta * *yi);
+        rows_by::<T, I, S, false>(row_ptr, col_idx, vals, x, alpha, beta, y, short, &long);
     }
 }
+
+/// [`row_loop`] for `beta == 0` (`B0`) or not. Where the width has a stencil block
+/// ([`Stencil`] with `W > 0` rows), each row that starts a try offers the block the `W`
+/// rows from it; a block that declines makes the loop wait `block_w`
+/// rows before the next try, twice as long after each further decline up to
+/// [`STENCIL_BACKOFF_MAX`] rows, so matrices without stencil blocks pay one compare per
+/// row and a declined try now and then.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    short: usize,
+    long: &impl Fn(&[I], &[T], &[T]) -> T,
+) {
+    let m = y.len().min(row_ptr.len().saturating_sub(1));
+    let block_w = S::W.min(STENCIL_MAX_W);
+    let row = |w: &[I]| row_dot(w, col_idx, vals, x, short, long);
+    let (mut i, mut next_try, mut wait) = (0usize, 0usize, block_w);
+    let mut d = [T::ZERO; STENCIL_MAX_W];
+    while i < m {
+        // The rows up to the next try, one by one.
+        let end = if block_w == 0 { m } else { next_try.clamp(i, m) };
+        let (ys, rp) = (&mut y[i..end], &row_ptr[i..=end]);
+        if B0 {
+            ys.iter_mut().zip(rp.windows(2)).for_each(|(yi, w)| *yi = alpha * row(w));
+        } else {
+            ys.iter_mut().zip(rp.windows(2)).for_each(|(yi, w)| *yi = alpha * row(w) + beta * *yi);
+        }
+        i = end;
+        if block_w == 0 || i + block_w > m {
+            // No block fits any more: the rows left go one by one.
+            next_try = m;
+            continue;
+        }
+        // SAFETY: `S` is the width's register type, whose features the caller enabled
+        // (`NoStencil` has none); `row_ptr[i..=i + block_w]` holds `block_w + 1` entries,
+        // and the block bounds its own reads.
+        if unsafe { S::block(&row_ptr[i..=i + block_w], col_idx, vals, x, &mut d) } {
+            for (yi, &di) in y[i..i + block_w].iter_mut().zip(&d[..block_w]) {
+                *yi = if B0 { alpha * di } else { alpha * di + beta * *yi };
+            }
+            i += block_w;
+            (next_try, wait) = (i, block_w);
+        } else {
+            (next_try, wait) = (i + wait, (wait * 2).min(STENCIL_BACKOFF_MAX));
+        }
+    }
+}
+
+/// The lane tables of a stencil block ([`Stencil`]) of `W` rows of `L` entries, whose
+/// `W L` values (and columns) are `L` registers of `W` lanes in row-major order: flat
+/// position `W v + t` of register `v` holds entry `(W v + t) mod L` of row
+/// `(W v + t) / L`. Built at compile time; lanes past `W` are unused.
+pub(crate) struct StencilTab<const L: usize, const W: usize> {
+    /// Per register `v` of columns: lane `t`'s entry number, `(W v + t) mod L`.
+    pub entry: [[u32; 16]; L],
+    /// Per register `v` of columns: lane `t`'s row, `(W v + t) / L`.
+    pub row: [[u32; 16]; L],
+    /// Per entry `k`: lane `j` (row `j`) takes lane `(j L + k) mod W` ...
+    pub lane: [[u32; 16]; L],
+    /// ... of register `v` where bit `j` of `from[k][v]` is set, `(j L + k) / W == v`.
+    pub from: [[u16; L]; L],
+}
+
+impl<const L: usize, const W: usize> StencilTab<L, W> {
+    /// The tables.
+    pub const TAB: Self = {
+        let mut t =
+            StencilTab { entry: [[0; 16]; L], row: [[0; 16]; L], lane: [[0; 16]; L], from: [[0; L]; L] };
+        let mut v = 0;
+        while v < L {
+            let mut l = 0;
+            while l < W {
+                let f = W * v + l;
+                t.entry[v][l] = (f % L) as u32;
+                t.row[v][l] = (f / L) as u32;
+                l += 1;
+            }
+            v += 1;
+        }
+        let mut k = 0;
+        while k < L {
+            let mut j = 0;
+            while j < W {
+                let f = j * L + k;
+                t.lane[k][j] = (f % W) as u32;
+                t.from[k][f / W] |= 1 << j;
+                j += 1;
+            }
+            k += 1;
+        }
+        t
+    };
+}
+
+/// Most rows of a stencil block ([`DotVec::stencil`]): 16 `f32` lanes of AVX-512.
+pub(crate) const STENCIL_MAX_W: usize = 16;
+/// Longest wait, in rows, between two tries of a stencil block after declines.
+const STENCIL_BACKOFF_MAX: usize = 4096;
 
 /// One row of [`row_loop`]: its dot product, `w` its two `row_ptr` entries.
 #[inline(always)]
@@ -236,6 +340,69 @@ pub(crate) trait DotVec: Copy {
     /// # Safety
     /// The width's target features are enabled; `out` is valid for writing `W` elements.
     unsafe fn store(self, out: *mut Self::T);
+    /// Rows in a stencil block ([`Stencil`]); 0: the width has none.
+    const STENCIL_W: usize = 0;
+    /// [`Stencil::block`] on this width (the default declines every block).
+    ///
+    /// # Safety
+    /// As [`Stencil::block`].
+    #[inline(always)]
+    unsafe fn stencil(
+        _rp: &[Self::I],
+        _cols: &[Self::I],
+        _vals: &[Self::T],
+        _x: &[Self::T],
+        _out: &mut [Self::T; STENCIL_MAX_W],
+    ) -> bool {
+        false
+    }
+}
+
+/// A width's stencil block for [`row_loop`]: `W` rows (0: none) computed at once when
+/// they are one *stencil block*: all of one length below [`DotVec::SHORT`], and entry
+/// `k` of row `j` at column `c_k + j`, where `c_k` is entry `k` of the first row (the
+/// rows of a structured-grid operator away from the grid's edges, which DIA would store
+/// by diagonals). Entry `k` of the rows is then one load of `x[c_k..]`, and the values
+/// come from an in-register transpose. A type, not a closure, so that the block inlines
+/// into the width's `#[target_feature]` row loop (a closure does not inherit the features).
+pub(crate) trait Stencil<T, I> {
+    /// Rows per block, at most [`STENCIL_MAX_W`]; 0: no block.
+    const W: usize;
+    /// The dot products of the `W` rows whose `row_ptr` entries are `rp` into
+    /// `out[..W]`, when they are a stencil block. Lane `j` adds its products in entry
+    /// order from zero, by separate multiplies and adds: the operations of [`dot_seq`],
+    /// so each row is bitwise the sequential loop's. Returns `false`, writing nothing,
+    /// when the rows are not such a block.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `rp` holds `W + 1` entries.
+    unsafe fn block(rp: &[I], cols: &[I], vals: &[T], x: &[T], out: &mut [T; STENCIL_MAX_W]) -> bool;
+}
+
+/// No stencil block (the portable width).
+pub(crate) struct NoStencil;
+
+impl<T, I> Stencil<T, I> for NoStencil {
+    const W: usize = 0;
+    #[inline(always)]
+    unsafe fn block(_: &[I], _: &[I], _: &[T], _: &[T], _: &mut [T; STENCIL_MAX_W]) -> bool {
+        false
+    }
+}
+
+impl<V: DotVec> Stencil<V::T, V::I> for V {
+    const W: usize = V::STENCIL_W;
+    #[inline(always)]
+    unsafe fn block(
+        rp: &[V::I],
+        cols: &[V::I],
+        vals: &[V::T],
+        x: &[V::T],
+        out: &mut [V::T; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller's contract, which is `stencil`'s.
+        unsafe { V::stencil(rp, cols, vals, x, out) }
+    }
 }
 
 /// Whether a run of `w` columns from `c0` lies inside `x[..=xmax]` (`c0 + w - 1 <=
@@ -374,7 +541,7 @@ macro_rules! spmv_csr_kernels {
             y: &mut [$t],
         ) {
             let short = <$vec as $crate::arch::portable::spmv_csr::DotVec>::SHORT;
-            $crate::arch::portable::spmv_csr::row_loop(
+            $crate::arch::portable::spmv_csr::row_loop::<$t, $i, $vec>(
                 row_ptr,
                 col_idx,
                 vals,

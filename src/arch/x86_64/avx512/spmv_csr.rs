@@ -23,7 +23,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::spmv_csr::{DotVec, run_fits, spmv_csr_kernels};
+use crate::arch::portable::spmv_csr::{DotVec, STENCIL_MAX_W, StencilTab, run_fits, spmv_csr_kernels};
 
 /// Mask of the low `n` lanes (`n < 16`).
 #[inline(always)]
@@ -190,6 +190,19 @@ impl DotVec for F64U32 {
     const W: usize = 8;
     const MAX_X: usize = i32::MAX as usize;
     const SHORT: usize = 8;
+    const STENCIL_W: usize = 8;
+
+    #[inline(always)]
+    unsafe fn stencil(
+        rp: &[u32],
+        cols: &[u32],
+        vals: &[f64],
+        x: &[f64],
+        out: &mut [f64; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller promises AVX-512F and VL; `stencil_f64` bounds its reads.
+        unsafe { stencil_f64(rp, cols, vals, x, out) }
+    }
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -317,6 +330,19 @@ impl DotVec for F32U32 {
     const W: usize = 16;
     const MAX_X: usize = i32::MAX as usize;
     const SHORT: usize = 8;
+    const STENCIL_W: usize = 16;
+
+    #[inline(always)]
+    unsafe fn stencil(
+        rp: &[u32],
+        cols: &[u32],
+        vals: &[f32],
+        x: &[f32],
+        out: &mut [f32; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller promises AVX-512F and VL; `stencil_f32` bounds its reads.
+        unsafe { stencil_f32(rp, cols, vals, x, out) }
+    }
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -435,6 +461,224 @@ impl DotVec for F32U64 {
         // SAFETY: the caller promises 8 writable elements.
         unsafe { _mm256_storeu_ps(out, self.0) }
     }
+}
+
+/// The start `s` and length `l` (1 to 7) of the `W` rows whose `row_ptr` entries are
+/// `rp` (`W + 1` of them, `W` 8 or 16), when all have that length; `None` otherwise.
+///
+/// # Safety
+/// AVX-512F and VL are present.
+#[inline(always)]
+unsafe fn equal_rows<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
+    let (Some(rp), Some(&r1)) = (rp.get(..W + 1), rp.get(1)) else { return None };
+    let (s, l) = (rp[0] as usize, r1.wrapping_sub(rp[0]) as usize);
+    if l == 0 || l >= 8 || rp[W] as usize != s + W * l {
+        return None;
+    }
+    // SAFETY: AVX-512F/VL (the caller's promise); `rp` holds `W + 1 >= 9` entries and
+    // the loads read `W`.
+    let equal = unsafe {
+        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let want = _mm512_add_epi32(
+            _mm512_set1_epi32(rp[0] as i32),
+            _mm512_mullo_epi32(iota, _mm512_set1_epi32(l as i32)),
+        );
+        if W == 16 {
+            _mm512_cmpneq_epi32_mask(_mm512_loadu_si512(rp.as_ptr().cast()), want) == 0
+        } else {
+            let got = _mm256_loadu_si256(rp.as_ptr().cast());
+            _mm256_cmpneq_epi32_mask(got, _mm512_castsi512_si256(want)) == 0
+        }
+    };
+    equal.then_some((s, l))
+}
+
+/// Whether the `W` rows of `L` entries from entry `s` are a stencil block (entry `k` of
+/// row `j` at column `c_k + j`, and `c_k + W <= x_len`), with `cb` their `W L` columns:
+/// one compare per register of `W` columns.
+///
+/// # Safety
+/// AVX-512F and VL are present; `cb` holds `W L >= W` columns.
+#[inline(always)]
+unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32], x_len: usize) -> bool {
+    let tab = &StencilTab::<L, W>::TAB;
+    // SAFETY: the caller's promises; each load reads `W` columns of `cb` or `W` (of 16)
+    // table entries.
+    unsafe {
+        let mut bad = 0u16;
+        if W == 16 {
+            let c0 = _mm512_loadu_si512(cb.as_ptr().cast());
+            for v in 0..L {
+                let cv = _mm512_loadu_si512(cb.as_ptr().add(16 * v).cast());
+                let first = _mm512_permutexvar_epi32(_mm512_loadu_si512(tab.entry[v].as_ptr().cast()), c0);
+                let want = _mm512_add_epi32(first, _mm512_loadu_si512(tab.row[v].as_ptr().cast()));
+                bad |= _mm512_cmpneq_epi32_mask(cv, want);
+            }
+        } else {
+            let c0 = _mm256_loadu_si256(cb.as_ptr().cast());
+            for v in 0..L {
+                let cv = _mm256_loadu_si256(cb.as_ptr().add(W * v).cast());
+                let first = _mm256_permutexvar_epi32(_mm256_loadu_si256(tab.entry[v].as_ptr().cast()), c0);
+                let want = _mm256_add_epi32(first, _mm256_loadu_si256(tab.row[v].as_ptr().cast()));
+                bad |= u16::from(_mm256_cmpneq_epi32_mask(cv, want));
+            }
+        }
+        bad == 0 && cb[..L].iter().all(|&c| c as usize + W <= x_len)
+    }
+}
+
+/// [`Stencil::block`](crate::arch::portable::spmv_csr::Stencil::block) for `f32` /
+/// `u32`: 16 rows.
+///
+/// # Safety
+/// AVX-512F and VL are present.
+#[inline(always)]
+unsafe fn stencil_f32(
+    rp: &[u32],
+    cols: &[u32],
+    vals: &[f32],
+    x: &[f32],
+    out: &mut [f32; STENCIL_MAX_W],
+) -> bool {
+    // SAFETY: the caller's promise.
+    let Some((s, l)) = (unsafe { equal_rows::<16>(rp) }) else { return false };
+    // SAFETY: as above.
+    unsafe {
+        match l {
+            1 => stencil_f32_block::<1>(s, cols, vals, x, out),
+            2 => stencil_f32_block::<2>(s, cols, vals, x, out),
+            3 => stencil_f32_block::<3>(s, cols, vals, x, out),
+            4 => stencil_f32_block::<4>(s, cols, vals, x, out),
+            5 => stencil_f32_block::<5>(s, cols, vals, x, out),
+            6 => stencil_f32_block::<6>(s, cols, vals, x, out),
+            _ => stencil_f32_block::<7>(s, cols, vals, x, out),
+        }
+    }
+}
+
+/// [`Stencil::block`](crate::arch::portable::spmv_csr::Stencil::block) for `f64` /
+/// `u32`: 8 rows.
+///
+/// # Safety
+/// AVX-512F and VL are present.
+#[inline(always)]
+unsafe fn stencil_f64(
+    rp: &[u32],
+    cols: &[u32],
+    vals: &[f64],
+    x: &[f64],
+    out: &mut [f64; STENCIL_MAX_W],
+) -> bool {
+    // SAFETY: the caller's promise.
+    let Some((s, l)) = (unsafe { equal_rows::<8>(rp) }) else { return false };
+    // SAFETY: as above.
+    unsafe {
+        match l {
+            1 => stencil_f64_block::<1>(s, cols, vals, x, out),
+            2 => stencil_f64_block::<2>(s, cols, vals, x, out),
+            3 => stencil_f64_block::<3>(s, cols, vals, x, out),
+            4 => stencil_f64_block::<4>(s, cols, vals, x, out),
+            5 => stencil_f64_block::<5>(s, cols, vals, x, out),
+            6 => stencil_f64_block::<6>(s, cols, vals, x, out),
+            _ => stencil_f64_block::<7>(s, cols, vals, x, out),
+        }
+    }
+}
+
+/// Prefetches the `n` entries of `cols` and `vals` `PF_AHEAD` past entry `s`, one hint
+/// per 64-byte line of each (as the row loop's short rows).
+#[inline(always)]
+fn stencil_prefetch<T>(cols: &[u32], vals: &[T], s: usize, n: usize) {
+    let ahead = s + crate::arch::PF_AHEAD;
+    for k in (0..n).step_by(16) {
+        crate::arch::prefetch(cols, ahead + k);
+    }
+    for k in (0..n).step_by(64 / size_of::<T>()) {
+        crate::arch::prefetch(vals, ahead + k);
+    }
+}
+
+/// 16 rows of `L` entries from entry `s`, `f32`: the column test, then entry by entry
+/// `vals` (transposed by masked permutes) times one load of `x`.
+///
+/// # Safety
+/// AVX-512F and VL are present.
+#[inline(always)]
+unsafe fn stencil_f32_block<const L: usize>(
+    s: usize,
+    cols: &[u32],
+    vals: &[f32],
+    x: &[f32],
+    out: &mut [f32; STENCIL_MAX_W],
+) -> bool {
+    let n = 16 * L;
+    let (Some(cb), Some(vb)) = (cols.get(s..s + n), vals.get(s..s + n)) else { return false };
+    stencil_prefetch(cols, vals, s, n);
+    // SAFETY: the caller's promise; `cb` holds `16 L` columns.
+    if !unsafe { stencil_cols::<L, 16>(cb, x.len()) } {
+        return false;
+    }
+    let tab = &StencilTab::<L, 16>::TAB;
+    // SAFETY: AVX-512F (the caller's promise); the loads read 16 values inside `vb`
+    // (`16 L` of them) and `x[c_k..c_k + 16]`, inside `x` by the column test.
+    unsafe {
+        let mut acc = _mm512_setzero_ps();
+        for (k, &c) in cb[..L].iter().enumerate() {
+            let idx = _mm512_loadu_si512(tab.lane[k].as_ptr().cast());
+            let mut t = _mm512_setzero_ps();
+            for v in 0..L {
+                let m = tab.from[k][v];
+                if m != 0 {
+                    t = _mm512_mask_permutexvar_ps(t, m, idx, _mm512_loadu_ps(vb.as_ptr().add(16 * v)));
+                }
+            }
+            let xs = _mm512_loadu_ps(x.as_ptr().add(c as usize));
+            acc = _mm512_add_ps(acc, _mm512_mul_ps(t, xs));
+        }
+        _mm512_storeu_ps(out.as_mut_ptr(), acc);
+    }
+    true
+}
+
+/// 8 rows of `L` entries from entry `s`, `f64`: as [`stencil_f32_block`].
+///
+/// # Safety
+/// AVX-512F and VL are present.
+#[inline(always)]
+unsafe fn stencil_f64_block<const L: usize>(
+    s: usize,
+    cols: &[u32],
+    vals: &[f64],
+    x: &[f64],
+    out: &mut [f64; STENCIL_MAX_W],
+) -> bool {
+    let n = 8 * L;
+    let (Some(cb), Some(vb)) = (cols.get(s..s + n), vals.get(s..s + n)) else { return false };
+    stencil_prefetch(cols, vals, s, n);
+    // SAFETY: the caller's promise; `cb` holds `8 L` columns.
+    if !unsafe { stencil_cols::<L, 8>(cb, x.len()) } {
+        return false;
+    }
+    let tab = &StencilTab::<L, 8>::TAB;
+    // SAFETY: AVX-512F (the caller's promise); the loads read 8 values inside `vb`
+    // (`8 L` of them) and `x[c_k..c_k + 8]`, inside `x` by the column test.
+    unsafe {
+        let mut acc = _mm512_setzero_pd();
+        for (k, &c) in cb[..L].iter().enumerate() {
+            let idx = _mm512_cvtepu32_epi64(_mm256_loadu_si256(tab.lane[k].as_ptr().cast()));
+            let mut t = _mm512_setzero_pd();
+            for v in 0..L {
+                let m = tab.from[k][v] as u8;
+                if m != 0 {
+                    t = _mm512_mask_permutexvar_pd(t, m, idx, _mm512_loadu_pd(vb.as_ptr().add(8 * v)));
+                }
+            }
+            let xs = _mm512_loadu_pd(x.as_ptr().add(c as usize));
+            acc = _mm512_add_pd(acc, _mm512_mul_pd(t, xs));
+        }
+        _mm512_storeu_pd(out.as_mut_ptr().cast(), acc);
+    }
+    true
 }
 
 spmv_csr_kernels!(
