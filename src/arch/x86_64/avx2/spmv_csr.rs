@@ -23,7 +23,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::spmv_csr::{DotVec, run_fits, spmv_csr_kernels};
+use crate::arch::portable::spmv_csr::{DotVec, STENCIL_MAX_W, StencilTab, run_fits, spmv_csr_kernels};
 
 /// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
 ///
@@ -247,6 +247,19 @@ impl DotVec for F64U32 {
     const W: usize = 4;
     const MAX_X: usize = i32::MAX as usize;
     const SHORT: usize = 8;
+    const STENCIL_W: usize = 4;
+
+    #[inline(always)]
+    unsafe fn stencil(
+        rp: &[u32],
+        cols: &[u32],
+        vals: &[f64],
+        x: &[f64],
+        out: &mut [f64; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller promises AVX2; `stencil_f64` bounds its reads.
+        unsafe { stencil_f64(rp, cols, vals, x, out) }
+    }
 
     f64x4_common!(F64U32);
 
@@ -337,6 +350,19 @@ impl DotVec for F32U32 {
     const W: usize = 8;
     const MAX_X: usize = i32::MAX as usize;
     const SHORT: usize = 8;
+    const STENCIL_W: usize = 8;
+
+    #[inline(always)]
+    unsafe fn stencil(
+        rp: &[u32],
+        cols: &[u32],
+        vals: &[f32],
+        x: &[f32],
+        out: &mut [f32; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller promises AVX2; `stencil_f32` bounds its reads.
+        unsafe { stencil_f32(rp, cols, vals, x, out) }
+    }
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -454,6 +480,226 @@ impl DotVec for F32U64 {
         // SAFETY: the caller promises 4 writable elements.
         unsafe { _mm_storeu_ps(out, self.0) }
     }
+}
+
+/// The start `s` and length `l` (1 to 7) of the `W` rows (4 or 8) whose `row_ptr`
+/// entries are `rp` (`W + 1` of them), when all have that length; `None` otherwise.
+#[inline(always)]
+fn equal_rows<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
+    let (Some(rp), Some(&r1)) = (rp.get(..W + 1), rp.get(1)) else { return None };
+    let (s, l) = (rp[0] as usize, r1.wrapping_sub(rp[0]) as usize);
+    let equal = l > 0 && l < 8 && rp.iter().enumerate().all(|(j, &r)| r as usize == s + j * l);
+    equal.then_some((s, l))
+}
+
+/// Lane mask (all ones where set) of the bits `m` of lanes `0..8`.
+///
+/// # Safety
+/// AVX2 is present.
+#[inline(always)]
+unsafe fn lanes_of(m: u16) -> __m256i {
+    // SAFETY: the caller's promise.
+    unsafe {
+        let bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(i32::from(m)), bit), bit)
+    }
+}
+
+/// Whether the `W` rows (8 or 4) of `L` entries with columns `cb` are a stencil block
+/// (entry `k` of row `j` at column `c_k + j`, and `c_k + W <= x_len`): one compare per
+/// register of `W` columns.
+///
+/// # Safety
+/// AVX2 is present; `cb` holds `W L >= W` columns.
+#[inline(always)]
+unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32], x_len: usize) -> bool {
+    let tab = &StencilTab::<L, W>::TAB;
+    // SAFETY: the caller's promises; each load reads `W` columns of `cb` or `W` (of 16)
+    // table entries.
+    unsafe {
+        let mut bad = 0i32;
+        if W == 8 {
+            let c0 = _mm256_loadu_si256(cb.as_ptr().cast());
+            for v in 0..L {
+                let cv = _mm256_loadu_si256(cb.as_ptr().add(8 * v).cast());
+                let first = _mm256_permutevar8x32_epi32(c0, _mm256_loadu_si256(tab.entry[v].as_ptr().cast()));
+                let want = _mm256_add_epi32(first, _mm256_loadu_si256(tab.row[v].as_ptr().cast()));
+                bad |= !_mm256_movemask_epi8(_mm256_cmpeq_epi32(cv, want));
+            }
+        } else {
+            let c0 = _mm_castsi128_ps(_mm_loadu_si128(cb.as_ptr().cast()));
+            for v in 0..L {
+                let cv = _mm_loadu_si128(cb.as_ptr().add(4 * v).cast());
+                let first =
+                    _mm_castps_si128(_mm_permutevar_ps(c0, _mm_loadu_si128(tab.entry[v].as_ptr().cast())));
+                let want = _mm_add_epi32(first, _mm_loadu_si128(tab.row[v].as_ptr().cast()));
+                bad |= !_mm_movemask_epi8(_mm_cmpeq_epi32(cv, want)) & 0xffff;
+            }
+        }
+        bad == 0 && cb[..L].iter().all(|&c| c as usize + W <= x_len)
+    }
+}
+
+/// [`Stencil::block`](crate::arch::portable::spmv_csr::Stencil::block) for `f32` /
+/// `u32`: 8 rows.
+///
+/// # Safety
+/// AVX2 is present.
+#[inline(always)]
+unsafe fn stencil_f32(
+    rp: &[u32],
+    cols: &[u32],
+    vals: &[f32],
+    x: &[f32],
+    out: &mut [f32; STENCIL_MAX_W],
+) -> bool {
+    let Some((s, l)) = equal_rows::<8>(rp) else { return false };
+    // SAFETY: the caller's promise.
+    unsafe {
+        match l {
+            1 => stencil_f32_block::<1>(s, cols, vals, x, out),
+            2 => stencil_f32_block::<2>(s, cols, vals, x, out),
+            3 => stencil_f32_block::<3>(s, cols, vals, x, out),
+            4 => stencil_f32_block::<4>(s, cols, vals, x, out),
+            5 => stencil_f32_block::<5>(s, cols, vals, x, out),
+            6 => stencil_f32_block::<6>(s, cols, vals, x, out),
+            _ => stencil_f32_block::<7>(s, cols, vals, x, out),
+        }
+    }
+}
+
+/// [`Stencil::block`](crate::arch::portable::spmv_csr::Stencil::block) for `f64` /
+/// `u32`: 4 rows.
+///
+/// # Safety
+/// AVX2 is present.
+#[inline(always)]
+unsafe fn stencil_f64(
+    rp: &[u32],
+    cols: &[u32],
+    vals: &[f64],
+    x: &[f64],
+    out: &mut [f64; STENCIL_MAX_W],
+) -> bool {
+    let Some((s, l)) = equal_rows::<4>(rp) else { return false };
+    // SAFETY: the caller's promise.
+    unsafe {
+        match l {
+            1 => stencil_f64_block::<1>(s, cols, vals, x, out),
+            2 => stencil_f64_block::<2>(s, cols, vals, x, out),
+            3 => stencil_f64_block::<3>(s, cols, vals, x, out),
+            4 => stencil_f64_block::<4>(s, cols, vals, x, out),
+            5 => stencil_f64_block::<5>(s, cols, vals, x, out),
+            6 => stencil_f64_block::<6>(s, cols, vals, x, out),
+            _ => stencil_f64_block::<7>(s, cols, vals, x, out),
+        }
+    }
+}
+
+/// Prefetches the `n` entries of `cols` and `vals` `PF_AHEAD` past entry `s`, one hint
+/// per 64-byte line of each (as the row loop's short rows).
+#[inline(always)]
+fn stencil_prefetch<T>(cols: &[u32], vals: &[T], s: usize, n: usize) {
+    let ahead = s + crate::arch::PF_AHEAD;
+    for k in (0..n).step_by(16) {
+        crate::arch::prefetch(cols, ahead + k);
+    }
+    for k in (0..n).step_by(64 / size_of::<T>()) {
+        crate::arch::prefetch(vals, ahead + k);
+    }
+}
+
+/// 8 rows of `L` entries from entry `s`, `f32`: the column test, then entry by entry
+/// `vals` (transposed by permutes and blends) times one load of `x`.
+///
+/// # Safety
+/// AVX2 is present.
+#[inline(always)]
+unsafe fn stencil_f32_block<const L: usize>(
+    s: usize,
+    cols: &[u32],
+    vals: &[f32],
+    x: &[f32],
+    out: &mut [f32; STENCIL_MAX_W],
+) -> bool {
+    let n = 8 * L;
+    let (Some(cb), Some(vb)) = (cols.get(s..s + n), vals.get(s..s + n)) else { return false };
+    stencil_prefetch(cols, vals, s, n);
+    // SAFETY: the caller's promise; `cb` holds `8 L` columns.
+    if !unsafe { stencil_cols::<L, 8>(cb, x.len()) } {
+        return false;
+    }
+    let tab = &StencilTab::<L, 8>::TAB;
+    // SAFETY: AVX2 (the caller's promise); the loads read 8 values inside `vb` (`8 L` of
+    // them) and `x[c_k..c_k + 8]`, inside `x` by the column test.
+    unsafe {
+        let mut acc = _mm256_setzero_ps();
+        for (k, &c) in cb[..L].iter().enumerate() {
+            let idx = _mm256_loadu_si256(tab.lane[k].as_ptr().cast());
+            let mut t = _mm256_setzero_ps();
+            for v in 0..L {
+                let m = tab.from[k][v];
+                if m != 0 {
+                    let p = _mm256_permutevar8x32_ps(_mm256_loadu_ps(vb.as_ptr().add(8 * v)), idx);
+                    t = _mm256_blendv_ps(t, p, _mm256_castsi256_ps(lanes_of(m)));
+                }
+            }
+            let xs = _mm256_loadu_ps(x.as_ptr().add(c as usize));
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(t, xs));
+        }
+        _mm256_storeu_ps(out.as_mut_ptr(), acc);
+    }
+    true
+}
+
+/// 4 rows of `L` entries from entry `s`, `f64`: as [`stencil_f32_block`], each `f64`
+/// lane moved as two `f32` lanes.
+///
+/// # Safety
+/// AVX2 is present.
+#[inline(always)]
+unsafe fn stencil_f64_block<const L: usize>(
+    s: usize,
+    cols: &[u32],
+    vals: &[f64],
+    x: &[f64],
+    out: &mut [f64; STENCIL_MAX_W],
+) -> bool {
+    let n = 4 * L;
+    let (Some(cb), Some(vb)) = (cols.get(s..s + n), vals.get(s..s + n)) else { return false };
+    stencil_prefetch(cols, vals, s, n);
+    // SAFETY: the caller's promise; `cb` holds `4 L` columns.
+    if !unsafe { stencil_cols::<L, 4>(cb, x.len()) } {
+        return false;
+    }
+    let tab = &StencilTab::<L, 4>::TAB;
+    // SAFETY: AVX2 (the caller's promise); the loads read 4 values inside `vb` (`4 L` of
+    // them) and `x[c_k..c_k + 4]`, inside `x` by the column test.
+    unsafe {
+        let mut acc = _mm256_setzero_pd();
+        for (k, &c) in cb[..L].iter().enumerate() {
+            // Lane `j` of 4 from lane `lane[k][j]`: the `f32` lanes `2 lane, 2 lane + 1`.
+            let l4 = _mm_loadu_si128(tab.lane[k].as_ptr().cast());
+            let l2 = _mm256_slli_epi32::<1>(_mm256_cvtepu32_epi64(l4));
+            let idx =
+                _mm256_or_si256(l2, _mm256_slli_epi64::<32>(_mm256_add_epi32(l2, _mm256_set1_epi32(1))));
+            let mut t = _mm256_setzero_pd();
+            for v in 0..L {
+                let m = tab.from[k][v];
+                if m != 0 {
+                    let src = _mm256_castpd_ps(_mm256_loadu_pd(vb.as_ptr().add(4 * v)));
+                    let p = _mm256_castps_pd(_mm256_permutevar8x32_ps(src, idx));
+                    // Bit `j` of `m` covers `f32` lanes `2 j` and `2 j + 1`.
+                    let m2 = (0..4).fold(0u16, |a, j| a | (((m >> j) & 1) * 3) << (2 * j));
+                    t = _mm256_blendv_pd(t, p, _mm256_castsi256_pd(lanes_of(m2)));
+                }
+            }
+            let xs = _mm256_loadu_pd(x.as_ptr().add(c as usize));
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(t, xs));
+        }
+        _mm256_storeu_pd(out.as_mut_ptr(), acc);
+    }
+    true
 }
 
 spmv_csr_kernels!("avx2,fma", F64U32, f64, u32, rows_f64_u32, dot_f64_u32, products_f64_u32);
