@@ -109,8 +109,9 @@ impl CsrMethod {
     /// one run; a shared, noisy 2-core AVX-512 machine, so single ratios scatter by
     /// ±10–30%):
     /// - RowVector runs rows shorter than 8 entries inline through the loop of
-    ///   RowScalar, prefetching the values and column indices ahead, and calls the
-    ///   vector dot product out of line for longer ones. It measured 1.0–3.2× RowScalar's
+    ///   RowScalar, prefetching the values and column indices ahead (and, on AVX2 and
+    ///   AVX-512, blocks of 4–16 such rows of a structured-grid operator at once), and
+    ///   calls the vector dot product out of line for longer ones. It measured 1.0–3.2× RowScalar's
     ///   speed on AVX-512 (short rows: poisson2d `f64` 1.95×, uniform_random 2.2–2.3×;
     ///   long rows: banded 1.9×, dense `f32` 3.1×). RowVector costs one length test per
     ///   row where it cannot win, so only an almost empty matrix (fewer entries than

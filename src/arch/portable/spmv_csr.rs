@@ -8,6 +8,9 @@
 //!   dot product with four accumulators, the CSR-vector row loop of Alg. 29, the
 //!   entry-wise products of Alg. 30 step 2), written once and instantiated by each width
 //!   through [`spmv_csr_kernels`];
+//! - [`Stencil`]: a width's block of 8 or 16 short rows of a structured-grid operator
+//!   computed at once inside [`row_loop`] (one load of `x` per entry instead of a
+//!   gather or a load per row), with the lane tables [`StencilTab`];
 //! - the dispatchers [`rows`], [`dot`], [`products`]: the generic `(T, I)` of the level-2
 //!   code cast to the concrete pair (an exact `TypeId` match, `usize` as the unsigned type
 //!   of its width), then a `match` on a [`Checked`] `Isa` — the only way from the safe
