@@ -98,7 +98,7 @@ impl CsrMethod {
     /// of at most 64 rows (8 entries each; no pass over the matrix).
     ///
     /// - [`RowScalar`](CsrMethod::RowScalar) when the matrix has fewer entries than rows;
-    /// - [`SegmentedSum`](CsrMethod::SegmentedSum) for `f32` on AVX2 and AVX-512 when
+    /// - [`SegmentedSum`](CsrMethod::SegmentedSum) on AVX2 and AVX-512 when
     ///   the rows are short (at most 16 entries on average) of uneven lengths (the
     ///   sampled lengths span at least 4), rarely empty (at most one sampled row in 16)
     ///   and read `x` all over (more than half of the sampled entries lie more than
@@ -119,14 +119,13 @@ impl CsrMethod {
     /// - Short rows of uneven lengths scattered over a large `x` (dc2_like: 1 to 10
     ///   entries a row) cost the row loop a mispredicted exit per row on top of its
     ///   misses in `x`. The segmented sum issues the reads of `x` as full-width gathers
-    ///   over a block of entries, whatever the row lengths: in `f32` it led RowVector by
-    ///   1.3× (dc2_like 7.8 against 10.3 ms, AVX-512). Rows of one length
-    ///   (uniform_random: 5) do not mispredict, and there the prefetching row loop led
-    ///   the segmented sum by 1.75× (3.8 against 6.6 ms). In `f64` (half the lanes per
-    ///   gather) the two are within 10% on dc2_like, and on matrices with many empty
-    ///   rows (rmat: half its rows) or local reads of `x` (the stencils, banded) the
-    ///   segmented sum's per-row bookkeeping loses (poisson2d 5.1 against 2.3 ms), so
-    ///   RowVector stays there.
+    ///   over a block of entries, whatever the row lengths: on dc2_like it led RowVector
+    ///   by 1.3× in `f32` (7.8 against 10.3 ms, AVX-512) and by 1.07–1.25× in `f64`
+    ///   (both widths, three runs). Rows of one length (uniform_random: 5) do not
+    ///   mispredict, and there the prefetching row loop led the segmented sum by 1.75×
+    ///   (3.8 against 6.6 ms). On matrices with many empty rows (rmat: half its rows) or
+    ///   local reads of `x` (the stencils, banded) the segmented sum's per-row
+    ///   bookkeeping loses (poisson2d 5.1 against 2.3 ms), so RowVector stays there.
     /// - The speculative and merge-path methods exist for load balance across cores
     ///   (thesis 8.3.3, 8.4). On one core they do the work of the segmented sum or of
     ///   RowVector plus bookkeeping and measured no better than either on any suite
@@ -138,7 +137,7 @@ impl CsrMethod {
             return CsrMethod::RowScalar;
         }
         let gathers = matches!(isa, Isa::Avx2 | Isa::Avx512);
-        if gathers && size_of::<T>() == 4 && nnz <= CHOOSE_SHORT * m && scattered_uneven(a) {
+        if gathers && nnz <= CHOOSE_SHORT * m && scattered_uneven(a) {
             CsrMethod::SegmentedSum
         } else {
             CsrMethod::RowVector
