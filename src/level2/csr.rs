@@ -98,7 +98,9 @@ impl CsrMethod {
     /// of at most 64 rows (8 entries each; no pass over the matrix).
     ///
     /// - [`RowScalar`](CsrMethod::RowScalar) when the matrix has fewer entries than rows;
-    /// - [`SegmentedSum`](CsrMethod::SegmentedSum) on AVX2 and AVX-512 when
+    /// - [`SegmentedSum`](CsrMethod::SegmentedSum) on AVX2 and AVX-512, on CPUs whose
+    ///   gathers are slow ([`Gathers::current`](crate::Gathers::current) is `Loads`: AMD
+    ///   and Hygon unless set otherwise), when
     ///   the rows are short (at most 16 entries on average) of uneven lengths (the
     ///   sampled lengths span at least 4), rarely empty (at most one sampled row in 16)
     ///   and read `x` all over (more than half of the sampled entries lie more than
@@ -121,7 +123,11 @@ impl CsrMethod {
     ///   misses in `x`. The segmented sum issues the reads of `x` as full-width gathers
     ///   over a block of entries, whatever the row lengths: on dc2_like it led RowVector
     ///   by 1.3× in `f32` (7.8 against 10.3 ms, AVX-512) and by 1.07–1.25× in `f64`
-    ///   (both widths, three runs). Rows of one length (uniform_random: 5) do not
+    ///   (both widths, three runs). That is the AMD EPYC development VM; on the Xeon
+    ///   device host RowVector led the segmented sum on dc2_like by 1.17–1.33× (AVX-512,
+    ///   speedups over row-scalar in one run: 1.14 against 0.86 in `f64`, 1.21 against
+    ///   1.03 in `f32`), so the rule keeps RowVector there. Rows of one length
+    ///   (uniform_random: 5) do not
     ///   mispredict, and there the prefetching row loop led the segmented sum by 1.75×
     ///   (3.8 against 6.6 ms). On matrices with many empty rows (rmat: half its rows) or
     ///   local reads of `x` (the stencils, banded) the segmented sum's per-row
@@ -136,7 +142,10 @@ impl CsrMethod {
         if nnz < m {
             return CsrMethod::RowScalar;
         }
-        let gathers = matches!(isa, Isa::Avx2 | Isa::Avx512);
+        // The segmented sum's lead depends on the CPU (see below): taken where gathers
+        // are slow, the CPUs that `Gathers` reads `x` by loads on.
+        let gathers =
+            matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
         if gathers && nnz <= CHOOSE_SHORT * m && scattered_uneven(a) {
             CsrMethod::SegmentedSum
         } else {
