@@ -122,11 +122,10 @@ pub(crate) fn row_loop<T: Scalar, I: Index, S: Stencil<T, I>>(
 }
 
 /// [`row_loop`] for `beta == 0` (`B0`) or not. Where the width has a stencil block
-/// ([`Stencil`] with `W > 0` rows), each row that starts a try offers the block the `W`
-/// rows from it; a block that declines makes the loop wait `block_w`
-/// rows before the next try, twice as long after each further decline up to
-/// [`STENCIL_BACKOFF_MAX`] rows, so matrices without stencil blocks pay one compare per
-/// row and a declined try now and then.
+/// ([`Stencil`] with `W > 0` rows), the row at a try offers the block the `W` rows from
+/// it; a block that declines sends the next `W` rows through the plain loop before the
+/// next try, twice as many after each further decline up to [`STENCIL_BACKOFF_MAX`], so
+/// matrices without stencil blocks run the plain loop between rare declined tries.
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
@@ -219,6 +218,98 @@ impl<const L: usize, const W: usize> StencilTab<L, W> {
         }
         t
     };
+}
+
+/// A width's stencil block of `L` entries a row for value type `T` (the kernels behind
+/// [`Stencil::block`] once the rows' common length `L` is known).
+pub(crate) trait StencilBlock<T> {
+    /// The first entry `s` and common length `l` (1 to 7) of the `W` rows whose `row_ptr`
+    /// entries are `rp` (`W + 1` of them); `None` if their lengths differ or lie outside
+    /// 1 to 7. The default compares one entry at a time.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    #[inline(always)]
+    unsafe fn lengths<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
+        let (Some(rp), Some(&r1)) = (rp.get(..W + 1), rp.get(1)) else { return None };
+        let (s, l) = (rp[0] as usize, r1.wrapping_sub(rp[0]) as usize);
+        let equal = l > 0 && l < 8 && rp.iter().enumerate().all(|(j, &r)| r as usize == s + j * l);
+        equal.then_some((s, l))
+    }
+
+    /// The block of rows of `L` entries from entry `s`; as [`Stencil::block`].
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn block<const L: usize>(
+        s: usize,
+        cols: &[u32],
+        vals: &[T],
+        x: &[T],
+        out: &mut [T; STENCIL_MAX_W],
+    ) -> bool;
+}
+
+/// `K`'s block for rows of `l` entries (1 to 7; `false` for any other `l`) from entry `s`.
+///
+/// # Safety
+/// As [`StencilBlock::block`].
+#[inline(always)]
+pub(crate) unsafe fn stencil_by_len<T, K: StencilBlock<T>>(
+    l: usize,
+    s: usize,
+    cols: &[u32],
+    vals: &[T],
+    x: &[T],
+    out: &mut [T; STENCIL_MAX_W],
+) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match l {
+            1 => K::block::<1>(s, cols, vals, x, out),
+            2 => K::block::<2>(s, cols, vals, x, out),
+            3 => K::block::<3>(s, cols, vals, x, out),
+            4 => K::block::<4>(s, cols, vals, x, out),
+            5 => K::block::<5>(s, cols, vals, x, out),
+            6 => K::block::<6>(s, cols, vals, x, out),
+            7 => K::block::<7>(s, cols, vals, x, out),
+            _ => false,
+        }
+    }
+}
+
+/// [`Stencil::block`] for a width whose blocks `K` take `W` rows: the rows' common
+/// length `l` (1 to 7) from `rp` (`W + 1` entries, [`StencilBlock::lengths`]), then
+/// `K`'s block of `l` entries a row.
+///
+/// # Safety
+/// As [`StencilBlock::block`].
+#[inline(always)]
+pub(crate) unsafe fn stencil_rows<T, K: StencilBlock<T>, const W: usize>(
+    rp: &[u32],
+    cols: &[u32],
+    vals: &[T],
+    x: &[T],
+    out: &mut [T; STENCIL_MAX_W],
+) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let Some((s, l)) = K::lengths::<W>(rp) else { return false };
+        stencil_by_len::<T, K>(l, s, cols, vals, x, out)
+    }
+}
+
+/// Prefetches the `n` entries of a stencil block's `cols` and `vals` [`PF_AHEAD`] past
+/// its first entry `s`, one hint per 64-byte line of each (as the short rows do).
+#[inline(always)]
+pub(crate) fn stencil_prefetch<T>(cols: &[u32], vals: &[T], s: usize, n: usize) {
+    let ahead = s + PF_AHEAD;
+    for k in (0..n).step_by(16) {
+        crate::arch::prefetch(cols, ahead + k);
+    }
+    for k in (0..n).step_by(64 / size_of::<T>()) {
+        crate::arch::prefetch(vals, ahead + k);
+    }
 }
 
 /// Most rows of a stencil block ([`DotVec::stencil`]): 16 `f32` lanes of AVX-512.

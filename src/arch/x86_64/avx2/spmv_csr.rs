@@ -31,7 +31,10 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::spmv_csr::{DotVec, STENCIL_MAX_W, StencilTab, run_fits, spmv_csr_kernels};
+use crate::arch::portable::spmv_csr::{
+    DotVec, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_prefetch,
+    stencil_rows,
+};
 
 /// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
 ///
@@ -265,8 +268,8 @@ impl DotVec for F64U32 {
         x: &[f64],
         out: &mut [f64; STENCIL_MAX_W],
     ) -> bool {
-        // SAFETY: the caller promises AVX2; `stencil_f64` bounds its reads.
-        unsafe { stencil_f64(rp, cols, vals, x, out) }
+        // SAFETY: the caller promises AVX2; the block bounds its reads.
+        unsafe { stencil_rows::<f64, Block, 4>(rp, cols, vals, x, out) }
     }
 
     f64x4_common!(F64U32);
@@ -368,8 +371,8 @@ impl DotVec for F32U32 {
         x: &[f32],
         out: &mut [f32; STENCIL_MAX_W],
     ) -> bool {
-        // SAFETY: the caller promises AVX2; `stencil_f32` bounds its reads.
-        unsafe { stencil_f32(rp, cols, vals, x, out) }
+        // SAFETY: the caller promises AVX2; the block bounds its reads.
+        unsafe { stencil_rows::<f32, Block, 8>(rp, cols, vals, x, out) }
     }
 
     #[inline(always)]
@@ -490,16 +493,6 @@ impl DotVec for F32U64 {
     }
 }
 
-/// The start `s` and length `l` (1 to 7) of the `W` rows (4 or 8) whose `row_ptr`
-/// entries are `rp` (`W + 1` of them), when all have that length; `None` otherwise.
-#[inline(always)]
-fn equal_rows<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
-    let (Some(rp), Some(&r1)) = (rp.get(..W + 1), rp.get(1)) else { return None };
-    let (s, l) = (rp[0] as usize, r1.wrapping_sub(rp[0]) as usize);
-    let equal = l > 0 && l < 8 && rp.iter().enumerate().all(|(j, &r)| r as usize == s + j * l);
-    equal.then_some((s, l))
-}
-
 /// Lane mask (all ones where set) of the bits `m` of lanes `0..8`.
 ///
 /// # Safety
@@ -548,72 +541,34 @@ unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32], x_len: usize)
     }
 }
 
-/// [`Stencil::block`](crate::arch::portable::spmv_csr::Stencil::block) for `f32` /
-/// `u32`: 8 rows.
-///
-/// # Safety
-/// AVX2 is present.
-#[inline(always)]
-unsafe fn stencil_f32(
-    rp: &[u32],
-    cols: &[u32],
-    vals: &[f32],
-    x: &[f32],
-    out: &mut [f32; STENCIL_MAX_W],
-) -> bool {
-    let Some((s, l)) = equal_rows::<8>(rp) else { return false };
-    // SAFETY: the caller's promise.
-    unsafe {
-        match l {
-            1 => stencil_f32_block::<1>(s, cols, vals, x, out),
-            2 => stencil_f32_block::<2>(s, cols, vals, x, out),
-            3 => stencil_f32_block::<3>(s, cols, vals, x, out),
-            4 => stencil_f32_block::<4>(s, cols, vals, x, out),
-            5 => stencil_f32_block::<5>(s, cols, vals, x, out),
-            6 => stencil_f32_block::<6>(s, cols, vals, x, out),
-            _ => stencil_f32_block::<7>(s, cols, vals, x, out),
-        }
+/// This width's stencil blocks ([`StencilBlock`]), by value type.
+struct Block;
+
+impl StencilBlock<f32> for Block {
+    #[inline(always)]
+    unsafe fn block<const L: usize>(
+        s: usize,
+        cols: &[u32],
+        vals: &[f32],
+        x: &[f32],
+        out: &mut [f32; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { stencil_f32_block::<L>(s, cols, vals, x, out) }
     }
 }
 
-/// [`Stencil::block`](crate::arch::portable::spmv_csr::Stencil::block) for `f64` /
-/// `u32`: 4 rows.
-///
-/// # Safety
-/// AVX2 is present.
-#[inline(always)]
-unsafe fn stencil_f64(
-    rp: &[u32],
-    cols: &[u32],
-    vals: &[f64],
-    x: &[f64],
-    out: &mut [f64; STENCIL_MAX_W],
-) -> bool {
-    let Some((s, l)) = equal_rows::<4>(rp) else { return false };
-    // SAFETY: the caller's promise.
-    unsafe {
-        match l {
-            1 => stencil_f64_block::<1>(s, cols, vals, x, out),
-            2 => stencil_f64_block::<2>(s, cols, vals, x, out),
-            3 => stencil_f64_block::<3>(s, cols, vals, x, out),
-            4 => stencil_f64_block::<4>(s, cols, vals, x, out),
-            5 => stencil_f64_block::<5>(s, cols, vals, x, out),
-            6 => stencil_f64_block::<6>(s, cols, vals, x, out),
-            _ => stencil_f64_block::<7>(s, cols, vals, x, out),
-        }
-    }
-}
-
-/// Prefetches the `n` entries of `cols` and `vals` `PF_AHEAD` past entry `s`, one hint
-/// per 64-byte line of each (as the row loop's short rows).
-#[inline(always)]
-fn stencil_prefetch<T>(cols: &[u32], vals: &[T], s: usize, n: usize) {
-    let ahead = s + crate::arch::PF_AHEAD;
-    for k in (0..n).step_by(16) {
-        crate::arch::prefetch(cols, ahead + k);
-    }
-    for k in (0..n).step_by(64 / size_of::<T>()) {
-        crate::arch::prefetch(vals, ahead + k);
+impl StencilBlock<f64> for Block {
+    #[inline(always)]
+    unsafe fn block<const L: usize>(
+        s: usize,
+        cols: &[u32],
+        vals: &[f64],
+        x: &[f64],
+        out: &mut [f64; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { stencil_f64_block::<L>(s, cols, vals, x, out) }
     }
 }
 

@@ -31,7 +31,10 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::spmv_csr::{DotVec, STENCIL_MAX_W, StencilTab, run_fits, spmv_csr_kernels};
+use crate::arch::portable::spmv_csr::{
+    DotVec, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_prefetch,
+    stencil_rows,
+};
 
 /// Mask of the low `n` lanes (`n < 16`).
 #[inline(always)]
@@ -208,8 +211,8 @@ impl DotVec for F64U32 {
         x: &[f64],
         out: &mut [f64; STENCIL_MAX_W],
     ) -> bool {
-        // SAFETY: the caller promises AVX-512F and VL; `stencil_f64` bounds its reads.
-        unsafe { stencil_f64(rp, cols, vals, x, out) }
+        // SAFETY: the caller promises AVX-512F and VL; the block bounds its reads.
+        unsafe { stencil_rows::<f64, Block, 8>(rp, cols, vals, x, out) }
     }
 
     #[inline(always)]
@@ -348,8 +351,8 @@ impl DotVec for F32U32 {
         x: &[f32],
         out: &mut [f32; STENCIL_MAX_W],
     ) -> bool {
-        // SAFETY: the caller promises AVX-512F and VL; `stencil_f32` bounds its reads.
-        unsafe { stencil_f32(rp, cols, vals, x, out) }
+        // SAFETY: the caller promises AVX-512F and VL; the block bounds its reads.
+        unsafe { stencil_rows::<f32, Block, 16>(rp, cols, vals, x, out) }
     }
 
     #[inline(always)]
@@ -471,36 +474,6 @@ impl DotVec for F32U64 {
     }
 }
 
-/// The start `s` and length `l` (1 to 7) of the `W` rows whose `row_ptr` entries are
-/// `rp` (`W + 1` of them, `W` 8 or 16), when all have that length; `None` otherwise.
-///
-/// # Safety
-/// AVX-512F and VL are present.
-#[inline(always)]
-unsafe fn equal_rows<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
-    let (Some(rp), Some(&r1)) = (rp.get(..W + 1), rp.get(1)) else { return None };
-    let (s, l) = (rp[0] as usize, r1.wrapping_sub(rp[0]) as usize);
-    if l == 0 || l >= 8 || rp[W] as usize != s + W * l {
-        return None;
-    }
-    // SAFETY: AVX-512F/VL (the caller's promise); `rp` holds `W + 1 >= 9` entries and
-    // the loads read `W`.
-    let equal = unsafe {
-        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let want = _mm512_add_epi32(
-            _mm512_set1_epi32(rp[0] as i32),
-            _mm512_mullo_epi32(iota, _mm512_set1_epi32(l as i32)),
-        );
-        if W == 16 {
-            _mm512_cmpneq_epi32_mask(_mm512_loadu_si512(rp.as_ptr().cast()), want) == 0
-        } else {
-            let got = _mm256_loadu_si256(rp.as_ptr().cast());
-            _mm256_cmpneq_epi32_mask(got, _mm512_castsi512_si256(want)) == 0
-        }
-    };
-    equal.then_some((s, l))
-}
-
 /// Whether the `W` rows of `L` entries from entry `s` are a stencil block (entry `k` of
 /// row `j` at column `c_k + j`, and `c_k + W <= x_len`), with `cb` their `W L` columns:
 /// one compare per register of `W` columns.
@@ -535,74 +508,75 @@ unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32], x_len: usize)
     }
 }
 
-/// [`Stencil::block`](crate::arch::portable::spmv_csr::Stencil::block) for `f32` /
-/// `u32`: 16 rows.
+/// The start `s` and length `l` (1 to 7) of the `W` rows whose `row_ptr` entries are
+/// `rp` (`W + 1` of them, `W` 8 or 16), when all have that length; `None` otherwise: one
+/// vector compare (the entry-at-a-time default cost 9% on `poisson2d` `f32`).
 ///
 /// # Safety
 /// AVX-512F and VL are present.
 #[inline(always)]
-unsafe fn stencil_f32(
-    rp: &[u32],
-    cols: &[u32],
-    vals: &[f32],
-    x: &[f32],
-    out: &mut [f32; STENCIL_MAX_W],
-) -> bool {
-    // SAFETY: the caller's promise.
-    let Some((s, l)) = (unsafe { equal_rows::<16>(rp) }) else { return false };
-    // SAFETY: as above.
-    unsafe {
-        match l {
-            1 => stencil_f32_block::<1>(s, cols, vals, x, out),
-            2 => stencil_f32_block::<2>(s, cols, vals, x, out),
-            3 => stencil_f32_block::<3>(s, cols, vals, x, out),
-            4 => stencil_f32_block::<4>(s, cols, vals, x, out),
-            5 => stencil_f32_block::<5>(s, cols, vals, x, out),
-            6 => stencil_f32_block::<6>(s, cols, vals, x, out),
-            _ => stencil_f32_block::<7>(s, cols, vals, x, out),
+unsafe fn equal_rows<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
+    let (Some(rp), Some(&r1)) = (rp.get(..W + 1), rp.get(1)) else { return None };
+    let (s, l) = (rp[0] as usize, r1.wrapping_sub(rp[0]) as usize);
+    if (W != 8 && W != 16) || l == 0 || l >= 8 || rp[W] as usize != s + W * l {
+        return None;
+    }
+    // SAFETY: AVX-512F/VL (the caller's promise); `rp` holds `W + 1 >= 9` entries and
+    // the loads read `W <= 16`.
+    let equal = unsafe {
+        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        let want = _mm512_add_epi32(
+            _mm512_set1_epi32(rp[0] as i32),
+            _mm512_mullo_epi32(iota, _mm512_set1_epi32(l as i32)),
+        );
+        if W == 16 {
+            _mm512_cmpneq_epi32_mask(_mm512_loadu_si512(rp.as_ptr().cast()), want) == 0
+        } else {
+            let got = _mm256_loadu_si256(rp.as_ptr().cast());
+            _mm256_cmpneq_epi32_mask(got, _mm512_castsi512_si256(want)) == 0
         }
+    };
+    equal.then_some((s, l))
+}
+
+/// This width's stencil blocks ([`StencilBlock`]), by value type.
+struct Block;
+
+impl StencilBlock<f32> for Block {
+    #[inline(always)]
+    unsafe fn lengths<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
+        // SAFETY: the caller's contract (AVX-512F and VL).
+        unsafe { equal_rows::<W>(rp) }
+    }
+    #[inline(always)]
+    unsafe fn block<const L: usize>(
+        s: usize,
+        cols: &[u32],
+        vals: &[f32],
+        x: &[f32],
+        out: &mut [f32; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { stencil_f32_block::<L>(s, cols, vals, x, out) }
     }
 }
 
-/// [`Stencil::block`](crate::arch::portable::spmv_csr::Stencil::block) for `f64` /
-/// `u32`: 8 rows.
-///
-/// # Safety
-/// AVX-512F and VL are present.
-#[inline(always)]
-unsafe fn stencil_f64(
-    rp: &[u32],
-    cols: &[u32],
-    vals: &[f64],
-    x: &[f64],
-    out: &mut [f64; STENCIL_MAX_W],
-) -> bool {
-    // SAFETY: the caller's promise.
-    let Some((s, l)) = (unsafe { equal_rows::<8>(rp) }) else { return false };
-    // SAFETY: as above.
-    unsafe {
-        match l {
-            1 => stencil_f64_block::<1>(s, cols, vals, x, out),
-            2 => stencil_f64_block::<2>(s, cols, vals, x, out),
-            3 => stencil_f64_block::<3>(s, cols, vals, x, out),
-            4 => stencil_f64_block::<4>(s, cols, vals, x, out),
-            5 => stencil_f64_block::<5>(s, cols, vals, x, out),
-            6 => stencil_f64_block::<6>(s, cols, vals, x, out),
-            _ => stencil_f64_block::<7>(s, cols, vals, x, out),
-        }
+impl StencilBlock<f64> for Block {
+    #[inline(always)]
+    unsafe fn lengths<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
+        // SAFETY: the caller's contract (AVX-512F and VL).
+        unsafe { equal_rows::<W>(rp) }
     }
-}
-
-/// Prefetches the `n` entries of `cols` and `vals` `PF_AHEAD` past entry `s`, one hint
-/// per 64-byte line of each (as the row loop's short rows).
-#[inline(always)]
-fn stencil_prefetch<T>(cols: &[u32], vals: &[T], s: usize, n: usize) {
-    let ahead = s + crate::arch::PF_AHEAD;
-    for k in (0..n).step_by(16) {
-        crate::arch::prefetch(cols, ahead + k);
-    }
-    for k in (0..n).step_by(64 / size_of::<T>()) {
-        crate::arch::prefetch(vals, ahead + k);
+    #[inline(always)]
+    unsafe fn block<const L: usize>(
+        s: usize,
+        cols: &[u32],
+        vals: &[f64],
+        x: &[f64],
+        out: &mut [f64; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller's contract.
+        unsafe { stencil_f64_block::<L>(s, cols, vals, x, out) }
     }
 }
 
