@@ -462,7 +462,7 @@ fn choose_is_a_valid_method_for_every_shape_and_isa() {
 
 /// A structured-grid operator: row `i` holds the columns `i + d` (inside `0..ncols`) for
 /// the sorted offsets `d`, so away from the edges consecutive rows of one length form the
-/// stencil blocks that the AVX-512 row loop computes at once; `bend` moves one entry of
+/// stencil blocks that the AVX2 and AVX-512 row loops compute at once; `bend` moves one entry of
 /// that row one column right (where it stays inside `x`), breaking its block.
 fn stencil<T: Scalar>(
     nrows: usize,
@@ -491,12 +491,12 @@ fn stencil<T: Scalar>(
     CsrOwned::from_parts(nrows, ncols, row_ptr, col_idx, vals).unwrap()
 }
 
-/// On stencil matrices RowVector (whose AVX-512 row loop computes stencil blocks of 8
-/// or 16 rows at once) equals RowScalar bit for bit on every `Isa`, in `f32` and `f64`,
+/// On stencil matrices RowVector (whose AVX2 and AVX-512 row loops compute stencil
+/// blocks of 4 to 16 rows at once) equals RowScalar bit for bit on every `Isa`, in `f32` and `f64`,
 /// for `beta` zero (`y` NaN) and not: every row length 1 to 7 (the rows of 8 or more
 /// take the vector dot product, which sums in another order), row counts around the
-/// block sizes, square and rectangular `x` (columns that end at
-/// the last entry of `x`), and a bent row inside a block.
+/// block sizes, square and rectangular `x` (columns that end at the last entry of `x`),
+/// and a bent row inside a block.
 #[test]
 fn stencil_blocks_equal_the_scalar_loop_bitwise() {
     fn check<T: Scalar>(a: &Csr<'_, T, u32>, what: &str) {

@@ -76,9 +76,8 @@ proptest! {
 
 /// Short rows of uneven lengths (1 to 10) scattered over a wide `x`, in f32: where
 /// `CsrMethod::choose` picks the segmented sum (AVX2 and AVX-512 on CPUs with slow
-/// gathers), the threaded driver
-/// runs it on row ranges and must still give the serial bits (its blocks stay on the
-/// serial grid).
+/// gathers), the threaded driver runs it on row ranges and must still give the serial
+/// bits (its blocks stay on the serial grid).
 #[test]
 fn threaded_segmented_sum_equals_serial_bitwise() {
     use spblas::CsrMethod;

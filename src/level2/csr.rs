@@ -100,11 +100,10 @@ impl CsrMethod {
     /// - [`RowScalar`](CsrMethod::RowScalar) when the matrix has fewer entries than rows;
     /// - [`SegmentedSum`](CsrMethod::SegmentedSum) on AVX2 and AVX-512, on CPUs whose
     ///   gathers are slow ([`Gathers::current`](crate::Gathers::current) is `Loads`: AMD
-    ///   and Hygon unless set otherwise), when
-    ///   the rows are short (at most 16 entries on average) of uneven lengths (the
-    ///   sampled lengths span at least 4), rarely empty (at most one sampled row in 16)
-    ///   and read `x` all over (more than half of the sampled entries lie more than
-    ///   256 KiB of `x` from the diagonal);
+    ///   and Hygon unless set otherwise), when the rows are short (at most 16 entries on
+    ///   average) of uneven lengths (the sampled lengths span at least 4), rarely empty
+    ///   (at most one sampled row in 16) and read `x` all over (more than half of the
+    ///   sampled entries lie more than 256 KiB of `x` from the diagonal);
     /// - [`RowVector`](CsrMethod::RowVector) otherwise.
     ///
     /// Why (single-thread medians, `examples/suite.rs --only spmv`, the methods timed in
@@ -113,11 +112,11 @@ impl CsrMethod {
     /// - RowVector runs rows shorter than 8 entries inline through the loop of
     ///   RowScalar, prefetching the values and column indices ahead (and, on AVX2 and
     ///   AVX-512, blocks of 4–16 such rows of a structured-grid operator at once), and
-    ///   calls the vector dot product out of line for longer ones. It measured 1.0–3.2× RowScalar's
-    ///   speed on AVX-512 (short rows: poisson2d `f64` 1.95×, uniform_random 2.2–2.3×;
-    ///   long rows: banded 1.9×, dense `f32` 3.1×). RowVector costs one length test per
-    ///   row where it cannot win, so only an almost empty matrix (fewer entries than
-    ///   rows) keeps RowScalar.
+    ///   calls the vector dot product out of line for longer ones. It measured 1.0–3.2×
+    ///   RowScalar's speed on AVX-512 (short rows: poisson2d `f64` 1.95×, uniform_random
+    ///   2.2–2.3×; long rows: banded 1.9×, dense `f32` 3.1×). RowVector costs one length
+    ///   test per row where it cannot win, so only an almost empty matrix (fewer entries
+    ///   than rows) keeps RowScalar.
     /// - Short rows of uneven lengths scattered over a large `x` (dc2_like: 1 to 10
     ///   entries a row) cost the row loop a mispredicted exit per row on top of its
     ///   misses in `x`. The segmented sum issues the reads of `x` as full-width gathers
@@ -127,9 +126,8 @@ impl CsrMethod {
     ///   device host RowVector led the segmented sum on dc2_like by 1.17–1.33× (AVX-512,
     ///   speedups over row-scalar in one run: 1.14 against 0.86 in `f64`, 1.21 against
     ///   1.03 in `f32`), so the rule keeps RowVector there. Rows of one length
-    ///   (uniform_random: 5) do not
-    ///   mispredict, and there the prefetching row loop led the segmented sum by 1.75×
-    ///   (3.8 against 6.6 ms). On matrices with many empty rows (rmat: half its rows) or
+    ///   (uniform_random: 5) do not mispredict, and there the prefetching row loop led
+    ///   the segmented sum by 1.75× (3.8 against 6.6 ms). On matrices with many empty rows (rmat: half its rows) or
     ///   local reads of `x` (the stencils, banded) the segmented sum's per-row
     ///   bookkeeping loses (poisson2d 5.1 against 2.3 ms), so RowVector stays there.
     /// - The speculative and merge-path methods exist for load balance across cores
@@ -142,11 +140,10 @@ impl CsrMethod {
         if nnz < m {
             return CsrMethod::RowScalar;
         }
-        // The segmented sum's lead depends on the CPU (see below): taken where gathers
-        // are slow, the CPUs that `Gathers` reads `x` by loads on.
-        let gathers =
+        // The segmented sum leads only on CPUs with slow gathers (see above).
+        let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
-        if gathers && nnz <= CHOOSE_SHORT * m && scattered_uneven(a) {
+        if slow_gathers && nnz <= CHOOSE_SHORT * m && scattered_uneven(a) {
             CsrMethod::SegmentedSum
         } else {
             CsrMethod::RowVector
@@ -163,9 +160,8 @@ impl CsrMethod {
     /// machine as much as on the matrix: on the development VM the segmented sum led
     /// RowVector by 1.3x for short `f32` rows of uneven lengths scattered over a large
     /// `x` (dc2_like), while on a 16-core Xeon host the plain row loop led both by 5–20%
-    /// on such matrices (before RowVector prefetched). `x`
-    /// and `y` are the caller's (no allocation); `y` is overwritten, its contents on
-    /// return are `A x`.
+    /// on such matrices (before RowVector prefetched). `x` and `y` are the caller's (no
+    /// allocation); `y` is overwritten, its contents on return are `A x`.
     ///
     /// # Errors
     /// As [`spmv_csr`]: [`DimError::IsaUnavailable`] or [`DimError::Length`], before

@@ -142,17 +142,14 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
     let m = y.len().min(row_ptr.len().saturating_sub(1));
     let block_w = S::W.min(STENCIL_MAX_W);
     let row = |w: &[I]| row_dot(w, col_idx, vals, x, short, long);
+    // `y[i] = alpha * d (+ beta * y[i])`; `B0` is a constant, so `y` is never read for it.
+    let put = |yi: &mut T, d: T| *yi = if B0 { alpha * d } else { alpha * d + beta * *yi };
     let (mut i, mut next_try, mut wait) = (0usize, 0usize, block_w);
     let mut d = [T::ZERO; STENCIL_MAX_W];
     while i < m {
         // The rows up to the next try, one by one.
         let end = if block_w == 0 { m } else { next_try.clamp(i, m) };
-        let (ys, rp) = (&mut y[i..end], &row_ptr[i..=end]);
-        if B0 {
-            ys.iter_mut().zip(rp.windows(2)).for_each(|(yi, w)| *yi = alpha * row(w));
-        } else {
-            ys.iter_mut().zip(rp.windows(2)).for_each(|(yi, w)| *yi = alpha * row(w) + beta * *yi);
-        }
+        y[i..end].iter_mut().zip(row_ptr[i..=end].windows(2)).for_each(|(yi, w)| put(yi, row(w)));
         i = end;
         if block_w == 0 || i + block_w > m {
             // No block fits any more: the rows left go one by one.
@@ -163,9 +160,7 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
         // (`NoStencil` has none); `row_ptr[i..=i + block_w]` holds `block_w + 1` entries,
         // and the block bounds its own reads.
         if unsafe { S::block(&row_ptr[i..=i + block_w], col_idx, vals, x, &mut d) } {
-            for (yi, &di) in y[i..i + block_w].iter_mut().zip(&d[..block_w]) {
-                *yi = if B0 { alpha * di } else { alpha * di + beta * *yi };
-            }
+            y[i..i + block_w].iter_mut().zip(&d[..block_w]).for_each(|(yi, &di)| put(yi, di));
             i += block_w;
             (next_try, wait) = (i, block_w);
         } else {
@@ -220,9 +215,9 @@ impl<const L: usize, const W: usize> StencilTab<L, W> {
     };
 }
 
-/// A width's stencil block of `L` entries a row for value type `T` (the kernels behind
-/// [`Stencil::block`] once the rows' common length `L` is known).
-pub(crate) trait StencilBlock<T> {
+/// How a width tests that the `W` rows of a stencil try have one length: the part of a
+/// stencil block that does not depend on the value type.
+pub(crate) trait RowLengths {
     /// The first entry `s` and common length `l` (1 to 7) of the `W` rows whose `row_ptr`
     /// entries are `rp` (`W + 1` of them); `None` if their lengths differ or lie outside
     /// 1 to 7. The default compares one entry at a time.
@@ -236,7 +231,11 @@ pub(crate) trait StencilBlock<T> {
         let equal = l > 0 && l < 8 && rp.iter().enumerate().all(|(j, &r)| r as usize == s + j * l);
         equal.then_some((s, l))
     }
+}
 
+/// A width's stencil block of `L` entries a row for value type `T` (the kernels behind
+/// [`Stencil::block`] once the rows' common length `L` is known).
+pub(crate) trait StencilBlock<T>: RowLengths {
     /// The block of rows of `L` entries from entry `s`; as [`Stencil::block`].
     ///
     /// # Safety
@@ -279,7 +278,7 @@ pub(crate) unsafe fn stencil_by_len<T, K: StencilBlock<T>>(
 }
 
 /// [`Stencil::block`] for a width whose blocks `K` take `W` rows: the rows' common
-/// length `l` (1 to 7) from `rp` (`W + 1` entries, [`StencilBlock::lengths`]), then
+/// length `l` (1 to 7) from `rp` (`W + 1` entries, [`RowLengths::lengths`]), then
 /// `K`'s block of `l` entries a row.
 ///
 /// # Safety
@@ -299,17 +298,30 @@ pub(crate) unsafe fn stencil_rows<T, K: StencilBlock<T>, const W: usize>(
     }
 }
 
-/// Prefetches the `n` entries of a stencil block's `cols` and `vals` [`PF_AHEAD`] past
-/// its first entry `s`, one hint per 64-byte line of each (as the short rows do).
+/// The columns and values of a stencil try of `w` rows of `l` entries from entry `s`
+/// (`w l` of each), prefetching the streams [`PF_AHEAD`] past them (one hint per 64-byte
+/// line, as the short rows do); `None` if they are not in the arrays, or if the first
+/// row's columns `c_k` leave no room for `x[c_k..c_k + w]` (which a stencil block reads;
+/// the width's column test then checks the other rows against them).
 #[inline(always)]
-pub(crate) fn stencil_prefetch<T>(cols: &[u32], vals: &[T], s: usize, n: usize) {
+pub(crate) fn stencil_slices<'a, T>(
+    cols: &'a [u32],
+    vals: &'a [T],
+    x_len: usize,
+    s: usize,
+    w: usize,
+    l: usize,
+) -> Option<(&'a [u32], &'a [T])> {
+    let n = w * l;
+    let (cb, vb) = (cols.get(s..s + n)?, vals.get(s..s + n)?);
     let ahead = s + PF_AHEAD;
-    for k in (0..n).step_by(16) {
+    for k in (0..n).step_by(64 / size_of::<u32>()) {
         crate::arch::prefetch(cols, ahead + k);
     }
     for k in (0..n).step_by(64 / size_of::<T>()) {
         crate::arch::prefetch(vals, ahead + k);
     }
+    cb[..l].iter().all(|&c| c as usize + w <= x_len).then_some((cb, vb))
 }
 
 /// Most rows of a stencil block ([`DotVec::stencil`]): 16 `f32` lanes of AVX-512.

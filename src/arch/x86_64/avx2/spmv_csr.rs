@@ -26,14 +26,15 @@
 //! entry `k` sits at column `c_k + j` in row `j` read entry `k` of all of them with one
 //! load of `x[c_k..]`, the values transposed in registers (`vpermps` and blends).
 //! Measured on the AMD EPYC dev VM (row-vector, old and new builds alternating, best of
-//! 3): `poisson2d` `f32` 2.27 → 1.58 ms, `f64` level (already at the measured
-//! stream bandwidth); matrices without such blocks (`uniform_random`, `dc2_like`, `rmat`) level.
+//! 3): `poisson2d` `f32` 2.27 → 1.58 ms, `f64` level (already at the measured stream
+//! bandwidth); matrices without such blocks (`uniform_random`, `dc2_like`, `rmat`)
+//! level.
 
 use core::arch::x86_64::*;
 
 use crate::arch::portable::spmv_csr::{
-    DotVec, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_prefetch,
-    stencil_rows,
+    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_rows,
+    stencil_slices,
 };
 
 /// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
@@ -506,14 +507,14 @@ unsafe fn lanes_of(m: u16) -> __m256i {
     }
 }
 
-/// Whether the `W` rows (8 or 4) of `L` entries with columns `cb` are a stencil block
-/// (entry `k` of row `j` at column `c_k + j`, and `c_k + W <= x_len`): one compare per
-/// register of `W` columns.
+/// Whether the `W` rows (8 or 4) of `L` entries with columns `cb` are a stencil block,
+/// entry `k` of row `j` at column `c_k + j`: one compare per register of `W` columns
+/// (`stencil_slices` has checked `c_k + W <= x.len()`).
 ///
 /// # Safety
 /// AVX2 is present; `cb` holds `W L >= W` columns.
 #[inline(always)]
-unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32], x_len: usize) -> bool {
+unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32]) -> bool {
     let tab = &StencilTab::<L, W>::TAB;
     // SAFETY: the caller's promises; each load reads `W` columns of `cb` or `W` (of 16)
     // table entries.
@@ -537,12 +538,15 @@ unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32], x_len: usize)
                 bad |= !_mm_movemask_epi8(_mm_cmpeq_epi32(cv, want)) & 0xffff;
             }
         }
-        bad == 0 && cb[..L].iter().all(|&c| c as usize + W <= x_len)
+        bad == 0
     }
 }
 
 /// This width's stencil blocks ([`StencilBlock`]), by value type.
 struct Block;
+
+/// The default length test: one entry at a time.
+impl RowLengths for Block {}
 
 impl StencilBlock<f32> for Block {
     #[inline(always)]
@@ -585,11 +589,9 @@ unsafe fn stencil_f32_block<const L: usize>(
     x: &[f32],
     out: &mut [f32; STENCIL_MAX_W],
 ) -> bool {
-    let n = 8 * L;
-    let (Some(cb), Some(vb)) = (cols.get(s..s + n), vals.get(s..s + n)) else { return false };
-    stencil_prefetch(cols, vals, s, n);
+    let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 8, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `8 L` columns.
-    if !unsafe { stencil_cols::<L, 8>(cb, x.len()) } {
+    if !unsafe { stencil_cols::<L, 8>(cb) } {
         return false;
     }
     let tab = &StencilTab::<L, 8>::TAB;
@@ -628,11 +630,9 @@ unsafe fn stencil_f64_block<const L: usize>(
     x: &[f64],
     out: &mut [f64; STENCIL_MAX_W],
 ) -> bool {
-    let n = 4 * L;
-    let (Some(cb), Some(vb)) = (cols.get(s..s + n), vals.get(s..s + n)) else { return false };
-    stencil_prefetch(cols, vals, s, n);
+    let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 4, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `4 L` columns.
-    if !unsafe { stencil_cols::<L, 4>(cb, x.len()) } {
+    if !unsafe { stencil_cols::<L, 4>(cb) } {
         return false;
     }
     let tab = &StencilTab::<L, 4>::TAB;

@@ -26,14 +26,15 @@
 //! entry `k` sits at column `c_k + j` in row `j` read entry `k` of all of them with one
 //! load of `x[c_k..]`, the values transposed in registers (masked `vpermps`/`vpermpd`).
 //! Measured on the AMD EPYC dev VM (row-vector, old and new builds alternating, best of
-//! 3): `poisson2d` `f32` 2.3 → 1.35–1.38 ms, `f64` 2.28 → 2.10 ms (already at
-//! the measured stream bandwidth); matrices without such blocks (`uniform_random`, `dc2_like`, `rmat`) level.
+//! 3): `poisson2d` `f32` 2.3 → 1.35–1.38 ms, `f64` 2.28 → 2.10 ms (already at the
+//! measured stream bandwidth); matrices without such blocks (`uniform_random`,
+//! `dc2_like`, `rmat`) level.
 
 use core::arch::x86_64::*;
 
 use crate::arch::portable::spmv_csr::{
-    DotVec, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_prefetch,
-    stencil_rows,
+    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_rows,
+    stencil_slices,
 };
 
 /// Mask of the low `n` lanes (`n < 16`).
@@ -474,14 +475,14 @@ impl DotVec for F32U64 {
     }
 }
 
-/// Whether the `W` rows of `L` entries from entry `s` are a stencil block (entry `k` of
-/// row `j` at column `c_k + j`, and `c_k + W <= x_len`), with `cb` their `W L` columns:
-/// one compare per register of `W` columns.
+/// Whether the `W` rows of `L` entries with columns `cb` (`W L` of them) are a stencil
+/// block, entry `k` of row `j` at column `c_k + j`: one compare per register of `W`
+/// columns (`stencil_slices` has checked `c_k + W <= x.len()`).
 ///
 /// # Safety
 /// AVX-512F and VL are present; `cb` holds `W L >= W` columns.
 #[inline(always)]
-unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32], x_len: usize) -> bool {
+unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32]) -> bool {
     let tab = &StencilTab::<L, W>::TAB;
     // SAFETY: the caller's promises; each load reads `W` columns of `cb` or `W` (of 16)
     // table entries.
@@ -504,7 +505,7 @@ unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32], x_len: usize)
                 bad |= u16::from(_mm256_cmpneq_epi32_mask(cv, want));
             }
         }
-        bad == 0 && cb[..L].iter().all(|&c| c as usize + W <= x_len)
+        bad == 0
     }
 }
 
@@ -542,12 +543,15 @@ unsafe fn equal_rows<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
 /// This width's stencil blocks ([`StencilBlock`]), by value type.
 struct Block;
 
-impl StencilBlock<f32> for Block {
+impl RowLengths for Block {
     #[inline(always)]
     unsafe fn lengths<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
         // SAFETY: the caller's contract (AVX-512F and VL).
         unsafe { equal_rows::<W>(rp) }
     }
+}
+
+impl StencilBlock<f32> for Block {
     #[inline(always)]
     unsafe fn block<const L: usize>(
         s: usize,
@@ -562,11 +566,6 @@ impl StencilBlock<f32> for Block {
 }
 
 impl StencilBlock<f64> for Block {
-    #[inline(always)]
-    unsafe fn lengths<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
-        // SAFETY: the caller's contract (AVX-512F and VL).
-        unsafe { equal_rows::<W>(rp) }
-    }
     #[inline(always)]
     unsafe fn block<const L: usize>(
         s: usize,
@@ -593,11 +592,9 @@ unsafe fn stencil_f32_block<const L: usize>(
     x: &[f32],
     out: &mut [f32; STENCIL_MAX_W],
 ) -> bool {
-    let n = 16 * L;
-    let (Some(cb), Some(vb)) = (cols.get(s..s + n), vals.get(s..s + n)) else { return false };
-    stencil_prefetch(cols, vals, s, n);
+    let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 16, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `16 L` columns.
-    if !unsafe { stencil_cols::<L, 16>(cb, x.len()) } {
+    if !unsafe { stencil_cols::<L, 16>(cb) } {
         return false;
     }
     let tab = &StencilTab::<L, 16>::TAB;
@@ -634,11 +631,9 @@ unsafe fn stencil_f64_block<const L: usize>(
     x: &[f64],
     out: &mut [f64; STENCIL_MAX_W],
 ) -> bool {
-    let n = 8 * L;
-    let (Some(cb), Some(vb)) = (cols.get(s..s + n), vals.get(s..s + n)) else { return false };
-    stencil_prefetch(cols, vals, s, n);
+    let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 8, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `8 L` columns.
-    if !unsafe { stencil_cols::<L, 8>(cb, x.len()) } {
+    if !unsafe { stencil_cols::<L, 8>(cb) } {
         return false;
     }
     let tab = &StencilTab::<L, 8>::TAB;
