@@ -620,6 +620,17 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
             black_box(spgemm_with_stats(cfg, black_box(a), a).expect("checked"));
         },
     );
+    // Ours without the huge page hint (`SpgemmConfig::huge_pages(false)`), against the
+    // base again: both on 4 KiB pages, as the base always is.
+    let off = cfg.huge_pages(false);
+    let (tb4, t4) = median_pair(
+        &mut || {
+            black_box(gustavson(black_box(a), a));
+        },
+        &mut || {
+            black_box(spgemm_with_stats(off, black_box(a), a).expect("checked"));
+        },
+    );
     // Both into the memory of their earlier products (`spgemm_reuse`): no page faults of
     // fresh output, the kernels alone.
     let (mut gout, mut cout) = (gustavson(a, a), c.clone());
@@ -678,7 +689,7 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
     let note =
         if agree { format!("max rel diff {diff:.1e}") } else { "PATTERN DIFFERS from baseline".into() };
     Some(format!(
-        "| {name:<16} | {class:<9} | {:>4} | {:>10} | {products:>11} | {:>10} | {:>5.3} | {:>8.2} | {:>8.2} | {:>6.2} | {:>7.2} | {:>6.2} | {:>6.2} | {:>6.2} | {:>8.1} | {:>8.1} | {:>6.2} | {:>6.2} | {:>7.2} | {:>7.2} | rows {}; num ms {}; {}",
+        "| {name:<16} | {class:<9} | {:>4} | {:>10} | {products:>11} | {:>10} | {:>5.3} | {:>8.2} | {:>8.2} | {:>6.2} | {:>8.2} | {:>6.2} | {:>7.2} | {:>6.2} | {:>6.2} | {:>6.2} | {:>8.1} | {:>8.1} | {:>6.2} | {:>6.2} | {:>7.2} | {:>7.2} | rows {}; num ms {}; {}",
         T::NAME,
         a.nnz(),
         st.nnz_c,
@@ -686,6 +697,8 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
         ms(t),
         ms(tb),
         tb.as_secs_f64() / t.as_secs_f64(),
+        ms(t4),
+        tb4.as_secs_f64() / t4.as_secs_f64(),
         ms(tw),
         tbw.as_secs_f64() / tw.as_secs_f64(),
         gf(t),
@@ -704,10 +717,10 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
 
 fn spgemm_header(isa: Isa) {
     println!(
-        "\nSpGEMM C = A·A (thesis ch. 9), isa = {isa}, single thread; ours = level3::spgemm (hybrid allocation), base = Gustavson with a dense accumulator, timed alternately; warm = both into the memory of their earlier product (level3::spgemm_reuse), no page faults of fresh output\n"
+        "\nSpGEMM C = A·A (thesis ch. 9), isa = {isa}, single thread; ours = level3::spgemm (hybrid allocation, output hinted to transparent huge pages), base = Gustavson with a dense accumulator, timed alternately; 4K = ours without the hint (SpgemmConfig::huge_pages(false)) against the base again; warm = both into the memory of their earlier product (level3::spgemm_reuse), no page faults of fresh output\n"
     );
     println!(
-        "| {:<16} | {:<9} | {:>4} | {:>10} | {:>11} | {:>10} | {:>5} | {:>8} | {:>8} | {:>6} | {:>7} | {:>6} | {:>6} | {:>6} | {:>8} | {:>8} | {:>6} | {:>6} | {:>7} | {:>7} | rows and numeric ms per bin, check",
+        "| {:<16} | {:<9} | {:>4} | {:>10} | {:>11} | {:>10} | {:>5} | {:>8} | {:>8} | {:>6} | {:>8} | {:>6} | {:>7} | {:>6} | {:>6} | {:>6} | {:>8} | {:>8} | {:>6} | {:>6} | {:>7} | {:>7} | rows and numeric ms per bin, check",
         "matrix",
         "class",
         "prec",
@@ -718,6 +731,8 @@ fn spgemm_header(isa: Isa) {
         "ours ms",
         "base ms",
         "x base",
+        "4K ms",
+        "4K x",
         "warm ms",
         "warm x",
         "GF/s",
@@ -730,8 +745,8 @@ fn spgemm_header(isa: Isa) {
         "num ms"
     );
     println!(
-        "|{:-<18}|{:-<11}|{:-<6}|{:-<12}|{:-<13}|{:-<12}|{:-<7}|{:-<10}|{:-<10}|{:-<8}|{:-<9}|{:-<8}|{:-<8}|{:-<8}|{:-<10}|{:-<10}|{:-<8}|{:-<8}|{:-<9}|{:-<9}|------",
-        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""
+        "|{:-<18}|{:-<11}|{:-<6}|{:-<12}|{:-<13}|{:-<12}|{:-<7}|{:-<10}|{:-<10}|{:-<8}|{:-<10}|{:-<8}|{:-<9}|{:-<8}|{:-<8}|{:-<8}|{:-<10}|{:-<10}|{:-<8}|{:-<8}|{:-<9}|{:-<9}|------",
+        "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", "", ""
     );
 }
 

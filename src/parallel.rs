@@ -9,7 +9,7 @@ use std::vec::Vec;
 
 use crate::formats::{Csr, CsrOwned};
 use crate::level2::{check_spmv, csr::spmv_rows_chosen};
-use crate::level3::{Piece, Rule, SpgemmConfig, check_operands, hybrid_rows, upper_bound};
+use crate::level3::{Piece, Rule, SpgemmConfig, advise, check_operands, hybrid_rows, upper_bound};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{DimError, Index, Isa, RowOrder, Scalar};
@@ -240,7 +240,7 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
             .windows(2)
             .map(|w| {
                 let rows = w[0]..w[1];
-                s.spawn(move || hybrid_rows(isa, rule, a, b, rows, None).map(|(p, _)| p))
+                s.spawn(move || hybrid_rows(isa, rule, cfg.huge_pages, a, b, rows, None).map(|(p, _)| p))
             })
             .collect();
         workers.into_iter().map(|h| h.join()).collect::<Vec<_>>()
@@ -262,6 +262,9 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.try_reserve_exact(nrows + 1).map_err(|_| room_err)?;
     col_idx.try_reserve_exact(nnz).map_err(|_| room_err)?;
     vals.try_reserve_exact(nnz).map_err(|_| room_err)?;
+    advise(&row_ptr, cfg.huge_pages);
+    advise(&col_idx, cfg.huge_pages);
+    advise(&vals, cfg.huge_pages);
     row_ptr.push(I::ZERO);
     for p in parts {
         let base = col_idx.len();

@@ -375,7 +375,7 @@ fn spgemm_symbolic_and_numeric_allocate_nothing() {
     ];
     for isa in isas {
         for m in methods {
-            let cfg = SpgemmConfig { isa, method: m };
+            let cfg = SpgemmConfig { isa, method: m, ..SpgemmConfig::new() };
             let ws = spgemm_workspace_len_with(cfg, &a, &b).unwrap();
             let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
             let mut row_ptr = vec![0u32; a.nrows() + 1];

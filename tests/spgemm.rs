@@ -831,3 +831,55 @@ fn pattern_ids_tell_a_moved_middle_column_apart() {
         assert_eq!(entries(&c.view()), want, "{isa:?}");
     }
 }
+
+/// The huge page hint of `SpgemmConfig::huge_pages`: the same product with it on and
+/// off, and, where the kernel shows it (`common::vm_flags_of`), the large output arrays
+/// of `spgemm`, `spgemm_reuse` and `parallel::spgemm` carry the `hg` flag with it on.
+/// (Not the converse: with it off, an array may still land in heap memory an earlier
+/// hinted array left to the allocator, flag and all.)
+#[test]
+fn huge_page_hint_marks_large_outputs_and_changes_nothing() {
+    // A tridiagonal operator of 600,000 rows: `A²` has five entries a row, 3M in all,
+    // so its columns (12 MB of u32) and values (24 MB of f64) pass the hint's 8 MiB.
+    let n = 600_000;
+    let mut t = Vec::with_capacity(3 * n);
+    for i in 0..n {
+        for (d, v) in [(-1i64, -1.0), (0, 2.0 + (i % 7) as f64), (1, -1.5)] {
+            let j = i as i64 + d;
+            if (0..n as i64).contains(&j) {
+                t.push((i, j as usize, v));
+            }
+        }
+    }
+    let a = CsrOwned::<f64, u32>::from_triplets(n, n, &t).unwrap();
+    let av = a.view();
+    let on = SpgemmConfig::new();
+    assert!(on.huge_pages, "on by default");
+    let off = on.huge_pages(false);
+    let c_on = spgemm_with(on, &av, &av).unwrap();
+    let c_off = spgemm_with(off, &av, &av).unwrap();
+    assert_eq!(c_on, c_off);
+    assert_eq!(c_on.view().nnz(), 5 * n - 6);
+    let mut c_reuse = c_off.clone();
+    spgemm_reuse(on, &av, &av, &mut c_reuse).unwrap();
+    assert_eq!(c_reuse, c_on);
+    let hinted = |c: &CsrOwned<f64, u32>| {
+        let v = c.view();
+        for (what, addr) in [("col_idx", v.col_idx().as_ptr() as usize), ("vals", v.vals().as_ptr() as usize)]
+        {
+            let Some(flags) = common::vm_flags_of(addr) else {
+                return;
+            };
+            assert!(flags.split_whitespace().any(|f| f == "hg"), "{what}: VmFlags {flags:?}");
+        }
+    };
+    hinted(&c_on);
+    hinted(&c_reuse);
+    #[cfg(feature = "parallel")]
+    {
+        let c_par = spblas::parallel::spgemm(on, &av, &av, 3).unwrap();
+        assert_eq!(c_par, c_on);
+        hinted(&c_par);
+        assert_eq!(spblas::parallel::spgemm(off, &av, &av, 3).unwrap(), c_on);
+    }
+}

@@ -59,7 +59,7 @@ pub fn run(data: &[u8]) -> usize {
     ];
     for isa in Isa::available() {
         for method in methods {
-            let cfg = SpgemmConfig { isa, method };
+            let cfg = SpgemmConfig { isa, method, ..SpgemmConfig::new() };
             if method == Some(RowMethod::Merge) && b.row_order() != RowOrder::Canonical {
                 let e = spgemm_workspace_len_with(cfg, &a, &b);
                 assert!(

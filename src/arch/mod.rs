@@ -32,6 +32,8 @@
 use crate::{DimError, Isa};
 
 mod key;
+#[cfg(feature = "alloc")]
+mod pages;
 pub(crate) mod portable;
 mod prefetch;
 
@@ -42,6 +44,8 @@ pub(crate) mod x86_64;
 pub(crate) mod aarch64;
 
 pub use key::OrdBits;
+#[cfg(feature = "alloc")]
+pub(crate) use pages::advise_huge;
 pub(crate) use prefetch::{PF_AHEAD, prefetch, store_fence};
 
 /// Whether this CPU's hardware gathers are slower than a scalar load per lane (AMD and

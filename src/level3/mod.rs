@@ -89,7 +89,7 @@ mod plan;
 #[cfg(feature = "alloc")]
 pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse, spgemm_with, spgemm_with_stats};
 #[cfg(feature = "parallel")]
-pub(crate) use owned::{Piece, hybrid_rows};
+pub(crate) use owned::{Piece, advise, hybrid_rows};
 pub use rows::{RowMethod, SPA_INSERTION_MAX, SPA_SORT_RATIO};
 pub use stages::{
     Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, SHORT_SPA_SPAN,
@@ -105,8 +105,9 @@ use crate::{Csr, DimError, Index, Isa, RowOrder, Scalar};
 use rows::{Ctx, Kernel, PREFETCH_ROWS, Scratch};
 use stages::{check_buf, check_inner, row_upper_bound};
 
-/// How to run an SpGEMM: the SIMD width of the sorting steps, and optionally one
-/// accumulation method forced onto every non-empty row (for tests and benchmarks).
+/// How to run an SpGEMM: the SIMD width of the sorting steps, optionally one
+/// accumulation method forced onto every non-empty row (for tests and benchmarks), and
+/// whether the owned products ask for huge pages.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SpgemmConfig {
     /// The [`Isa`] of the bitonic sorts and heaps ([`Isa::detect`] by default).
@@ -114,11 +115,19 @@ pub struct SpgemmConfig {
     /// `None` (default): the per-bin rule. `Some(m)`: `m` on every non-empty row, the
     /// single-product bin included.
     pub method: Option<RowMethod>,
+    /// Whether the products that allocate their output (feature `alloc`: [`spgemm`],
+    /// [`spgemm_reuse`], [`crate::parallel::spgemm`]) ask the kernel to back output arrays
+    /// of 8 MiB or more by transparent huge pages (`madvise(MADV_HUGEPAGE)`; feature
+    /// `std` on Linux, elsewhere nothing). On by default: first-touch page faults of the
+    /// fresh output were over half the time of a Poisson `A²` on the development VM (see
+    /// the README). Off for callers who manage their pages themselves or keep transparent
+    /// huge pages away from their process's memory. The results are the same either way.
+    pub huge_pages: bool,
 }
 
 impl Default for SpgemmConfig {
     fn default() -> Self {
-        SpgemmConfig { isa: Isa::detect(), method: None }
+        SpgemmConfig { isa: Isa::detect(), method: None, huge_pages: true }
     }
 }
 
@@ -134,6 +143,10 @@ impl SpgemmConfig {
     /// The same with `method` forced on every non-empty row.
     pub fn method(self, method: RowMethod) -> Self {
         SpgemmConfig { method: Some(method), ..self }
+    }
+    /// The same with the huge page hint on or off (see [`SpgemmConfig::huge_pages`]).
+    pub fn huge_pages(self, on: bool) -> Self {
+        SpgemmConfig { huge_pages: on, ..self }
     }
 }
 

@@ -52,21 +52,29 @@ pub const GROWTH: (usize, usize) = (3, 2);
 
 /// Makes room for `extra` more elements: nothing if they fit, else capacity grows to
 /// the larger of what is needed and [`GROWTH`] times the old capacity.
-fn grow<X>(v: &mut Vec<X>, extra: usize) -> Result<bool, ()> {
+fn grow<X>(v: &mut Vec<X>, extra: usize, huge: bool) -> Result<bool, ()> {
     let need = v.len().checked_add(extra).ok_or(())?;
     if need <= v.capacity() {
         return Ok(false);
     }
     let target = need.max(v.capacity().saturating_mul(GROWTH.0) / GROWTH.1);
     v.try_reserve_exact(target - v.len()).map_err(|_| ())?;
+    advise(v, huge);
     Ok(true)
 }
 
 /// [`grow`] on both output arrays; whether the column array grew.
-fn grow_both<I, T>(col_idx: &mut Vec<I>, vals: &mut Vec<T>, extra: usize) -> Result<bool, ()> {
-    let grew = grow(col_idx, extra)?;
-    grow(vals, extra)?;
+fn grow_both<I, T>(col_idx: &mut Vec<I>, vals: &mut Vec<T>, extra: usize, huge: bool) -> Result<bool, ()> {
+    let grew = grow(col_idx, extra, huge)?;
+    grow(vals, extra, huge)?;
     Ok(grew)
+}
+
+/// The huge page hint of [`SpgemmConfig::huge_pages`] on an output array, if `huge`.
+pub(crate) fn advise<X>(v: &Vec<X>, huge: bool) {
+    if huge {
+        crate::arch::advise_huge(v);
+    }
 }
 
 /// Closes a row of `C`: records the arrays' peak capacities and pushes the row's end to
@@ -170,7 +178,8 @@ fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
     reuse: Option<Piece<T, I>>,
 ) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     let nrows = a.nrows();
-    let (piece, stats) = hybrid_rows(isa, Rule::new(cfg.method, a, b), a, b, 0..nrows, reuse)?;
+    let rule = Rule::new(cfg.method, a, b);
+    let (piece, stats) = hybrid_rows(isa, rule, cfg.huge_pages, a, b, 0..nrows, reuse)?;
     let c = CsrOwned::from_parts_trusted(
         nrows,
         b.ncols(),
@@ -304,12 +313,14 @@ impl<T: Scalar, I: Index> Work<T, I> {
 }
 
 /// The hybrid allocation of [`spgemm_with_stats`] on the rows `rows` of `A` (a range
-/// inside `0..a.nrows()`), under `rule`: the serial product and each piece of the
+/// inside `0..a.nrows()`), under `rule`, its output arrays hinted to huge pages if
+/// `huge` ([`SpgemmConfig::huge_pages`]): the serial product and each piece of the
 /// threaded one ([`crate::parallel::spgemm`]) run this, so a row comes out the same
 /// whichever runs it.
 pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     isa: Checked,
     rule: Rule,
+    huge: bool,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
     rows: Range<usize>,
@@ -346,9 +357,12 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     vals.clear();
     col_idx.try_reserve_exact(lower).map_err(|_| room_err)?;
     vals.try_reserve_exact(lower).map_err(|_| room_err)?;
+    advise(&col_idx, huge);
+    advise(&vals, huge);
     let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
     let (mut upper, mut rows_per_bin) = (0usize, [0usize; NBINS]);
     row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err)?;
+    advise(&row_ptr, huge);
     row_ptr.push(I::ZERO);
     let mut reg = EscBuf::new();
     let mut plan = RowPlan::new();
@@ -358,7 +372,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         }
         // A row that repeats the learnt pattern: straight into `C`.
         if rule.forced.is_none() && plan.len() > 0 {
-            let grew = grow_both(&mut col_idx, &mut vals, plan.len()).map_err(|_| room_err)?;
+            let grew = grow_both(&mut col_idx, &mut vals, plan.len(), huge).map_err(|_| room_err)?;
             if plan.apply(&ctx, i, &mut col_idx, &mut vals) {
                 grows += usize::from(grew);
                 upper = upper.saturating_add(plan.ub);
@@ -382,7 +396,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             && let Some(len) = rows::esc_short(&ctx, i, &mut reg)
         {
             // A short row sorted in registers: straight from them into `C`.
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, len).map_err(|_| room_err)?);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, len, huge).map_err(|_| room_err)?);
             col_idx.extend(reg.cols[..len].iter().map(|&c| I::from_usize_unchecked(c as usize)));
             vals.extend_from_slice(&reg.vals[..len]);
         } else if let Kernel::Acc(method) = kernel {
@@ -408,12 +422,12 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             if method == RowMethod::Spa && rule.forced.is_none() {
                 plan.learn(&ctx, i, ub_i, bin, &di[..len]);
             }
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, len).map_err(|_| room_err)?);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, len, huge).map_err(|_| room_err)?);
             col_idx.extend_from_slice(&di[..len]);
             vals.extend_from_slice(&dv[..len]);
         } else {
             // Empty, or a copy of exactly `room` entries: straight into `C`.
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, room).map_err(|_| room_err)?);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, room, huge).map_err(|_| room_err)?);
             col_idx.resize(start + room, I::ZERO);
             vals.resize(start + room, T::ZERO);
             let (di, dv) = (&mut col_idx[start..], &mut vals[start..]);

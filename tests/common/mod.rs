@@ -193,3 +193,28 @@ pub fn check_spmv_against<T: Scalar, I: Index, M: spblas::SpMv<T> + ?Sized>(
     }
     Ok(())
 }
+
+/// The `VmFlags` of the mapping holding `addr` in this process (`/proc/self/smaps`), where
+/// the kernel exposes transparent huge pages and the test runs natively on x86-64 Linux
+/// (qemu's emulated `/proc` is not the kernel's); `None` elsewhere. `hg` among the flags
+/// means `madvise(MADV_HUGEPAGE)` covers the mapping.
+pub fn vm_flags_of(addr: usize) -> Option<String> {
+    if !cfg!(all(target_os = "linux", target_arch = "x86_64"))
+        || !std::path::Path::new("/sys/kernel/mm/transparent_hugepage/enabled").exists()
+    {
+        return None;
+    }
+    let smaps = std::fs::read_to_string("/proc/self/smaps").ok()?;
+    let mut inside = false;
+    for line in smaps.lines() {
+        let head = line.split_whitespace().next().unwrap_or("");
+        if let Some((lo, hi)) = head.split_once('-')
+            && let (Ok(lo), Ok(hi)) = (usize::from_str_radix(lo, 16), usize::from_str_radix(hi, 16))
+        {
+            inside = (lo..hi).contains(&addr);
+        } else if inside && let Some(flags) = line.strip_prefix("VmFlags:") {
+            return Some(flags.trim().to_string());
+        }
+    }
+    None
+}
