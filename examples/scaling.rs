@@ -10,7 +10,8 @@
 //!
 //! With `--spgemm` it measures the threaded SpGEMM instead (`parallel::spgemm`, `A²` of
 //! every square suite matrix with at most 250M candidate products): the median of five
-//! runs per thread count and the speedup over one thread.
+//! runs per thread count and the speedup over one thread; `--no-huge-pages` turns off
+//! the output's huge page hint (`SpgemmConfig::huge_pages(false)`).
 //!
 //! For every matrix and thread count the three drivers and a threaded streaming read of
 //! the same number of bytes run interleaved (one call of each per round, the median of
@@ -118,11 +119,13 @@ fn main() {
     let mut threads: Vec<usize> = Vec::new();
     let mut isa = Isa::detect();
     let mut spgemm_only = false;
+    let mut huge_pages = true;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--small" => scale = SuiteScale::Small,
             "--spgemm" => spgemm_only = true,
+            "--no-huge-pages" => huge_pages = false,
             "--threads" => {
                 let v = args.next().unwrap_or_default();
                 threads = v.split(',').filter_map(|s| s.parse().ok()).filter(|&t| t > 0).collect();
@@ -136,7 +139,7 @@ fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: scaling [--small] [--spgemm] [--threads 1,2,4] [--isa portable|avx2|avx512|neon]"
+                    "usage: scaling [--small] [--spgemm [--no-huge-pages]] [--threads 1,2,4] [--isa portable|avx2|avx512|neon]"
                 );
                 std::process::exit(2);
             }
@@ -151,7 +154,7 @@ fn main() {
     }
     println!("isa {}, {} hardware threads", isa.name(), available_threads());
     if spgemm_only {
-        spgemm_scaling(scale, isa, &threads);
+        spgemm_scaling(scale, SpgemmConfig::new().isa(isa).huge_pages(huge_pages), &threads);
         return;
     }
     println!(
@@ -168,10 +171,10 @@ fn main() {
 
 /// The threaded SpGEMM `A²` at each thread count: median of five runs, speedup over one
 /// thread.
-fn spgemm_scaling(scale: SuiteScale, isa: Isa, threads: &[usize]) {
+fn spgemm_scaling(scale: SuiteScale, cfg: SpgemmConfig, threads: &[usize]) {
+    println!("huge page hint {}", if cfg.huge_pages { "on" } else { "off" });
     println!("| matrix           | thr |      ms | x 1t |");
     println!("|------------------|-----|---------|------|");
-    let cfg = SpgemmConfig::new().isa(isa);
     for entry in suite_entries(scale) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
         let a = a.view();
