@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use spblas::Csr5Owned;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
-use spblas::level2::{CsrMethod, spmv_csr};
+use spblas::level2::{CsrMethod, SpmvPlan, spmv_csr};
 use spblas::level3::{
     Bin, NBINS, SpgemmConfig, bin_rows, spgemm_numeric_rows, spgemm_numeric_with, spgemm_reuse,
     spgemm_symbolic_with, spgemm_with_stats, spgemm_workspace_len_with, upper_bound,
@@ -413,6 +413,33 @@ fn run_matrix<T: Scalar, I: Index>(
             format,
             fill: 1.0,
             conv: Some(Duration::ZERO),
+            spmv: Some(t),
+            ratio: Some(ratio),
+            note,
+        });
+    }
+    // Plans (`SpmvPlan`): the rule's choice between the CSR methods and CSR5 (`plan`,
+    // its conversion timed as the plan's), and the timed choice (`plan tuned`, 5 rounds).
+    let t0 = Instant::now();
+    let ruled = SpmvPlan::new(a, isa).expect("isa available");
+    let ruled_conv = t0.elapsed();
+    let tuned_plan = SpmvPlan::tune(a, isa, &x, &mut y_tune, 5).expect("dimensions checked");
+    for (format, plan, conv) in [("plan", &ruled, ruled_conv), ("plan tuned", &tuned_plan, Duration::ZERO)] {
+        let mut y = vec![T::from_f64(f64::NAN); m];
+        let (ratio, t) = ratio_and_time(&mut base, &mut || {
+            plan.spmv(T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
+            black_box(&mut y);
+        });
+        let d = rel_diff(&y, &y_ref);
+        let mut note = format!("{format} = {}", plan.choice());
+        if d > 1e3 * T::EPSILON.to_f64() {
+            note = format!("MISMATCH: rel diff {d:.2e} {note}");
+        }
+        rows.push(Row {
+            conv_in_place: None,
+            format,
+            fill: 1.0,
+            conv: Some(conv),
             spmv: Some(t),
             ratio: Some(ratio),
             note,

@@ -7,8 +7,8 @@ mod common;
 use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
 use proptest::prelude::*;
 use spblas::level2::{
-    Carry, CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, apply_carries, merge_path_splits,
-    spmv_csr, spmv_merge_path_piece,
+    Carry, CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, SpmvChoice, SpmvPlan, apply_carries,
+    merge_path_splits, spmv_csr, spmv_merge_path_piece,
 };
 use spblas::{Csr, CsrOwned, DimError, Gathers, Index, Isa, Scalar, SpMv};
 
@@ -38,6 +38,17 @@ fn check_methods<T: Scalar, I: Index>(
         let mut y = y0.clone();
         a.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
         assert_close(&y, &want, &bound, factor)?;
+        // Plans: by rule, and CSR5 forced (a converted copy), on the plan's `Isa`.
+        for plan in [SpmvPlan::new(a, isa).unwrap(), SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5).unwrap()]
+        {
+            let mut y = y0.clone();
+            if beta == T::ZERO {
+                y.fill(T::from_f64(f64::NAN));
+            }
+            plan.spmv(alpha, &x, beta, &mut y).unwrap();
+            assert_close(&y, &want, &bound, factor)
+                .map_err(|e| TestCaseError::fail(format!("plan {} on {isa}: {e}", plan.choice())))?;
+        }
     }
     Ok(())
 }
@@ -608,6 +619,85 @@ fn tune_picks_a_method_and_leaves_the_product_in_y() {
         if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
             let mut y = vec![1.5; m];
             assert!(CsrMethod::tune(&a, missing, &x, &mut y, 3).is_err());
+            assert!(y.iter().all(|&v| v == 1.5));
+        }
+    }
+}
+
+/// `SpmvChoice::choose` follows its documented rule: CSR5 on AVX2 and AVX-512 for rows
+/// that read `x` all over and are of uneven lengths (empty rows among long ones count);
+/// otherwise
+/// `CsrMethod::choose`'s method. `SpmvPlan::new` makes that choice, with the CSR5 copy
+/// exactly when it says CSR5.
+#[test]
+fn spmv_choice_follows_its_documented_rule() {
+    let (m, n) = (4096, 1 << 20);
+    let uneven = from_lens::<f64, u32>(m, n, |i| 1 + i % 10, 3);
+    let some_empty = from_lens::<f64, u32>(m, n, |i| if i % 3 == 0 { 0 } else { 6 }, 3);
+    let even = from_lens::<f64, u32>(m, n, |_| 5, 3);
+    let near = from_lens::<f64, u32>(m, 64, |i| 1 + i % 10, 3);
+    for isa in Isa::ALL {
+        let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
+        for (what, a, csr5) in [
+            ("uneven", &uneven, simd),
+            ("some empty", &some_empty, simd),
+            ("even", &even, false),
+            ("near", &near, false),
+        ] {
+            let a = a.view();
+            let want = if csr5 { SpmvChoice::Csr5 } else { SpmvChoice::Csr(CsrMethod::choose(&a, isa)) };
+            assert_eq!(SpmvChoice::choose(&a, isa), want, "{what} on {isa:?}");
+            if isa.is_available() {
+                let plan = SpmvPlan::new(&a, isa).unwrap();
+                assert_eq!(plan.choice(), want, "{what} on {isa:?}");
+                assert_eq!(plan.csr5().is_some(), csr5, "{what} on {isa:?}");
+                assert_eq!(plan.isa(), isa);
+            }
+        }
+    }
+    assert_eq!(SpmvChoice::Csr5.name(), "csr5");
+    assert_eq!(SpmvChoice::Csr(CsrMethod::MergePath).to_string(), "merge-path");
+}
+
+/// `SpmvPlan::tune` returns a CSR or CSR5 plan that computes `A x`, and leaves `A x` in
+/// `y`; plans refuse an unavailable `Isa` and wrong lengths, leaving `y` alone.
+#[test]
+fn spmv_plan_tune_and_errors() {
+    for (name, m, n, len) in shapes() {
+        let a = from_lens::<f64, u32>(m, n, &*len, 3);
+        let a = a.view();
+        let x = vector::<f64>(n, 7);
+        let (want, bound) = reference_spmv(m, a.iter(), 1.0, &x, 0.0, &vec![0.0; m]);
+        let factor = (a.max_row_len() + 3) as f64;
+        for isa in Isa::available() {
+            let mut y = vec![f64::NAN; m];
+            let plan = SpmvPlan::tune(&a, isa, &x, &mut y, 3).unwrap();
+            assert_close(&y, &want, &bound, factor).unwrap();
+            assert_eq!(plan.csr5().is_some(), plan.choice() == SpmvChoice::Csr5, "{name}");
+            let mut y = vec![f64::NAN; m];
+            plan.spmv(1.0, &x, 0.0, &mut y).unwrap();
+            assert_close(&y, &want, &bound, factor).unwrap();
+            // Wrong lengths: errors, `y` untouched.
+            let mut y = vec![1.5; m + 1];
+            assert!(matches!(plan.spmv(1.0, &x, 0.0, &mut y), Err(DimError::Length { .. })), "{name}");
+            assert!(y.iter().all(|&v| v == 1.5));
+            assert!(matches!(SpmvPlan::tune(&a, isa, &x, &mut y, 3), Err(DimError::Length { .. })));
+            assert!(y.iter().all(|&v| v == 1.5));
+        }
+        if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
+            assert!(matches!(SpmvPlan::new(&a, missing), Err(DimError::IsaUnavailable { .. })));
+            assert!(matches!(
+                SpmvPlan::with_choice(&a, missing, SpmvChoice::Csr5),
+                Err(DimError::IsaUnavailable { .. })
+            ));
+            let mut y = vec![1.5; m];
+            assert!(SpmvPlan::tune(&a, missing, &x, &mut y, 3).is_err());
+            assert!(y.iter().all(|&v| v == 1.5));
+            let plan = SpmvPlan::new(&a, Isa::Portable).unwrap();
+            assert!(matches!(
+                plan.spmv_isa(missing, 1.0, &x, 0.0, &mut y),
+                Err(DimError::IsaUnavailable { .. })
+            ));
             assert!(y.iter().all(|&v| v == 1.5));
         }
     }

@@ -143,7 +143,8 @@ impl CsrMethod {
         // The segmented sum leads only on CPUs with slow gathers (see above).
         let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
-        if slow_gathers && nnz <= CHOOSE_SHORT * m && scattered_uneven(a) {
+        let s = RowSample::of(a);
+        if slow_gathers && nnz <= CHOOSE_SHORT * m && s.rarely_empty() && s.uneven() && s.scattered() {
             CsrMethod::SegmentedSum
         } else {
             CsrMethod::RowVector
@@ -206,45 +207,75 @@ impl CsrMethod {
     }
 }
 
-/// Rows sampled by [`scattered_uneven`].
+/// Rows sampled by [`RowSample`].
 const CHOOSE_SAMPLES: usize = 64;
-/// Entries read from each sampled row by [`scattered_uneven`].
+/// Entries read from each sampled row by [`RowSample`].
 const CHOOSE_ENTRIES: usize = 8;
 /// Least spread (longest minus shortest) of the sampled row lengths for which
-/// [`scattered_uneven`] calls them uneven.
+/// [`RowSample::uneven`] calls them uneven.
 const CHOOSE_UNEVEN: usize = 4;
 /// Longest mean row length for which [`CsrMethod::choose`] considers the segmented sum.
 const CHOOSE_SHORT: usize = 16;
-/// Distance from the diagonal, in bytes of `x`, beyond which [`scattered_uneven`] counts a
+/// Distance from the diagonal, in bytes of `x`, beyond which [`RowSample`] counts a
 /// read of `x` as scattered: past a 256 KiB L2, so most such reads miss it.
 const CHOOSE_FAR_BYTES: usize = 256 << 10;
 
-/// Whether `a` looks like short rows of uneven lengths that read `x` all over and are
-/// rarely empty, from [`CHOOSE_SAMPLES`] evenly spaced rows (at most [`CHOOSE_ENTRIES`]
-/// entries of each): no more than one sampled row in 16 empty, sampled lengths that
-/// span at least [`CHOOSE_UNEVEN`], and more than half of the sampled entries farther
-/// than [`CHOOSE_FAR_BYTES`] from the (scaled) diagonal. O(1): at most 576 reads.
-fn scattered_uneven<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
-    let (m, n, row_ptr, col_idx) = (a.nrows(), a.ncols(), a.row_ptr(), a.col_idx());
-    let far = CHOOSE_FAR_BYTES / size_of::<T>();
-    let (mut empty, mut seen, mut scattered) = (0usize, 0usize, 0usize);
-    let (mut shortest, mut longest) = (usize::MAX, 0usize);
-    let samples = CHOOSE_SAMPLES.min(m);
-    for k in 0..samples {
-        let i = k * m / samples;
-        let r = rp(row_ptr, i)..rp(row_ptr, i + 1);
-        if r.is_empty() {
-            empty += 1;
+/// What [`CsrMethod::choose`] and [`super::SpmvChoice::choose`] learn of a matrix from
+/// [`CHOOSE_SAMPLES`] evenly spaced rows (at most [`CHOOSE_ENTRIES`] entries of each).
+/// O(1): at most 576 reads.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowSample {
+    /// Rows sampled (`min(64, nrows)`).
+    pub samples: usize,
+    /// Sampled rows with no entry.
+    pub empty: usize,
+    /// Longest minus shortest sampled row length.
+    pub spread: usize,
+    /// Sampled entries, and those farther than [`CHOOSE_FAR_BYTES`] from the (scaled)
+    /// diagonal.
+    pub seen: usize,
+    pub far: usize,
+}
+
+impl RowSample {
+    pub(crate) fn of<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> Self {
+        let (m, n, row_ptr, col_idx) = (a.nrows(), a.ncols(), a.row_ptr(), a.col_idx());
+        let far_cols = CHOOSE_FAR_BYTES / size_of::<T>();
+        let (mut empty, mut seen, mut far) = (0usize, 0usize, 0usize);
+        let (mut shortest, mut longest) = (usize::MAX, 0usize);
+        let samples = CHOOSE_SAMPLES.min(m);
+        for k in 0..samples {
+            let i = k * m / samples;
+            let r = rp(row_ptr, i)..rp(row_ptr, i + 1);
+            if r.is_empty() {
+                empty += 1;
+            }
+            (shortest, longest) = (shortest.min(r.len()), longest.max(r.len()));
+            // The diagonal of a rectangular matrix: row i's share of the columns.
+            let diag = (i as u128 * n as u128 / m as u128) as usize;
+            for c in col_idx[r].iter().take(CHOOSE_ENTRIES) {
+                seen += 1;
+                far += usize::from(c.to_usize().abs_diff(diag) > far_cols);
+            }
         }
-        (shortest, longest) = (shortest.min(r.len()), longest.max(r.len()));
-        // The diagonal of a rectangular matrix: row i's share of the columns.
-        let diag = (i as u128 * n as u128 / m as u128) as usize;
-        for c in col_idx[r].iter().take(CHOOSE_ENTRIES) {
-            seen += 1;
-            scattered += usize::from(c.to_usize().abs_diff(diag) > far);
-        }
+        RowSample { samples, empty, spread: longest.saturating_sub(shortest), seen, far }
     }
-    empty * 16 <= samples && longest.saturating_sub(shortest) >= CHOOSE_UNEVEN && 2 * scattered > seen
+
+    /// No more than one sampled row in 16 is empty.
+    pub(crate) fn rarely_empty(&self) -> bool {
+        self.empty * 16 <= self.samples
+    }
+
+    /// The sampled lengths span at least [`CHOOSE_UNEVEN`].
+    pub(crate) fn uneven(&self) -> bool {
+        self.spread >= CHOOSE_UNEVEN
+    }
+
+    /// More than half of the sampled entries lie farther than [`CHOOSE_FAR_BYTES`] of
+    /// `x` from the diagonal.
+    pub(crate) fn scattered(&self) -> bool {
+        2 * self.far > self.seen
+    }
 }
 
 impl core::fmt::Display for CsrMethod {

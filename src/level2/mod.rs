@@ -11,7 +11,9 @@
 //! segmented sum, speculative segmented sum, and merge path): [`spmv_csr`] runs any of
 //! them by [`CsrMethod`]; `SpMv for Csr` runs [`CsrMethod::choose`]'s pick (a fixed
 //! O(1) rule), and with `std` [`CsrMethod::tune`] picks by timing every method on the
-//! matrix on this machine.
+//! matrix on this machine. Where the matrix is multiplied many times, [`SpmvPlan`]
+//! (feature `alloc`) also weighs CSR5 (converting once): by rule
+//! ([`SpmvChoice::choose`]) or by timing ([`SpmvPlan::tune`]).
 
 mod coo;
 pub(crate) mod csr;
@@ -20,12 +22,16 @@ mod dia;
 mod ell;
 mod hyb;
 mod jds;
+mod plan;
 mod sell;
 
 pub use csr::{
     CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, merge_path_splits, spmv_csr,
     spmv_merge_path_piece,
 };
+pub use plan::SpmvChoice;
+#[cfg(feature = "alloc")]
+pub use plan::SpmvPlan;
 
 use crate::{DimError, Isa, Scalar};
 

@@ -1,0 +1,244 @@
+//! SpMV plans: how to run `y = alpha * A * x + beta * y` many times on one CSR matrix,
+//! converting it to CSR5 (thesis chapter 6, SpMV 8.5) where that pays instead of running
+//! a conversion-free CSR method (8.3–8.4).
+//!
+//! [`CsrMethod::choose`] picks among the CSR methods only, because `SpMv for Csr` may not
+//! allocate or convert. Yet on the irregular matrices CSR5 leads all of them (thesis
+//! Fig. 8.9–8.11; here 1.3–1.8x the conversion-free pick on the AVX-512 machines of the
+//! README), and its conversion costs about one SpMV (0.4–1.5 on the development VM),
+//! which an iterative solver repays in its first products. [`SpmvChoice`] names the
+//! choice between the two kinds; [`SpmvPlan`] (feature `alloc`) holds it with the CSR5
+//! copy it needs and runs it.
+
+use super::csr::{CsrMethod, RowSample};
+use crate::formats::Csr;
+use crate::{Index, Isa, Scalar};
+
+/// How a plan runs SpMV on a CSR matrix: a CSR method on the matrix as it is, or CSR5
+/// SpMV (Alg. 32) on a converted copy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SpmvChoice {
+    /// [`super::spmv_csr`] by this method, no conversion.
+    Csr(CsrMethod),
+    /// CSR5 with [`crate::Csr5Layout::new`]'s layout for the plan's [`Isa`].
+    Csr5,
+}
+
+impl SpmvChoice {
+    /// The choice for `a` on `isa` by a fixed O(1) rule (the row sample of
+    /// [`CsrMethod::choose`], at most 576 reads):
+    ///
+    /// - [`Csr5`](SpmvChoice::Csr5) on AVX2 and AVX-512 when more than half of the
+    ///   sampled entries read `x` far from the diagonal (past 256 KiB) and the sampled
+    ///   row lengths span at least 4 (uneven rows, or empty rows among rows of 4 or
+    ///   more): the irregular matrices CSR5 was made for;
+    /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise.
+    ///
+    /// Why (speedups over the row-scalar loop in one suite run per machine and width,
+    /// `examples/suite.rs --only spmv`; the README has the tables):
+    /// - On AVX-512, CSR5 led the conversion-free pick on `rmat`, `dc2_like` and
+    ///   `lp_like` in both precisions on both machines measured: 1.10–1.79x on the AMD
+    ///   development VM, 1.03–2.6x on the Xeon device host.
+    /// - On AVX2 (AMD VM) it led on `rmat` (1.23x, 1.28x) and went either way on
+    ///   `dc2_like` and `lp_like` (0.81–1.19x), which keeps the rule simple.
+    /// - Rows of one length that read `x` all over (`uniform_random`) went either way
+    ///   by machine (row-vector 1.18x ahead on the AMD VM, CSR5 1.1–1.3x on the Xeon
+    ///   host), and on the structured matrices (Poisson 2D, banded, dense and block
+    ///   diagonal) the prefetching CSR row loop led CSR5 by up to 1.9x, except Poisson 3D
+    ///   (27-point), where CSR5 led by 1.08–1.6x: the rule keeps CSR for all of these;
+    ///   [`SpmvPlan::tune`] measures instead.
+    /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like` (AMD VM:
+    ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
+    pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
+        let s = RowSample::of(a);
+        if matches!(isa, Isa::Avx2 | Isa::Avx512) && s.scattered() && s.uneven() {
+            SpmvChoice::Csr5
+        } else {
+            SpmvChoice::Csr(CsrMethod::choose(a, isa))
+        }
+    }
+
+    /// Short lower-case name: the [`CsrMethod::name`], or `"csr5"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            SpmvChoice::Csr(m) => m.name(),
+            SpmvChoice::Csr5 => "csr5",
+        }
+    }
+}
+
+impl core::fmt::Display for SpmvChoice {
+    fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(feature = "alloc")]
+pub use owned::SpmvPlan;
+
+#[cfg(feature = "alloc")]
+mod owned {
+    use alloc::boxed::Box;
+
+    use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice};
+    use crate::DimError;
+    use crate::arch::Checked;
+    use crate::formats::Csr5Owned;
+    use crate::level2::{SpMv, spmv_csr};
+
+    /// A CSR matrix with the way to run its SpMV (feature `alloc`): a [`SpmvChoice`] on
+    /// one [`Isa`], and for [`SpmvChoice::Csr5`] the CSR5 copy of the matrix (as much
+    /// memory again as the CSR arrays, plus about 1–4% for the tile descriptors).
+    ///
+    /// Build it once, by rule ([`SpmvPlan::new`]) or by timing ([`SpmvPlan::tune`]), and
+    /// run it through [`SpMv`] as often as needed; every run computes the same `y` as
+    /// the CSR methods, within rounding (CSR5 adds in another order).
+    ///
+    /// ```
+    /// use spblas::level2::{SpmvChoice, SpmvPlan};
+    /// use spblas::{CsrOwned, Isa, SpMv};
+    /// let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[(0, 0, 2.0), (0, 2, 1.0), (1, 1, 3.0)])?;
+    /// let a = a.view();
+    /// let plan = SpmvPlan::with_choice(&a, Isa::detect(), SpmvChoice::Csr5)?;
+    /// let mut y = [0.0; 2];
+    /// plan.spmv(1.0, &[1.0, 1.0, 1.0], 0.0, &mut y)?;
+    /// assert_eq!(y, [3.0, 3.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[derive(Clone, Debug)]
+    pub struct SpmvPlan<'a, T, I> {
+        a: Csr<'a, T, I>,
+        isa: Isa,
+        run: Run<T, I>,
+    }
+
+    /// What a plan runs, with what it needs (the CSR5 copy's headers boxed, so a CSR
+    /// plan stays small).
+    #[derive(Clone, Debug)]
+    enum Run<T, I> {
+        Csr(CsrMethod),
+        Csr5(Box<Csr5Owned<T, I>>),
+    }
+
+    impl<'a, T: Scalar, I: Index> SpmvPlan<'a, T, I> {
+        /// The plan of [`SpmvChoice::choose`] for `a` on `isa`, converting to CSR5 if it
+        /// says so. Should the conversion be impossible (more rows than the index type
+        /// holds without its top bit, the `tile_ptr` flag), the plan keeps
+        /// [`CsrMethod::choose`]'s method.
+        ///
+        /// # Errors
+        /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
+        pub fn new(a: &Csr<'a, T, I>, isa: Isa) -> Result<Self, DimError> {
+            Checked::new(isa)?;
+            let plan = SpmvPlan::with_choice(a, isa, SpmvChoice::choose(a, isa));
+            plan.or_else(|_| SpmvPlan::with_choice(a, isa, SpmvChoice::Csr(CsrMethod::choose(a, isa))))
+        }
+
+        /// The plan that runs `choice` for `a` on `isa`.
+        ///
+        /// # Errors
+        /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`;
+        /// [`DimError::Overflow`] (`"nrows"`) if `choice` is CSR5 and `a` has more rows
+        /// than `I` holds without its top bit.
+        pub fn with_choice(a: &Csr<'a, T, I>, isa: Isa, choice: SpmvChoice) -> Result<Self, DimError> {
+            Checked::new(isa)?;
+            let run = match choice {
+                SpmvChoice::Csr(m) => Run::Csr(m),
+                SpmvChoice::Csr5 => Run::Csr5(Box::new(Csr5Owned::from_csr_isa(a, isa).map_err(|_| {
+                    DimError::Overflow { what: "nrows", value: a.nrows(), max: I::MAX_UNFLAGGED }
+                })?)),
+            };
+            Ok(SpmvPlan { a: *a, isa, run })
+        }
+
+        /// The fastest plan for `a` on `isa` on this machine, by timing (feature `std`):
+        /// [`CsrMethod::tune`] picks the fastest CSR method in `rounds` rounds, then
+        /// that method and CSR5 (converted once) run alternately for `rounds` more
+        /// rounds, and the smaller median wins (ties keep CSR, which needs no copy).
+        /// Costs one conversion and about `7 * (rounds + 1)` SpMVs; `rounds` is clamped
+        /// to 1..=64. `x` and `y` are the caller's; `y` is overwritten and holds `A x`
+        /// on return.
+        ///
+        /// # Errors
+        /// As [`spmv_csr`]: [`DimError::IsaUnavailable`] or [`DimError::Length`], before
+        /// anything is timed or written.
+        #[cfg(feature = "std")]
+        pub fn tune(
+            a: &Csr<'a, T, I>,
+            isa: Isa,
+            x: &[T],
+            y: &mut [T],
+            rounds: usize,
+        ) -> Result<Self, DimError> {
+            use std::time::{Duration, Instant};
+            let method = CsrMethod::tune(a, isa, x, y, rounds)?;
+            let csr = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr(method))?;
+            let Ok(csr5) = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5) else {
+                return Ok(csr);
+            };
+            let rounds = rounds.clamp(1, 64);
+            let mut times = [[Duration::MAX; 64]; 2];
+            for round in 0..=rounds {
+                for k in 0..2 {
+                    // Alternate which runs first, as `CsrMethod::tune` rotates.
+                    let which = (k + round) % 2;
+                    let plan = if which == 0 { &csr } else { &csr5 };
+                    let t = Instant::now();
+                    plan.spmv(T::ONE, x, T::ZERO, y)?;
+                    if round > 0 {
+                        times[which][round - 1] = t.elapsed();
+                    }
+                }
+            }
+            let median = |t: &mut [Duration; 64]| {
+                let t = &mut t[..rounds];
+                t.sort_unstable();
+                t[rounds / 2]
+            };
+            let (t_csr, t_csr5) = (median(&mut times[0]), median(&mut times[1]));
+            Ok(if t_csr5 < t_csr { csr5 } else { csr })
+        }
+
+        /// What the plan runs.
+        pub fn choice(&self) -> SpmvChoice {
+            match self.run {
+                Run::Csr(m) => SpmvChoice::Csr(m),
+                Run::Csr5(_) => SpmvChoice::Csr5,
+            }
+        }
+
+        /// The [`Isa`] the plan was made for, which [`SpMv::spmv`] runs on.
+        pub fn isa(&self) -> Isa {
+            self.isa
+        }
+
+        /// The CSR matrix.
+        pub fn matrix(&self) -> Csr<'a, T, I> {
+            self.a
+        }
+
+        /// The CSR5 copy, for [`SpmvChoice::Csr5`].
+        pub fn csr5(&self) -> Option<&Csr5Owned<T, I>> {
+            match &self.run {
+                Run::Csr(_) => None,
+                Run::Csr5(c) => Some(c),
+            }
+        }
+    }
+
+    impl<T: Scalar, I: Index> SpMv<T> for SpmvPlan<'_, T, I> {
+        /// Runs on the plan's [`Isa`] ([`SpmvPlan::isa`]), not [`Isa::detect`].
+        fn spmv(&self, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+            self.spmv_isa(self.isa, alpha, x, beta, y)
+        }
+
+        /// Runs the plan's choice on `isa` (a CSR5 copy laid out for another width runs
+        /// correctly, on that width's portable tile loop if the lane counts differ).
+        fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+            match &self.run {
+                Run::Csr(m) => spmv_csr(&self.a, *m, isa, alpha, x, beta, y),
+                Run::Csr5(c) => c.view().spmv_isa(isa, alpha, x, beta, y),
+            }
+        }
+    }
+}
