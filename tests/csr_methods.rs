@@ -624,11 +624,11 @@ fn tune_picks_a_method_and_leaves_the_product_in_y() {
     }
 }
 
-/// `SpmvChoice::choose` follows its documented rule: CSR5 on AVX2 and AVX-512 for rows
-/// that read `x` all over and are of uneven lengths (empty rows among long ones count);
-/// otherwise
-/// `CsrMethod::choose`'s method. `SpmvPlan::new` makes that choice, with the CSR5 copy
-/// exactly when it says CSR5.
+/// `SpmvChoice::choose` follows its documented rule: on AVX2 and AVX-512, CSR5 for rows
+/// that read `x` all over and are of uneven lengths (empty rows among long ones count),
+/// and for long rows (16 entries or more on average) that are not runs of consecutive
+/// columns; otherwise `CsrMethod::choose`'s method. `SpmvPlan::new` makes that choice,
+/// with the CSR5 copy exactly when it says CSR5.
 #[test]
 fn spmv_choice_follows_its_documented_rule() {
     let (m, n) = (4096, 1 << 20);
@@ -636,6 +636,16 @@ fn spmv_choice_follows_its_documented_rule() {
     let some_empty = from_lens::<f64, u32>(m, n, |i| if i % 3 == 0 { 0 } else { 6 }, 3);
     let even = from_lens::<f64, u32>(m, n, |_| 5, 3);
     let near = from_lens::<f64, u32>(m, 64, |i| 1 + i % 10, 3);
+    // Rows of 27 near the diagonal in runs of three (a 27-point stencil's shape), and
+    // rows of 20 in one run (a band).
+    let grid = |len: usize, run: usize| {
+        let t: Vec<(usize, usize, f64)> = (0..m)
+            .flat_map(|i| (0..len).map(move |k| (i, (i + (k / run) * 64 + k % run) % m, 1.0)))
+            .collect();
+        CsrOwned::<f64, u32>::from_triplets(m, m, &t).unwrap()
+    };
+    let (stencil27, band) = (grid(27, 3), grid(20, 20));
+    let short_stencil = grid(15, 3);
     for isa in Isa::ALL {
         let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
         for (what, a, csr5) in [
@@ -643,6 +653,9 @@ fn spmv_choice_follows_its_documented_rule() {
             ("some empty", &some_empty, simd),
             ("even", &even, false),
             ("near", &near, false),
+            ("27-point rows", &stencil27, simd),
+            ("band rows", &band, false),
+            ("stencil rows of 15", &short_stencil, false),
         ] {
             let a = a.view();
             let want = if csr5 { SpmvChoice::Csr5 } else { SpmvChoice::Csr(CsrMethod::choose(&a, isa)) };

@@ -235,6 +235,10 @@ pub(crate) struct RowSample {
     /// diagonal.
     pub seen: usize,
     pub far: usize,
+    /// Pairs of neighbouring sampled entries in a row, and those whose second column is
+    /// the first plus one.
+    pub pairs: usize,
+    pub consecutive: usize,
 }
 
 impl RowSample {
@@ -242,6 +246,7 @@ impl RowSample {
         let (m, n, row_ptr, col_idx) = (a.nrows(), a.ncols(), a.row_ptr(), a.col_idx());
         let far_cols = CHOOSE_FAR_BYTES / size_of::<T>();
         let (mut empty, mut seen, mut far) = (0usize, 0usize, 0usize);
+        let (mut pairs, mut consecutive) = (0usize, 0usize);
         let (mut shortest, mut longest) = (usize::MAX, 0usize);
         let samples = CHOOSE_SAMPLES.min(m);
         for k in 0..samples {
@@ -253,12 +258,18 @@ impl RowSample {
             (shortest, longest) = (shortest.min(r.len()), longest.max(r.len()));
             // The diagonal of a rectangular matrix: row i's share of the columns.
             let diag = (i as u128 * n as u128 / m as u128) as usize;
-            for c in col_idx[r].iter().take(CHOOSE_ENTRIES) {
+            let cols = &col_idx[r];
+            for c in cols.iter().take(CHOOSE_ENTRIES) {
                 seen += 1;
                 far += usize::from(c.to_usize().abs_diff(diag) > far_cols);
             }
+            for w in cols.windows(2).take(CHOOSE_ENTRIES - 1) {
+                pairs += 1;
+                consecutive += usize::from(w[1].to_usize() == w[0].to_usize().wrapping_add(1));
+            }
         }
-        RowSample { samples, empty, spread: longest.saturating_sub(shortest), seen, far }
+        let spread = longest.saturating_sub(shortest);
+        RowSample { samples, empty, spread, seen, far, pairs, consecutive }
     }
 
     /// No more than one sampled row in 16 is empty.
@@ -275,6 +286,13 @@ impl RowSample {
     /// `x` from the diagonal.
     pub(crate) fn scattered(&self) -> bool {
         2 * self.far > self.seen
+    }
+
+    /// At least 7 in 8 sampled neighbours are consecutive columns: rows made of runs
+    /// (dense, banded, block rows), which row-vector reads with one load of `x` per
+    /// register.
+    pub(crate) fn runs(&self) -> bool {
+        8 * self.consecutive >= 7 * self.pairs
     }
 }
 

@@ -26,32 +26,39 @@ pub enum SpmvChoice {
 
 impl SpmvChoice {
     /// The choice for `a` on `isa` by a fixed O(1) rule (the row sample of
-    /// [`CsrMethod::choose`], at most 576 reads):
+    /// [`CsrMethod::choose`], at most 576 reads), on AVX2 and AVX-512:
     ///
-    /// - [`Csr5`](SpmvChoice::Csr5) on AVX2 and AVX-512 when more than half of the
-    ///   sampled entries read `x` far from the diagonal (past 256 KiB) and the sampled
-    ///   row lengths span at least 4 (uneven rows, or empty rows among rows of 4 or
-    ///   more): the irregular matrices CSR5 was made for;
-    /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise.
+    /// - [`Csr5`](SpmvChoice::Csr5) when more than half of the sampled entries read `x`
+    ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
+    ///   4 (uneven rows, or empty rows among rows of 4 or more): the irregular matrices
+    ///   CSR5 was made for;
+    /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
+    ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
+    ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
+    /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise, and on portable
+    ///   and NEON.
     ///
     /// Why (speedups over the row-scalar loop in one suite run per machine and width,
     /// `examples/suite.rs --only spmv`; the README has the tables):
     /// - On AVX-512, CSR5 led the conversion-free pick on `rmat`, `dc2_like` and
     ///   `lp_like` in both precisions on both machines measured: 1.10–1.79x on the AMD
-    ///   development VM, 1.03–2.6x on the Xeon device host.
-    /// - On AVX2 (AMD VM) it led on `rmat` (1.23x, 1.28x) and went either way on
-    ///   `dc2_like` and `lp_like` (0.81–1.19x), which keeps the rule simple.
-    /// - Rows of one length that read `x` all over (`uniform_random`) went either way
-    ///   by machine (row-vector 1.18x ahead on the AMD VM, CSR5 1.1–1.3x on the Xeon
-    ///   host), and on the structured matrices (Poisson 2D, banded, dense and block
-    ///   diagonal) the prefetching CSR row loop led CSR5 by up to 1.9x, except Poisson 3D
-    ///   (27-point), where CSR5 led by 1.08–1.6x: the rule keeps CSR for all of these;
-    ///   [`SpmvPlan::tune`] measures instead.
+    ///   development VM, 1.03–2.6x on the Xeon device host. On AVX2 (AMD VM) it led on
+    ///   `rmat` (1.23x, 1.28x) and went either way on `dc2_like` and `lp_like`
+    ///   (0.81–1.24x).
+    /// - On `poisson3d_27` (27 entries a row in nine runs of three) CSR5 led row-vector
+    ///   by 1.08–1.6x on every machine and width measured; on `banded`, `dense` and
+    ///   `block_diagonal` (rows of one run) row-vector reads `x` by plain loads and led
+    ///   CSR5 by up to 1.9x, as it did on the short rows of `poisson2d`.
+    /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went
+    ///   either way by machine (row-vector 1.18x ahead on the AMD VM, CSR5 1.1–1.3x on
+    ///   the Xeon host): CSR stays; [`SpmvPlan::tune`] measures instead.
     /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like` (AMD VM:
     ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
         let s = RowSample::of(a);
-        if matches!(isa, Isa::Avx2 | Isa::Avx512) && s.scattered() && s.uneven() {
+        let irregular = s.scattered() && s.uneven();
+        let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
+        if matches!(isa, Isa::Avx2 | Isa::Avx512) && (irregular || long_gathered) {
             SpmvChoice::Csr5
         } else {
             SpmvChoice::Csr(CsrMethod::choose(a, isa))
