@@ -6,6 +6,10 @@
 //! as one `match isa`. (DESIGN.md drew one file per width; with four primitive families
 //! each width would pass 2,000 lines, so each width is a folder.)
 //!
+//! Besides the intrinsics, the crate's two other `unsafe` hints live here too:
+//! `prefetch` (cache hints) and `pages` (the transparent huge page hint of large owned
+//! outputs: one `madvise` call, feature `std` on Linux).
+//!
 //! # One way in: a [`Checked`] `Isa`
 //!
 //! Every SIMD kernel is a `#[target_feature(enable = "..")] unsafe fn` (or an `unsafe fn`

@@ -12,6 +12,7 @@
 
 use super::csr::{CsrMethod, RowSample};
 use crate::formats::Csr;
+use crate::formats::csr5::omega_for;
 use crate::{Index, Isa, Scalar};
 
 /// How a plan runs SpMV on a CSR matrix: a CSR method on the matrix as it is, or CSR5
@@ -30,8 +31,8 @@ impl SpmvChoice {
     ///
     /// - [`Csr5`](SpmvChoice::Csr5) when more than half of the sampled entries read `x`
     ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
-    ///   4 (uneven rows, or empty rows among rows of 4 or more): the irregular matrices
-    ///   CSR5 was made for;
+    ///   4 (uneven rows, or empty rows among rows of 4 or more), with tiles of at least 8
+    ///   lanes (all but AVX2 `f64`): the irregular matrices CSR5 was made for;
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
@@ -42,9 +43,10 @@ impl SpmvChoice {
     /// `examples/suite.rs --only spmv`; the README has the tables):
     /// - On AVX-512, CSR5 led the conversion-free pick on `rmat`, `dc2_like` and
     ///   `lp_like` in both precisions on both machines measured: 1.10–1.79x on the AMD
-    ///   development VM, 1.03–2.6x on the Xeon device host. On AVX2 (AMD VM) it led on
-    ///   `rmat` (1.23x, 1.28x) and went either way on `dc2_like` and `lp_like`
-    ///   (0.81–1.24x).
+    ///   development VM, 1.03–2.6x on the Xeon device host. On AVX2 `f32` (AMD VM, three
+    ///   runs) it led on all three by 1.06–1.36x. With AVX2's four `f64` lanes it lost
+    ///   `dc2_like` to the segmented sum in every run (0.55–0.98 against 0.82–1.29x
+    ///   row-scalar) and went either way on `rmat` and `lp_like`, so CSR stays there.
     /// - On `poisson3d_27` (27 entries a row in nine runs of three) CSR5 led row-vector
     ///   by 1.08–1.6x on every machine and width measured; on `banded`, `dense` and
     ///   `block_diagonal` (rows of one run) row-vector reads `x` by plain loads and led
@@ -56,7 +58,7 @@ impl SpmvChoice {
     ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
         let s = RowSample::of(a);
-        let irregular = s.scattered() && s.uneven();
+        let irregular = s.scattered() && s.uneven() && omega_for::<T>(isa) >= 8;
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
         if matches!(isa, Isa::Avx2 | Isa::Avx512) && (irregular || long_gathered) {
             SpmvChoice::Csr5
