@@ -211,6 +211,12 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
         // Choosing, by rule or by timing, allocates nothing either.
         assert_no_alloc("CsrMethod::choose", || CsrMethod::choose(&a, isa));
         assert_no_alloc("CsrMethod::tune", || CsrMethod::tune(&a, isa, &x, &mut y, 2).unwrap());
+        assert_no_alloc("SpmvChoice::choose", || spblas::level2::SpmvChoice::choose(&a, isa));
+        // A plan allocates once, when made (its CSR5 copy); its products allocate nothing.
+        for choice in [spblas::level2::SpmvChoice::choose(&a, isa), spblas::level2::SpmvChoice::Csr5] {
+            let plan = spblas::level2::SpmvPlan::with_choice(&a, isa, choice).unwrap();
+            assert_no_alloc("SpmvPlan spmv", || plan.spmv(1.0, &x, 0.5, &mut y).unwrap());
+        }
     }
 }
 
