@@ -169,10 +169,14 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
     }
 }
 
+// The stencil block parts below serve the x86-64 widths' kernels; NEON has no stencil
+// blocks yet (`STENCIL_W = 0`), so on other targets they are compiled but unused.
+
 /// The lane tables of a stencil block ([`Stencil`]) of `W` rows of `L` entries, whose
 /// `W L` values (and columns) are `L` registers of `W` lanes in row-major order: flat
 /// position `W v + t` of register `v` holds entry `(W v + t) mod L` of row
 /// `(W v + t) / L`. Built at compile time; lanes past `W` are unused.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct StencilTab<const L: usize, const W: usize> {
     /// Per register `v` of columns: lane `t`'s entry number, `(W v + t) mod L`.
     pub entry: [[u32; 16]; L],
@@ -184,6 +188,7 @@ pub(crate) struct StencilTab<const L: usize, const W: usize> {
     pub from: [[u16; L]; L],
 }
 
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl<const L: usize, const W: usize> StencilTab<L, W> {
     /// The tables.
     pub const TAB: Self = {
@@ -217,6 +222,7 @@ impl<const L: usize, const W: usize> StencilTab<L, W> {
 
 /// How a width tests that the `W` rows of a stencil try have one length: the part of a
 /// stencil block that does not depend on the value type.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) trait RowLengths {
     /// The first entry `s` and common length `l` (1 to 7) of the `W` rows whose `row_ptr`
     /// entries are `rp` (`W + 1` of them); `None` if their lengths differ or lie outside
@@ -235,6 +241,7 @@ pub(crate) trait RowLengths {
 
 /// A width's stencil block of `L` entries a row for value type `T` (the kernels behind
 /// [`Stencil::block`] once the rows' common length `L` is known).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) trait StencilBlock<T>: RowLengths {
     /// The block of rows of `L` entries from entry `s`; as [`Stencil::block`].
     ///
@@ -253,6 +260,7 @@ pub(crate) trait StencilBlock<T>: RowLengths {
 ///
 /// # Safety
 /// As [`StencilBlock::block`].
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) unsafe fn stencil_by_len<T, K: StencilBlock<T>>(
     l: usize,
@@ -283,6 +291,7 @@ pub(crate) unsafe fn stencil_by_len<T, K: StencilBlock<T>>(
 ///
 /// # Safety
 /// As [`StencilBlock::block`].
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) unsafe fn stencil_rows<T, K: StencilBlock<T>, const W: usize>(
     rp: &[u32],
@@ -303,6 +312,7 @@ pub(crate) unsafe fn stencil_rows<T, K: StencilBlock<T>, const W: usize>(
 /// line, as the short rows do); `None` if they are not in the arrays, or if the first
 /// row's columns `c_k` leave no room for `x[c_k..c_k + w]` (which a stencil block reads;
 /// the width's column test then checks the other rows against them).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn stencil_slices<'a, T>(
     cols: &'a [u32],
