@@ -758,16 +758,6 @@ mod owned {
         order: RowOrder,
     }
 
-    /// `len` copies of `zero` in a new vector whose pages are hinted to transparent
-    /// huge pages (`arch::advise_huge`: 8 MiB or more, `std` on Linux) before they are
-    /// first touched.
-    fn zeroed<X: Copy>(len: usize, zero: X) -> Vec<X> {
-        let mut v = Vec::with_capacity(len);
-        crate::arch::advise_huge(&v);
-        v.resize(len, zero);
-        v
-    }
-
     /// A layout's auxiliary arrays, zeroed and owned, for the conversions to fill.
     struct Aux<I> {
         tile_ptr: Vec<I>,
@@ -818,8 +808,8 @@ mod owned {
         /// # Errors
         /// As [`Csr5::from_csr`].
         pub fn from_csr_layout(csr: &Csr<'_, T, I>, layout: &Csr5Layout) -> Result<Self, FormatError> {
-            let mut col_idx = zeroed(layout.nnz(), I::ZERO);
-            let mut vals = zeroed(layout.nnz(), T::ZERO);
+            let mut col_idx = vec![I::ZERO; layout.nnz()];
+            let mut vals = vec![T::ZERO; layout.nnz()];
             let mut aux = Aux::new(layout);
             Csr5::from_csr(csr, layout, &mut col_idx, &mut vals, aux.borrow())?;
             let row_ptr = csr.row_ptr().to_vec();
