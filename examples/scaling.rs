@@ -10,8 +10,8 @@
 //!
 //! With `--spgemm` it measures the threaded SpGEMM instead (`parallel::spgemm`, `A²` of
 //! every square suite matrix with at most 250M candidate products): the median of five
-//! runs per thread count and the speedup over one thread; `--no-huge-pages` turns off
-//! the output's huge page hint (`SpgemmConfig::huge_pages(false)`).
+//! runs per thread count and the speedup over one thread; `--huge-pages` hints the
+//! output to transparent huge pages (`SpgemmConfig::huge_pages(true)`).
 //!
 //! For every matrix and thread count the three drivers and a threaded streaming read of
 //! the same number of bytes run interleaved (one call of each per round, the median of
@@ -119,13 +119,13 @@ fn main() {
     let mut threads: Vec<usize> = Vec::new();
     let mut isa = Isa::detect();
     let mut spgemm_only = false;
-    let mut huge_pages = true;
+    let mut huge_pages = false;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--small" => scale = SuiteScale::Small,
             "--spgemm" => spgemm_only = true,
-            "--no-huge-pages" => huge_pages = false,
+            "--huge-pages" => huge_pages = true,
             "--threads" => {
                 let v = args.next().unwrap_or_default();
                 threads = v.split(',').filter_map(|s| s.parse().ok()).filter(|&t| t > 0).collect();
@@ -139,7 +139,7 @@ fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: scaling [--small] [--spgemm [--no-huge-pages]] [--threads 1,2,4] [--isa portable|avx2|avx512|neon]"
+                    "usage: scaling [--small] [--spgemm [--huge-pages]] [--threads 1,2,4] [--isa portable|avx2|avx512|neon]"
                 );
                 std::process::exit(2);
             }

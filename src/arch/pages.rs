@@ -1,10 +1,13 @@
-//! Page hints for large owned outputs (feature `std`, Linux): transparent huge pages.
+//! Page hints for large owned outputs (feature `std`, Linux): transparent huge pages,
+//! for SpGEMM outputs when the caller asks (`SpgemmConfig::huge_pages`).
 //!
 //! A fresh output array is mapped a page at a time on first touch. On the development VM
 //! that first touch of `poisson2d`'s 156 MB `A²` (38,000 faults of 4 KiB pages) cost
 //! more than the product's own arithmetic. Where the kernel runs transparent huge pages
 //! in `madvise` mode (the default of most distributions), `MADV_HUGEPAGE` asks it to
-//! back the range with 2 MiB pages instead: 512 times fewer faults.
+//! back the range with 2 MiB pages instead: 512 times fewer faults. (On a virtual
+//! machine that reports free 2 MiB blocks to its host the same pages can cost more, which
+//! is why the hint is the caller's choice.)
 
 /// Asks the kernel to back `v`'s allocation (its capacity, used or not) by transparent
 /// huge pages. Only a hint: contents, addresses and validity stay as they are, a refusal

@@ -107,7 +107,7 @@ use stages::{check_buf, check_inner, row_upper_bound};
 
 /// How to run an SpGEMM: the SIMD width of the sorting steps, optionally one
 /// accumulation method forced onto every non-empty row (for tests and benchmarks), and
-/// whether the owned products ask for huge pages.
+/// whether the owned products ask for huge pages (off by default).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SpgemmConfig {
     /// The [`Isa`] of the bitonic sorts and heaps ([`Isa::detect`] by default).
@@ -115,19 +115,29 @@ pub struct SpgemmConfig {
     /// `None` (default): the per-bin rule. `Some(m)`: `m` on every non-empty row, the
     /// single-product bin included.
     pub method: Option<RowMethod>,
-    /// Whether the products that allocate their output (feature `alloc`: [`spgemm`],
+    /// Whether the products that allocate their output (feature `alloc`: [`spgemm_with`],
     /// [`spgemm_reuse`], [`crate::parallel::spgemm`]) ask the kernel to back output arrays
     /// of 8 MiB or more by transparent huge pages (`madvise(MADV_HUGEPAGE)`; feature
-    /// `std` on Linux, elsewhere nothing). On by default: first-touch page faults of the
-    /// fresh output were over half the time of a Poisson `A²` on the development VM (see
-    /// the README). Off for callers who manage their pages themselves or keep transparent
-    /// huge pages away from their process's memory. The results are the same either way.
+    /// `std` on Linux, elsewhere nothing). Off by default. The results are the same
+    /// either way; the speed depends on the machine:
+    ///
+    /// - First-touch page faults of a fresh output were over half the time of a Poisson
+    ///   `A²`, and with the hint `poisson2d` took 68 instead of 118 ms (development VM)
+    ///   and 102 instead of 152 ms (Xeon host); 16 threads on `poisson3d_27` 128 instead
+    ///   of 314 ms (see the README).
+    /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
+    ///   the host (free page reporting), huge pages touched after a pause must be backed
+    ///   again by the host: on the development VM, products 3 s apart took 230–390 ms
+    ///   with the hint against 111–136 ms without. The Xeon host, with the same driver,
+    ///   gained either way.
+    ///
+    /// Turn it on for back-to-back products, or after measuring on the target machine.
     pub huge_pages: bool,
 }
 
 impl Default for SpgemmConfig {
     fn default() -> Self {
-        SpgemmConfig { isa: Isa::detect(), method: None, huge_pages: true }
+        SpgemmConfig { isa: Isa::detect(), method: None, huge_pages: false }
     }
 }
 
