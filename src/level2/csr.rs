@@ -175,36 +175,48 @@ impl CsrMethod {
         y: &mut [T],
         rounds: usize,
     ) -> Result<CsrMethod, DimError> {
-        use std::time::{Duration, Instant};
         check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
         Checked::new(isa)?;
-        let rounds = rounds.clamp(1, 64);
-        let mut times = [[Duration::MAX; 64]; CsrMethod::ALL.len()];
-        for round in 0..=rounds {
-            for k in 0..CsrMethod::ALL.len() {
-                // Rotate the order so that no method always follows the same one.
-                let which = (k + round) % CsrMethod::ALL.len();
-                let t = Instant::now();
-                spmv_csr(a, CsrMethod::ALL[which], isa, T::ONE, x, T::ZERO, y)?;
-                if round > 0 {
-                    times[which][round - 1] = t.elapsed();
-                }
-            }
-        }
-        let median = |t: &mut [Duration; 64]| {
-            let t = &mut t[..rounds];
-            t.sort_unstable();
-            t[rounds / 2]
-        };
-        let mut best = (Duration::MAX, CsrMethod::choose(a, isa));
-        for (k, t) in times.iter_mut().enumerate() {
-            let m = median(t);
-            if m < best.0 {
-                best = (m, CsrMethod::ALL[k]);
-            }
-        }
-        Ok(best.1)
+        let k = fastest(CsrMethod::ALL.len(), rounds, |k| {
+            spmv_csr(a, CsrMethod::ALL[k], isa, T::ONE, x, T::ZERO, y)
+        })?;
+        Ok(CsrMethod::ALL[k])
     }
+}
+
+/// The fastest of `n` candidates (at most 8) by timing (feature `std`): `run(k)` runs
+/// candidate `k`, all of them once to warm up and then in `rounds` rounds (clamped to
+/// 1..=64), their order rotated each round so that no candidate always follows the same
+/// one; the index of the smallest median wins, the lowest index on ties. The tuning
+/// loop of [`CsrMethod::tune`] and [`super::SpmvPlan::tune`].
+#[cfg(feature = "std")]
+pub(crate) fn fastest(
+    n: usize,
+    rounds: usize,
+    mut run: impl FnMut(usize) -> Result<(), DimError>,
+) -> Result<usize, DimError> {
+    use std::time::{Duration, Instant};
+    let (n, rounds) = (n.clamp(1, 8), rounds.clamp(1, 64));
+    let mut times = [[Duration::MAX; 64]; 8];
+    for round in 0..=rounds {
+        for k in 0..n {
+            let which = (k + round) % n;
+            let t = Instant::now();
+            run(which)?;
+            if round > 0 {
+                times[which][round - 1] = t.elapsed();
+            }
+        }
+    }
+    let mut best = (Duration::MAX, 0);
+    for (k, t) in times[..n].iter_mut().enumerate() {
+        let t = &mut t[..rounds];
+        t.sort_unstable();
+        if t[rounds / 2] < best.0 {
+            best = (t[rounds / 2], k);
+        }
+    }
+    Ok(best.1)
 }
 
 /// Rows sampled by [`RowSample`].

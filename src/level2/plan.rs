@@ -179,33 +179,16 @@ mod owned {
             y: &mut [T],
             rounds: usize,
         ) -> Result<Self, DimError> {
-            use std::time::{Duration, Instant};
             let method = CsrMethod::tune(a, isa, x, y, rounds)?;
             let csr = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr(method))?;
             let Ok(csr5) = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5) else {
                 return Ok(csr);
             };
-            let rounds = rounds.clamp(1, 64);
-            let mut times = [[Duration::MAX; 64]; 2];
-            for round in 0..=rounds {
-                for k in 0..2 {
-                    // Alternate which runs first, as `CsrMethod::tune` rotates.
-                    let which = (k + round) % 2;
-                    let plan = if which == 0 { &csr } else { &csr5 };
-                    let t = Instant::now();
-                    plan.spmv(T::ONE, x, T::ZERO, y)?;
-                    if round > 0 {
-                        times[which][round - 1] = t.elapsed();
-                    }
-                }
-            }
-            let median = |t: &mut [Duration; 64]| {
-                let t = &mut t[..rounds];
-                t.sort_unstable();
-                t[rounds / 2]
-            };
-            let (t_csr, t_csr5) = (median(&mut times[0]), median(&mut times[1]));
-            Ok(if t_csr5 < t_csr { csr5 } else { csr })
+            let k = crate::level2::csr::fastest(2, rounds, |k| {
+                let plan = if k == 0 { &csr } else { &csr5 };
+                plan.spmv(T::ONE, x, T::ZERO, y)
+            })?;
+            Ok(if k == 1 { csr5 } else { csr })
         }
 
         /// What the plan runs.
