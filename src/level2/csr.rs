@@ -136,6 +136,17 @@ impl CsrMethod {
     ///   matrix, so `choose` never picks them; thread runtimes call merge path explicitly
     ///   through its piece API.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> CsrMethod {
+        CsrMethod::choose_sampled(a, isa, None)
+    }
+
+    /// [`CsrMethod::choose`] with `a`'s row sample if the caller already took it; else
+    /// the sample is taken only where the rule needs it (slow gathers, short rows), so
+    /// `SpMv for Csr` reads no sample on other CPUs.
+    pub(crate) fn choose_sampled<T: Scalar, I: Index>(
+        a: &Csr<'_, T, I>,
+        isa: Isa,
+        sample: Option<&RowSample>,
+    ) -> CsrMethod {
         let (m, nnz) = (a.nrows(), a.nnz());
         if nnz < m {
             return CsrMethod::RowScalar;
@@ -143,8 +154,10 @@ impl CsrMethod {
         // The segmented sum leads only on CPUs with slow gathers (see above).
         let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
-        let s = RowSample::of(a);
-        if slow_gathers && nnz <= CHOOSE_SHORT * m && s.rarely_empty() && s.uneven() && s.scattered() {
+        if slow_gathers && nnz <= CHOOSE_SHORT * m && {
+            let s = sample.copied().unwrap_or_else(|| RowSample::of(a));
+            s.rarely_empty() && s.uneven() && s.scattered()
+        } {
             CsrMethod::SegmentedSum
         } else {
             CsrMethod::RowVector

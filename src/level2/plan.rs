@@ -57,13 +57,17 @@ impl SpmvChoice {
     /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like` (AMD VM:
     ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
+        if !matches!(isa, Isa::Avx2 | Isa::Avx512) {
+            return SpmvChoice::Csr(CsrMethod::choose(a, isa));
+        }
+        // One row sample serves both rules.
         let s = RowSample::of(a);
         let irregular = s.scattered() && s.uneven() && omega_for::<T>(isa) >= 8;
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
-        if matches!(isa, Isa::Avx2 | Isa::Avx512) && (irregular || long_gathered) {
+        if irregular || long_gathered {
             SpmvChoice::Csr5
         } else {
-            SpmvChoice::Csr(CsrMethod::choose(a, isa))
+            SpmvChoice::Csr(CsrMethod::choose_sampled(a, isa, Some(&s)))
         }
     }
 
