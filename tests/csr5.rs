@@ -75,13 +75,19 @@ fn bits<T: Scalar>(v: &[T]) -> Vec<u64> {
     v.iter().map(|x| x.to_f64().to_bits()).collect()
 }
 
-/// The `(omega, sigma)` pairs tried for one `Isa`: its own layout, small tiles that
-/// make many tiles out of a small matrix, and tall tiles whose descriptor is split (two
-/// words per lane) where the fields do not pack into one.
+/// The `(omega, sigma)` pairs tried for one `Isa`: for each `omega` its kernels run
+/// (AVX2: two registers, its default, and one), its own layout, small tiles that make
+/// many tiles out of a small matrix, and tall tiles whose descriptor is split (two words
+/// per lane) where the fields do not pack into one.
 fn params<T: Scalar>(isa: Isa) -> Vec<(usize, usize)> {
     let w = omega_for::<T>(isa);
-    let tall = (512 / w).min(32);
-    vec![(w, 1), (w, 2), (w, 3), (w, 7), (w, 16), (w, 25.min(tall)), (w, tall)]
+    let widths = if isa == Isa::Avx2 { vec![w, w / 2] } else { vec![w] };
+    let mut all = Vec::new();
+    for w in widths {
+        let tall = (512 / w).min(32);
+        all.extend([(w, 1), (w, 2), (w, 3), (w, 7), (w, 16), (w, 25.min(tall)), (w, tall)]);
+    }
+    all
 }
 
 fn check_roundtrip<T: Scalar, I: Index>(raw: &RawCsr<T, I>) -> Result<(), TestCaseError> {

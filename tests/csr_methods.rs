@@ -625,8 +625,8 @@ fn tune_picks_a_method_and_leaves_the_product_in_y() {
 }
 
 /// `SpmvChoice::choose` follows its documented rule: on AVX2 and AVX-512, CSR5 for rows
-/// that read `x` all over and are of uneven lengths (empty rows among long ones count)
-/// where tiles have 8 lanes or more (not AVX2 `f64`, the matrices here), and for long rows (16 entries or more on average) that are not runs of consecutive
+/// that read `x` all over and are of uneven lengths (empty rows among long ones count),
+/// and for long rows (16 entries or more on average) that are not runs of consecutive
 /// columns; otherwise `CsrMethod::choose`'s method. `SpmvPlan::new` makes that choice,
 /// with the CSR5 copy exactly when it says CSR5.
 #[test]
@@ -636,7 +636,7 @@ fn spmv_choice_follows_its_documented_rule() {
     let some_empty = from_lens::<f64, u32>(m, n, |i| if i % 3 == 0 { 0 } else { 6 }, 3);
     let even = from_lens::<f64, u32>(m, n, |_| 5, 3);
     let near = from_lens::<f64, u32>(m, 64, |i| 1 + i % 10, 3);
-    // `f32` gets eight AVX2 lanes: the irregular clause applies there too.
+    // `f32` too.
     let uneven32 = from_lens::<f32, u32>(m, n, |i| 1 + i % 10, 3);
     for isa in [Isa::Avx2, Isa::Avx512] {
         assert_eq!(SpmvChoice::choose(&uneven32.view(), isa), SpmvChoice::Csr5, "{isa:?}");
@@ -653,11 +653,9 @@ fn spmv_choice_follows_its_documented_rule() {
     let short_stencil = grid(15, 3);
     for isa in Isa::ALL {
         let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
-        // The irregular clause wants tiles of 8 lanes or more: not AVX2 `f64`.
-        let wide = simd && isa != Isa::Avx2;
         for (what, a, csr5) in [
-            ("uneven", &uneven, wide),
-            ("some empty", &some_empty, wide),
+            ("uneven", &uneven, simd),
+            ("some empty", &some_empty, simd),
             ("even", &even, false),
             ("near", &near, false),
             ("27-point rows", &stencil27, simd),

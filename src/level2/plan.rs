@@ -12,7 +12,6 @@
 
 use super::csr::{CsrMethod, RowSample};
 use crate::formats::Csr;
-use crate::formats::csr5::omega_for;
 use crate::{Index, Isa, Scalar};
 
 /// How a plan runs SpMV on a CSR matrix: a CSR method on the matrix as it is, or CSR5
@@ -31,8 +30,8 @@ impl SpmvChoice {
     ///
     /// - [`Csr5`](SpmvChoice::Csr5) when more than half of the sampled entries read `x`
     ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
-    ///   4 (uneven rows, or empty rows among rows of 4 or more), with tiles of at least 8
-    ///   lanes (all but AVX2 `f64`): the irregular matrices CSR5 was made for;
+    ///   4 (uneven rows, or empty rows among rows of 4 or more): the irregular matrices
+    ///   CSR5 was made for;
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
@@ -44,9 +43,13 @@ impl SpmvChoice {
     /// - On AVX-512, CSR5 led the conversion-free pick on `rmat`, `dc2_like` and
     ///   `lp_like` in both precisions on both machines measured: 1.10–1.79x on the AMD
     ///   development VM, 1.03–2.6x on the Xeon device host. On AVX2 `f32` (AMD VM, three
-    ///   runs) it led on all three by 1.06–1.36x. With AVX2's four `f64` lanes it lost
-    ///   `dc2_like` to the segmented sum in every run (0.55–0.98 against 0.82–1.29x
-    ///   row-scalar) and went either way on `rmat` and `lp_like`, so CSR stays there.
+    ///   runs) it led on all three by 1.06–1.36x. On AVX2 `f64` tiles of one register
+    ///   (4 lanes) lost `dc2_like` to the segmented sum in every run (0.55–0.98 against
+    ///   0.82–1.29x row-scalar); with two registers per step
+    ///   ([`omega_for`](crate::formats::csr5::omega_for): 8 lanes) CSR5 led `dc2_like`
+    ///   (1.11 against 0.97x) and `rmat` (1.26 against 0.94x), and ran within 10% of
+    ///   row-vector on `lp_like`, whose long rows stream at 70–80% of the read bandwidth
+    ///   either way.
     /// - On `poisson3d_27` (27 entries a row in nine runs of three) CSR5 led row-vector
     ///   by 1.08–1.6x on every machine and width measured; on `banded`, `dense` and
     ///   `block_diagonal` (rows of one run) row-vector reads `x` by plain loads and led
@@ -62,7 +65,7 @@ impl SpmvChoice {
         }
         // One row sample serves both rules.
         let s = RowSample::of(a);
-        let irregular = s.scattered() && s.uneven() && omega_for::<T>(isa) >= 8;
+        let irregular = s.scattered() && s.uneven();
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
         if irregular || long_gathered {
             SpmvChoice::Csr5

@@ -73,7 +73,7 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     unsafe fn add(self, o: Self) -> Self;
     /// `[v, 0, .., 0]`.
     unsafe fn lane0(v: T) -> Self;
-    /// Lanes whose bit is set in `mask` become zero.
+    /// Lanes whose bit is set in `mask` become zero (bits from `W` on are ignored).
     unsafe fn clear(self, mask: u32) -> Self;
     /// Writes the `W` lanes to `out`.
     unsafe fn store(self, out: *mut T);
@@ -481,6 +481,64 @@ impl<T: Scalar, V: Copy, S: Copy> Heads<'_, T, V, S> {
             self.open |= m;
             acc.clear(m)
         }
+    }
+}
+
+/// Two registers of one width as one register of twice its lanes, for tiles of `omega`
+/// = 2 x the width's lanes (AVX2's default layout, see
+/// [`omega_for`](crate::formats::csr5::omega_for)). Green segments leave by the branch
+/// per lane (`COMPRESS` false), and a long row runs one chain per register
+/// (`RUN_CHAINS` 1: two per register spilled and lost 15–30% on AVX2 `dense` and
+/// `lp_like`, AMD VM).
+#[derive(Clone, Copy)]
+pub(crate) struct Pair<V>(V, V);
+
+impl<T: Scalar, I: Index, V: Lanes<T, I>> Lanes<T, I> for Pair<V> {
+    const W: usize = 2 * V::W;
+    type Slots = ();
+    unsafe fn slots(_p: *const u32) {}
+    #[inline(always)]
+    unsafe fn load(p: *const T) -> Self {
+        // SAFETY: `p` is valid for `2 * V::W` reads (trait contract).
+        unsafe { Pair(V::load(p), V::load(p.add(V::W))) }
+    }
+    #[inline(always)]
+    unsafe fn gather(x: *const T, idx: *const I) -> Self {
+        // SAFETY: `idx` is valid for `2 * V::W` reads, each inside `x` (trait contract).
+        unsafe { Pair(V::gather(x, idx), V::gather(x, idx.add(V::W))) }
+    }
+    #[inline(always)]
+    unsafe fn fma(self, a: Self, b: Self) -> Self {
+        // SAFETY: the trait contract.
+        unsafe { Pair(self.0.fma(a.0, b.0), self.1.fma(a.1, b.1)) }
+    }
+    #[inline(always)]
+    unsafe fn add(self, o: Self) -> Self {
+        // SAFETY: the trait contract.
+        unsafe { Pair(self.0.add(o.0), self.1.add(o.1)) }
+    }
+    #[inline(always)]
+    unsafe fn lane0(v: T) -> Self {
+        // SAFETY: the trait contract.
+        unsafe { Pair(V::lane0(v), V::lane0(T::ZERO)) }
+    }
+    #[inline(always)]
+    unsafe fn clear(self, mask: u32) -> Self {
+        // SAFETY: the trait contract; each half reads only the low `V::W` bits it is given.
+        unsafe { Pair(self.0.clear(mask), self.1.clear(mask >> V::W)) }
+    }
+    #[inline(always)]
+    unsafe fn store(self, out: *mut T) {
+        // SAFETY: `out` is valid for `2 * V::W` writes (trait contract).
+        unsafe {
+            self.0.store(out);
+            self.1.store(out.add(V::W));
+        }
+    }
+    #[inline(always)]
+    unsafe fn heads(words: *const u32, j: u32) -> u32 {
+        // SAFETY: `words` is valid for `2 * V::W` reads (trait contract).
+        unsafe { V::heads(words, j) | V::heads(words.add(V::W), j) << V::W }
     }
 }
 

@@ -40,17 +40,28 @@ pub use self::tile::{DescFormat, TileDesc};
 use crate::formats::{Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr};
 use crate::{FormatError, Index, Isa, Scalar};
 
-/// The SIMD lanes of `T` on `isa`: the tile width `omega` (6.3.2).
+/// The tile width `omega` (6.3.2) for `T` on `isa`: the SIMD lanes of `T` the kernel
+/// steps through at once.
 ///
-/// AVX2: 4 `f64` / 8 `f32`; AVX-512: 8 / 16; NEON: 2 / 4. The portable path uses the
-/// AVX2 width: its kernel keeps `omega` independent accumulators, and four `f64` chains
-/// already cover the latency of a scalar multiply-add on current cores while keeping the
-/// tail of lanes that carry partial sums short.
+/// AVX-512: 8 `f64` / 16 `f32` (one register). AVX2: also 8 / 16, as two 256-bit
+/// registers per step — the thesis's one register (4 / 8) lost to two on the AMD EPYC
+/// dev VM (`examples/probe_csr5`-style alternation with the row-scalar loop, one core):
+/// `dc2_like` `f64` 12.0–12.9 → 9.1–10.0 ms and `f32` 8.5 → 6.1–6.3 ms, `rmat` `f32`
+/// 9.4–9.8 → 7.7–8.4 ms, `uniform_random` 6.2 → 5.6–6.0 ms (`f64`), `poisson2d` `f64`
+/// 3.3–3.4 → 2.9–3.1 ms, `banded` `f64` 1.71 → 1.50 ms; only `dense` `f32` lost
+/// (1.23 → 1.28–1.37 ms). More lanes per tile spread the per-tile work (descriptor,
+/// `seg_offset` sum, `y` pass) and the per-step head test over more entries; four
+/// registers (16 / 32) lost again on `rmat` and `lp_like`, and so did two AVX-512
+/// registers. Layouts of one AVX2 register (4 / 8, by [`Csr5Layout::with_params`]) run
+/// the AVX2 kernel too. NEON: 2 / 4 (one register; not measured, no NEON machine here).
+/// The portable path uses 4 / 8: its kernel keeps `omega` independent accumulators, and
+/// four `f64` chains already cover the latency of a scalar multiply-add on current cores
+/// while keeping the tail of lanes that carry partial sums short.
 pub fn omega_for<T: Scalar>(isa: Isa) -> usize {
     let bytes = match isa {
-        Isa::Avx512 => 64,
+        Isa::Avx512 | Isa::Avx2 => 64,
         Isa::Neon => 16,
-        Isa::Avx2 | Isa::Portable => 32,
+        Isa::Portable => 32,
     };
     bytes / core::mem::size_of::<T>()
 }

@@ -1,11 +1,14 @@
 //! The AVX2 (+FMA) CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop of
 //! `arch::portable::spmv_csr5` over 256-bit registers — 4 `f64` or 8 `f32` lanes, so
-//! `omega` = 4 / 8 — with hardware gathers of `x`, or where [`Gathers::current`] says so
+//! `omega` = 4 / 8, or two registers per step for `omega` = 8 / 16 (the default layout,
+//! see [`omega_for`]) — with hardware gathers of `x`, or where [`Gathers::current`] says so
 //! (AMD CPUs) a scalar load per lane put together with `_mm256_set_*`: the same values.
 //!
 //! `f32` with `u32` columns uses the 32-bit gather, whose indices are signed: it runs only
 //! when `x` has at most `2^31` entries (beyond, the portable kernel runs). `u64`
 //! columns gather `f32` in two halves; `f64` zero-extends `u32` columns to 64 bits.
+//!
+//! [`omega_for`]: crate::formats::csr5::omega_for
 
 use core::arch::x86_64::*;
 use core::ops::Range;
@@ -13,7 +16,7 @@ use core::ops::Range;
 use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
-use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, tile_entries};
+use crate::arch::portable::spmv_csr5::{Lanes, Pair, TileArgs, recast, tile_entries};
 use crate::{Gathers, Index, Isa, Scalar};
 
 /// Four `f64` lanes; `HW`: `x` is read by hardware gathers, else by a load per lane
@@ -208,16 +211,28 @@ f64x4_lanes!(u64, gather_f64_u64);
 f32x8_lanes!(u32, gather_f32_u32);
 f32x8_lanes!(u64, gather_f32_u64);
 
+/// Eight `f64` lanes in two registers: `omega` = 8, the tile of [`omega_for`].
+///
+/// [`omega_for`]: crate::formats::csr5::omega_for
+type F64x4x2<const HW: bool> = Pair<F64x4<HW>>;
+/// Sixteen `f32` lanes in two registers: `omega` = 16.
+type F32x8x2<const HW: bool> = Pair<F32x8<HW>>;
+
 tile_entries! {
     "avx2,fma";
+    f64_u32_2: f64, u32, F64x4x2;
+    f64_u64_2: f64, u64, F64x4x2;
+    f32_u32_2: f32, u32, F32x8x2;
+    f32_u64_2: f32, u64, F32x8x2;
     f64_u32: f64, u32, F64x4;
     f64_u64: f64, u64, F64x4;
     f32_u32: f32, u32, F32x8;
     f32_u64: f32, u64, F32x8;
 }
 
-/// Runs complete tiles with this width's kernel when the layout's `omega` is its lane
-/// count for `T`; `None` otherwise (the portable kernel then runs).
+/// Runs complete tiles with this width's kernel when the layout's `omega` is one or two
+/// registers of lanes of `T` (4 or 8 `f64`, 8 or 16 `f32`); `None` otherwise (the
+/// portable kernel then runs).
 pub(crate) fn tiles<T: Scalar, I: Index>(
     c: Checked,
     omega: usize,
@@ -225,36 +240,27 @@ pub(crate) fn tiles<T: Scalar, I: Index>(
     range: Range<usize>,
     y: &mut [T],
 ) -> Option<(T, bool)> {
-    if !matches!(c.isa(), Isa::Avx2 | Isa::Avx512) || omega != 32 / size_of::<T>() {
+    let lanes = 32 / size_of::<T>();
+    if !matches!(c.isa(), Isa::Avx2 | Isa::Avx512) || (omega != lanes && omega != 2 * lanes) {
         return None;
     }
-    let hw = Gathers::current() == Gathers::Hardware;
-    let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
-        (8, 4) => {
-            let (a, y) = (recast::<T, I, f64, u32>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
+    let (hw, pair) = (Gathers::current() == Gathers::Hardware, omega == 2 * lanes);
+    macro_rules! go {
+        ($t:ty, $i:ty, $one:ident, $two:ident) => {{
+            let (a, y) = (recast::<T, I, $t, $i>(a)?, try_cast_slice_mut::<T, $t>(y).ok()?);
             // SAFETY: `c` proves AVX2+FMA (AVX-512 machines have them too); `a` is a
-            // validated view with `omega == 4`.
-            let (v, g) = unsafe { f64_u32(&a, range, y, hw) };
+            // validated view whose `omega` is the register's lanes (`$one`) or twice
+            // them (`$two`); for `f32` with `u32` columns every column is below
+            // `x.len() <= 2^31` (checked below).
+            let (v, g) = unsafe { if pair { $two(&a, range, y, hw) } else { $one(&a, range, y, hw) } };
             (try_cast(v).ok()?, g)
-        }
-        (8, 8) => {
-            let (a, y) = (recast::<T, I, f64, u64>(a)?, try_cast_slice_mut::<T, f64>(y).ok()?);
-            // SAFETY: as above.
-            let (v, g) = unsafe { f64_u64(&a, range, y, hw) };
-            (try_cast(v).ok()?, g)
-        }
-        (4, 4) if a.x.len() <= 1 << 31 => {
-            let (a, y) = (recast::<T, I, f32, u32>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
-            // SAFETY: as above, with `omega == 8`; every column is below `x.len() <= 2^31`.
-            let (v, g) = unsafe { f32_u32(&a, range, y, hw) };
-            (try_cast(v).ok()?, g)
-        }
-        (4, 8) => {
-            let (a, y) = (recast::<T, I, f32, u64>(a)?, try_cast_slice_mut::<T, f32>(y).ok()?);
-            // SAFETY: as above.
-            let (v, g) = unsafe { f32_u64(&a, range, y, hw) };
-            (try_cast(v).ok()?, g)
-        }
+        }};
+    }
+    let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
+        (8, 4) => go!(f64, u32, f64_u32, f64_u32_2),
+        (8, 8) => go!(f64, u64, f64_u64, f64_u64_2),
+        (4, 4) if a.x.len() <= 1 << 31 => go!(f32, u32, f32_u32, f32_u32_2),
+        (4, 8) => go!(f32, u64, f32_u64, f32_u64_2),
         _ => return None,
     };
     Some((carry, goes_on))
