@@ -1,6 +1,7 @@
 //! Thread scaling of the threaded SpMV drivers over the generated suite: row blocks
-//! balanced by entries (`parallel::spmv_csr`), merge path (`parallel::spmv_csr_merge_path`)
-//! and CSR5 tile ranges (`parallel::spmv_csr5`), each at 1, 2, 4, .. threads.
+//! balanced by entries (`parallel::spmv_csr`), merge path (`parallel::spmv_csr_merge_path`),
+//! CSR5 tile ranges (`parallel::spmv_csr5`) and the rule's plan (`SpmvPlan::new` run by
+//! `parallel::spmv_plan`), each at 1, 2, 4, .. threads.
 //!
 //! ```text
 //! cargo run --release --example scaling --features gen,parallel
@@ -13,20 +14,21 @@
 //! runs per thread count and the speedup over one thread; `--huge-pages` hints the
 //! output to transparent huge pages (`SpgemmConfig::huge_pages(true)`).
 //!
-//! For every matrix and thread count the three drivers and a threaded streaming read of
+//! For every matrix and thread count the four drivers and a threaded streaming read of
 //! the same number of bytes run interleaved (one call of each per round, the median of
-//! each over the rounds), so all four see the same machine state. Columns: GB/s by the
+//! each over the rounds), so all five see the same machine state. Columns: GB/s by the
 //! thesis's byte formula (8.4.2); `%rd`, that as a share of the threaded read; `x rb`,
 //! the speedup over the row-block driver at the same thread count; `x 1t`, CSR5's
-//! speedup over its own one-thread run. Every driver spawns its workers per call
+//! speedup over its own one-thread run; the plan's choice in the last column. Every driver spawns its workers per call
 //! (`std::thread::scope`), so small matrices show that cost.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use spblas::generate::{SuiteScale, suite_entries};
+use spblas::level2::SpmvPlan;
 use spblas::level3::{SpgemmConfig, upper_bound};
-use spblas::parallel::{available_threads, spgemm, spmv_csr, spmv_csr_merge_path, spmv_csr5};
+use spblas::parallel::{available_threads, spgemm, spmv_csr, spmv_csr_merge_path, spmv_csr5, spmv_plan};
 use spblas::{Csr5Owned, CsrOwned, Isa, Scalar};
 
 const MIN_ROUNDS: usize = 10;
@@ -79,7 +81,9 @@ fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, isa: Isa, threads: &[
     let c5 = c5.view();
     let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 7) as f64)).collect();
     let (m, nnz) = (a.nrows(), a.nnz());
+    let plan = SpmvPlan::new(&a, isa).expect("available isa");
     let (mut y_rb, mut y_mp, mut y_c5) = (vec![T::ZERO; m], vec![T::ZERO; m], vec![T::ZERO; m]);
+    let mut y_pl = vec![T::ZERO; m];
     let bytes = (m + 1 + nnz) * 4 + (2 * nnz + m) * std::mem::size_of::<T>();
     let buf: Vec<u64> = (0..(bytes / 8).max(64) as u64).collect();
     let gbs = |t: Duration| bytes as f64 / t.as_secs_f64() / 1e9;
@@ -91,12 +95,13 @@ fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, isa: Isa, threads: &[
                 spmv_csr_merge_path(&a, isa, T::ONE, black_box(&x), T::ZERO, &mut y_mp, t).expect("checked")
             },
             &mut || spmv_csr5(&c5, isa, T::ONE, black_box(&x), T::ZERO, &mut y_c5, t).expect("checked"),
+            &mut || spmv_plan(&plan, T::ONE, black_box(&x), T::ZERO, &mut y_pl, t).expect("checked"),
             &mut || threaded_read(black_box(&buf), t),
         ]);
-        let [t_rb, t_mp, t_c5, t_rd] = times[..] else { unreachable!("four timings") };
+        let [t_rb, t_mp, t_c5, t_pl, t_rd] = times[..] else { unreachable!("five timings") };
         let one = *csr5_one.get_or_insert(t_c5);
         println!(
-            "| {:<16} | {:<4} | {:>3} | {:>7.2} {:>4.0}% | {:>7.2} {:>4.0}% {:>5.2} | {:>7.2} {:>4.0}% {:>5.2} {:>5.2} | {:>7.2} |",
+            "| {:<16} | {:<4} | {:>3} | {:>7.2} {:>4.0}% | {:>7.2} {:>4.0}% {:>5.2} | {:>7.2} {:>4.0}% {:>5.2} {:>5.2} | {:>7.2} {:>4.0}% {:>5.2} | {:>7.2} | {} |",
             name,
             T::NAME,
             t,
@@ -109,7 +114,11 @@ fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, isa: Isa, threads: &[
             100.0 * t_rd.as_secs_f64() / t_c5.as_secs_f64(),
             t_rb.as_secs_f64() / t_c5.as_secs_f64(),
             one.as_secs_f64() / t_c5.as_secs_f64(),
+            gbs(t_pl),
+            100.0 * t_rd.as_secs_f64() / t_pl.as_secs_f64(),
+            t_rb.as_secs_f64() / t_pl.as_secs_f64(),
             gbs(t_rd),
+            plan.choice(),
         );
     }
 }
@@ -158,10 +167,10 @@ fn main() {
         return;
     }
     println!(
-        "| matrix           | prec | thr | row-block GB/s %rd | merge-path GB/s %rd  x rb | csr5 GB/s  %rd  x rb  x 1t | read GB/s |"
+        "| matrix           | prec | thr | row-block GB/s %rd | merge-path GB/s %rd  x rb | csr5 GB/s  %rd  x rb  x 1t | plan GB/s  %rd  x rb | read GB/s | plan |"
     );
     println!(
-        "|------------------|------|-----|--------------------|---------------------------|----------------------------|-----------|"
+        "|------------------|------|-----|--------------------|---------------------------|----------------------------|----------------------|-----------|------|"
     );
     for entry in suite_entries(scale) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");

@@ -8,11 +8,11 @@ use std::thread;
 use std::vec::Vec;
 
 use crate::formats::{Csr, CsrOwned};
-use crate::level2::{check_spmv, csr::spmv_rows_chosen};
+use crate::level2::{SpmvChoice, SpmvPlan, check_spmv, csr::spmv_rows_by};
 use crate::level3::{Piece, Rule, SpgemmConfig, advise, check_operands, hybrid_rows, upper_bound};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
-use crate::{DimError, Index, Isa, RowOrder, Scalar};
+use crate::{CsrMethod, DimError, Index, Isa, RowOrder, Scalar};
 
 /// The number of threads [`spmv_csr`] uses when asked for 0: the machine's available
 /// parallelism, or 1 if unknown.
@@ -79,6 +79,54 @@ pub fn spmv_csr<T: Scalar, I: Index>(
     threads: usize,
 ) -> Result<(), DimError> {
     check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+    row_blocks(a, CsrMethod::choose(a, isa), isa, alpha, x, beta, y, threads)
+}
+
+/// `y = alpha * A * x + beta * y` by a [`SpmvPlan`] on its [`Isa`], on `threads` workers
+/// (0 = [`available_threads`]): a CSR5 plan as [`spmv_csr5`] (equal tile ranges, then
+/// the carries), a merge-path plan as [`spmv_csr_merge_path`], and the other CSR methods
+/// on the row blocks of [`spmv_csr`], each block by the plan's method (so the rows are
+/// the serial plan's bit for bit, but for the speculative segmented sum, whose blocks
+/// run the segmented sum: within rounding).
+///
+/// # Errors
+/// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
+pub fn spmv_plan<T: Scalar, I: Index>(
+    plan: &SpmvPlan<'_, T, I>,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+    threads: usize,
+) -> Result<(), DimError> {
+    let (a, isa) = (plan.matrix(), plan.isa());
+    match (plan.choice(), plan.csr5()) {
+        (SpmvChoice::Csr5, Some(c5)) => spmv_csr5(&c5.view(), isa, alpha, x, beta, y, threads),
+        (SpmvChoice::Csr(CsrMethod::MergePath), _) => {
+            spmv_csr_merge_path(&a, isa, alpha, x, beta, y, threads)
+        }
+        (SpmvChoice::Csr(m), _) => {
+            check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+            row_blocks(&a, m, isa, alpha, x, beta, y, threads)
+        }
+        // A CSR5 plan always holds its copy.
+        (SpmvChoice::Csr5, None) => spmv_csr(&a, isa, alpha, x, beta, y, threads),
+    }
+}
+
+/// The checked body of [`spmv_csr`] and [`spmv_plan`]: `method` on the
+/// [`balanced_row_partition`] blocks, one worker each.
+#[allow(clippy::too_many_arguments)]
+fn row_blocks<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    method: CsrMethod,
+    isa: Isa,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+    threads: usize,
+) -> Result<(), DimError> {
     let threads = if threads == 0 { available_threads() } else { threads };
     let threads = threads.min(a.nrows().max(1));
     let mut bounds = std::vec![0usize; threads + 1];
@@ -89,7 +137,7 @@ pub fn spmv_csr<T: Scalar, I: Index>(
             let rows: Range<usize> = w[0]..w[1];
             let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(rows.len());
             rest = tail;
-            s.spawn(move || spmv_rows_chosen(a, isa, rows, alpha, x, beta, chunk));
+            s.spawn(move || spmv_rows_by(a, method, isa, rows, alpha, x, beta, chunk));
         }
     });
     Ok(())

@@ -1,6 +1,6 @@
 //! Thread drivers: the threaded CSR SpMV equals the serial one bit for bit (each row is
 //! computed by the same serial loop), for any thread count; threaded CSR5 and merge path
-//! equal the reference.
+//! equal the reference; a plan on threads runs as it runs alone.
 #![cfg(feature = "parallel")]
 
 mod common;
@@ -8,8 +8,9 @@ mod common;
 use common::{assert_close, csr, reference_spmv, vector};
 use proptest::prelude::*;
 use spblas::formats::csr5::omega_for;
-use spblas::parallel::{balanced_row_partition, spmv_csr, spmv_csr_merge_path, spmv_csr5};
-use spblas::{Csr5Layout, Csr5Owned, Isa, SpMv};
+use spblas::level2::{SpmvChoice, SpmvPlan};
+use spblas::parallel::{balanced_row_partition, spmv_csr, spmv_csr_merge_path, spmv_csr5, spmv_plan};
+use spblas::{Csr5Layout, Csr5Owned, CsrMethod, Isa, SpMv};
 
 proptest! {
     #[test]
@@ -52,6 +53,34 @@ proptest! {
             let mut got = y0.clone();
             spmv_csr_merge_path(&a, isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
             assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
+        }
+    }
+
+    /// Every choice a plan can hold (each CSR method, CSR5, and the rule's), on every
+    /// `Isa`: on threads it equals the reference, and where its blocks run the serial
+    /// plan's own kernel (the row methods, the segmented sum) the serial plan bit for bit.
+    #[test]
+    fn threaded_plan_runs_as_the_serial_plan(raw in csr::<f64, u32>(60, 30, false), threads in 0usize..9, seed: u64) {
+        let a = raw.owned();
+        let a = a.view();
+        let x = vector::<f64>(a.ncols(), seed);
+        let y0 = vector::<f64>(a.nrows(), seed + 1);
+        let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
+        let choices = CsrMethod::ALL.iter().map(|&m| SpmvChoice::Csr(m)).chain([SpmvChoice::Csr5]);
+        for isa in Isa::available() {
+            let plans = choices.clone().map(|c| SpmvPlan::with_choice(&a, isa, c).unwrap());
+            for plan in plans.chain([SpmvPlan::new(&a, isa).unwrap()]) {
+                let mut serial = y0.clone();
+                plan.spmv(1.5, &x, 0.5, &mut serial).unwrap();
+                let mut got = y0.clone();
+                spmv_plan(&plan, 1.5, &x, 0.5, &mut got, threads).unwrap();
+                assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
+                let rows = [CsrMethod::RowScalar, CsrMethod::RowVector, CsrMethod::SegmentedSum];
+                if rows.iter().any(|&m| plan.choice() == SpmvChoice::Csr(m)) {
+                    let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+                    prop_assert_eq!(bits(&got), bits(&serial), "{} on {:?}", plan.choice(), isa);
+                }
+            }
         }
     }
 
@@ -140,6 +169,14 @@ fn threaded_drivers_reject_wrong_lengths_and_leave_y_untouched() {
     assert!(spmv_csr_merge_path(&a, Isa::Portable, 1.0, &[1.0; 3], 0.0, &mut y, 2).is_err());
     assert!(spmv_csr(&a, Isa::Portable, 1.0, &[1.0; 2], 0.0, &mut y[..2], 2).is_err());
     assert_eq!(y, [7.0; 3]);
+    for choice in
+        [SpmvChoice::Csr(CsrMethod::RowScalar), SpmvChoice::Csr(CsrMethod::MergePath), SpmvChoice::Csr5]
+    {
+        let plan = SpmvPlan::with_choice(&a, Isa::Portable, choice).unwrap();
+        assert!(spmv_plan(&plan, 1.0, &[1.0; 2], 0.0, &mut y[..2], 2).is_err());
+        assert!(spmv_plan(&plan, 1.0, &[1.0; 3], 0.0, &mut y, 2).is_err());
+        assert_eq!(y, [7.0; 3]);
+    }
 }
 
 #[test]

@@ -394,14 +394,19 @@ pub(crate) fn spmv_rows<T: Scalar, I: Index>(
 }
 
 /// The rows `rows` of `y = alpha * A * x + beta * y` (`y_rows` holding exactly those
-/// rows) by the method [`CsrMethod::choose`] picks for `a` on `isa`. The row methods
-/// compute each row on its own and the segmented sum keeps its blocks on the serial grid,
-/// so any partition of the rows reproduces the serial [`SpMv`] bit for bit: the chunk
-/// kernel of the thread drivers. Lengths must have been
-/// checked as for [`spmv_rows`]; an unavailable `isa` runs the row-scalar loop.
+/// rows) by `method` on `isa`: the chunk kernel of the thread drivers. The row methods
+/// compute each row on its own and the segmented sum keeps its blocks on the serial
+/// grid, so any partition of the rows reproduces the serial [`spmv_csr`] by that method
+/// bit for bit. The speculative segmented sum, which runs over the whole matrix, runs as
+/// the segmented sum here (its rows within rounding of the serial ones), and merge path,
+/// which splits the work its own way (`parallel::spmv_csr_merge_path`), as the row loop.
+/// Lengths must have been checked as for [`spmv_rows`]; an unavailable `isa` runs the
+/// row-scalar loop.
 #[cfg(feature = "parallel")]
-pub(crate) fn spmv_rows_chosen<T: Scalar, I: Index>(
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spmv_rows_by<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
+    method: CsrMethod,
     isa: Isa,
     rows: Range<usize>,
     alpha: T,
@@ -409,12 +414,12 @@ pub(crate) fn spmv_rows_chosen<T: Scalar, I: Index>(
     beta: T,
     y_rows: &mut [T],
 ) {
-    match (CsrMethod::choose(a, isa), Checked::new(isa)) {
+    match (method, Checked::new(isa)) {
         (CsrMethod::RowVector, Ok(checked)) if alpha != T::ZERO => {
             let row_ptr = &a.row_ptr()[rows.start..=rows.end];
             kern::rows(checked, row_ptr, a.col_idx(), a.vals(), x, alpha, beta, y_rows)
         }
-        (CsrMethod::SegmentedSum, Ok(checked)) if alpha != T::ZERO => {
+        (CsrMethod::SegmentedSum | CsrMethod::SpeculativeSegmentedSum, Ok(checked)) if alpha != T::ZERO => {
             segmented_sum(a, checked, rows, alpha, x, beta, y_rows)
         }
         _ => spmv_rows(a, rows, alpha, x, beta, y_rows),
