@@ -78,7 +78,6 @@ pub fn spmv_csr<T: Scalar, I: Index>(
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
-    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
     row_blocks(a, CsrMethod::choose(a, isa), isa, alpha, x, beta, y, threads)
 }
 
@@ -105,17 +104,14 @@ pub fn spmv_plan<T: Scalar, I: Index>(
         (SpmvChoice::Csr(CsrMethod::MergePath), _) => {
             spmv_csr_merge_path(&a, isa, alpha, x, beta, y, threads)
         }
-        (SpmvChoice::Csr(m), _) => {
-            check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
-            row_blocks(&a, m, isa, alpha, x, beta, y, threads)
-        }
+        (SpmvChoice::Csr(m), _) => row_blocks(&a, m, isa, alpha, x, beta, y, threads),
         // A CSR5 plan always holds its copy.
         (SpmvChoice::Csr5, None) => spmv_csr(&a, isa, alpha, x, beta, y, threads),
     }
 }
 
-/// The checked body of [`spmv_csr`] and [`spmv_plan`]: `method` on the
-/// [`balanced_row_partition`] blocks, one worker each.
+/// [`spmv_csr`] and [`spmv_plan`] by `method` on the [`balanced_row_partition`] blocks,
+/// one worker each, after the length and `Isa` checks.
 #[allow(clippy::too_many_arguments)]
 fn row_blocks<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
@@ -127,6 +123,7 @@ fn row_blocks<T: Scalar, I: Index>(
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
+    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
     let threads = if threads == 0 { available_threads() } else { threads };
     let threads = threads.min(a.nrows().max(1));
     let mut bounds = std::vec![0usize; threads + 1];
