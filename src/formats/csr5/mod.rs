@@ -53,7 +53,9 @@ use crate::{FormatError, Index, Isa, Scalar};
 /// `seg_offset` sum, `y` pass) and the per-step head test over more entries; four
 /// registers (16 / 32) lost again on `rmat` and `lp_like`, and so did two AVX-512
 /// registers. Layouts of one AVX2 register (4 / 8, by [`Csr5Layout::with_params`]) run
-/// the AVX2 kernel too. NEON: 2 / 4 (one register; not measured, no NEON machine here).
+/// the AVX2 kernel too. NEON: 2 / 4, one register (its kernel also runs two and four
+/// registers per step, so the x86-64 layouts run vectorised on AArch64; which is fastest
+/// there is not measured: no NEON machine here).
 /// The portable path uses 4 / 8: its kernel keeps `omega` independent accumulators, and
 /// four `f64` chains already cover the latency of a scalar multiply-add on current cores
 /// while keeping the tail of lanes that carry partial sums short.

@@ -1,6 +1,8 @@
 //! The NEON CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop of
 //! `arch::portable::spmv_csr5` over 128-bit registers — 2 `f64` or 4 `f32` lanes, so
-//! `omega` = 2 / 4. NEON has no gather: `x` is loaded lane by lane into the register
+//! `omega` = 2 / 4 (the layout `omega_for` picks), or two or four registers per step
+//! (`omega` = 4 / 8 or 8 / 16: the AVX2 and AVX-512 layouts, so a CSR5 copy made for
+//! those widths runs vectorised here too). NEON has no gather: `x` is loaded lane by lane into the register
 //! (`vld1q_lane`), and the multiply-adds, lane clears and stores are vector operations.
 
 use core::arch::aarch64::*;
@@ -9,7 +11,7 @@ use core::ops::Range;
 use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
-use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, run_tiles};
+use crate::arch::portable::spmv_csr5::{Lanes, Pair, TileArgs, recast, run_tiles};
 use crate::{Index, Isa, Scalar};
 
 /// Two `f64` lanes.
@@ -172,10 +174,18 @@ entries! {
     f64_u64: f64, u64, F64x2;
     f32_u32: f32, u32, F32x4;
     f32_u64: f32, u64, F32x4;
+    f64_u32_2: f64, u32, Pair<F64x2>;
+    f64_u64_2: f64, u64, Pair<F64x2>;
+    f32_u32_2: f32, u32, Pair<F32x4>;
+    f32_u64_2: f32, u64, Pair<F32x4>;
+    f64_u32_4: f64, u32, Pair<Pair<F64x2>>;
+    f64_u64_4: f64, u64, Pair<Pair<F64x2>>;
+    f32_u32_4: f32, u32, Pair<Pair<F32x4>>;
+    f32_u64_4: f32, u64, Pair<Pair<F32x4>>;
 }
 
-/// Runs complete tiles with this width's kernel when the layout's `omega` is its lane
-/// count for `T`; `None` otherwise (the portable kernel then runs).
+/// Runs complete tiles with this width's kernel when the layout's `omega` is one, two or
+/// four registers of lanes of `T`; `None` otherwise (the portable kernel then runs).
 pub(crate) fn tiles<T: Scalar, I: Index>(
     c: Checked,
     omega: usize,
@@ -183,22 +193,31 @@ pub(crate) fn tiles<T: Scalar, I: Index>(
     range: Range<usize>,
     y: &mut [T],
 ) -> Option<(T, bool)> {
-    if c.isa() != Isa::Neon || omega != 16 / size_of::<T>() {
+    let lanes = 16 / size_of::<T>();
+    let regs = [1, 2, 4].into_iter().find(|&r| r * lanes == omega)?;
+    if c.isa() != Isa::Neon {
         return None;
     }
     macro_rules! go {
-        ($t:ty, $i:ty, $f:ident) => {{
+        ($t:ty, $i:ty, $one:ident, $two:ident, $four:ident) => {{
             let (a, y) = (recast::<T, I, $t, $i>(a)?, try_cast_slice_mut::<T, $t>(y).ok()?);
-            // SAFETY: `c` proves NEON; `a` is a validated view with `omega` = the lanes.
-            let (v, g) = unsafe { $f(&a, range, y) };
+            // SAFETY: `c` proves NEON; `a` is a validated view whose `omega` is `regs`
+            // registers of lanes.
+            let (v, g) = unsafe {
+                match regs {
+                    1 => $one(&a, range, y),
+                    2 => $two(&a, range, y),
+                    _ => $four(&a, range, y),
+                }
+            };
             (try_cast(v).ok()?, g)
         }};
     }
     let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
-        (8, 4) => go!(f64, u32, f64_u32),
-        (8, 8) => go!(f64, u64, f64_u64),
-        (4, 4) => go!(f32, u32, f32_u32),
-        (4, 8) => go!(f32, u64, f32_u64),
+        (8, 4) => go!(f64, u32, f64_u32, f64_u32_2, f64_u32_4),
+        (8, 8) => go!(f64, u64, f64_u64, f64_u64_2, f64_u64_4),
+        (4, 4) => go!(f32, u32, f32_u32, f32_u32_2, f32_u32_4),
+        (4, 8) => go!(f32, u64, f32_u64, f32_u64_2, f32_u64_4),
         _ => return None,
     };
     Some((carry, goes_on))
