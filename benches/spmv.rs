@@ -1,6 +1,7 @@
 //! SpMV per format, per `Isa`, per precision over the generated suite (criterion); also
-//! the CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and CSR → CSR5
-//! conversion next to the row-scalar SpMV (`csr5_conversion/`).
+//! the CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and width
+//! (`csr5_omega/`), and CSR → CSR5 conversion next to the row-scalar SpMV
+//! (`csr5_conversion/`).
 //!
 //! `cargo bench --bench spmv --features gen` runs the small suite;
 //! `SPBLAS_BENCH_SCALE=full cargo bench --bench spmv --features gen` the full one.
@@ -127,6 +128,35 @@ fn bench_sigma<T: Scalar>(
     }
 }
 
+/// CSR5 with every tile width `omega` that runs vectorised on each SIMD path, ids
+/// `csr5_omega/<matrix>/<isa>/<f32|f64>/<omega>`: one, two or four registers of lanes
+/// per step (AVX2: 4 / 8 `f64`, 8 / 16 `f32`; AVX-512: the same, 4 / 8 on the AVX2
+/// kernel; NEON: 2 / 4 / 8 and 4 / 8 / 16), `sigma` by `sigma_for`. The sweep behind
+/// `formats::csr5::omega_for`.
+fn bench_omega<T: Scalar>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    a: &CsrOwned<T, u32>,
+) {
+    let a = a.view();
+    let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
+    let mut y = vec![T::ZERO; a.nrows()];
+    let per_row = a.nnz() / a.nrows().max(1);
+    for isa in Isa::available().filter(|&i| i != Isa::Portable) {
+        let lanes = |bytes: usize| bytes / std::mem::size_of::<T>();
+        let omegas =
+            if isa == Isa::Neon { vec![lanes(16), lanes(32), lanes(64)] } else { vec![lanes(32), lanes(64)] };
+        for omega in omegas {
+            let sigma = spblas::formats::csr5::sigma_for(omega, per_row);
+            let Ok(layout) = Csr5Layout::with_params(&a, omega, sigma) else { continue };
+            let Ok(c5) = Csr5Owned::from_csr_layout(&a, &layout) else { continue };
+            let c5 = c5.view();
+            g.bench_function(format!("{}/{}/{omega}", isa.name(), T::NAME), |b| {
+                b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+            });
+        }
+    }
+}
+
 /// CSR → CSR5 conversion next to the row-scalar SpMV it is measured in (issue target:
 /// at most 2 SpMVs), ids `csr5_conversion/<matrix>/<f32|f64>/<what>`: `spmv` the
 /// baseline, `copy` `Csr5::from_csr` into preallocated buffers (non-temporal stores
@@ -189,6 +219,10 @@ fn spmv(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("csr5_sigma/{}", entry.name));
         bench_sigma(&mut g, &a);
         bench_sigma(&mut g, &a32);
+        g.finish();
+        let mut g = c.benchmark_group(format!("csr5_omega/{}", entry.name));
+        bench_omega(&mut g, &a);
+        bench_omega(&mut g, &a32);
         g.finish();
         let mut g = c.benchmark_group(format!("csr5_conversion/{}", entry.name));
         bench_conversion(&mut g, &a);

@@ -640,8 +640,9 @@ pub(crate) fn recast<'a, T: Scalar, I: Index, T2: Scalar, I2: Index>(
     })
 }
 
-/// Runs complete tiles on `isa` when its kernel fits the layout (`omega` equal to the
-/// width's lanes for `T`), otherwise on the portable kernel; the result is the same up
+/// Runs complete tiles on `isa` when one of its kernels fits the layout (`omega` one
+/// register of the width's lanes for `T`, or two or four where the width runs them; on
+/// AVX-512 also AVX2's widths), otherwise on the portable kernel; the result is the same up
 /// to rounding. `isa` must be available (the caller checked it; an unavailable one runs
 /// portable).
 pub(crate) fn tiles_isa<T: Scalar, I: Index>(
@@ -661,8 +662,10 @@ pub(crate) fn tiles_isa<T: Scalar, I: Index>(
         #[cfg(target_arch = "x86_64")]
         let done = match c.isa() {
             crate::Isa::Avx2 => crate::arch::x86_64::avx2::spmv_csr5::tiles(c, omega, a, range.clone(), y),
+            // A layout the AVX-512 kernel does not take may be AVX2's (one register).
             crate::Isa::Avx512 => {
                 crate::arch::x86_64::avx512::spmv_csr5::tiles(c, omega, a, range.clone(), y)
+                    .or_else(|| crate::arch::x86_64::avx2::spmv_csr5::tiles(c, omega, a, range.clone(), y))
             }
             _ => None,
         };
