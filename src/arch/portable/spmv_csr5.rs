@@ -490,6 +490,7 @@ impl<T: Scalar, V: Copy, S: Copy> Heads<'_, T, V, S> {
 /// per lane (`COMPRESS` false), and a long row runs one chain per register
 /// (`RUN_CHAINS` 1: two per register spilled and lost 15–30% on AVX2 `dense` and
 /// `lp_like`, AMD VM).
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 #[derive(Clone, Copy)]
 pub(crate) struct Pair<V>(V, V);
 
