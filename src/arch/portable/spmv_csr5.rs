@@ -88,7 +88,9 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     /// `rmat`, and 8–10% on `dc2_like` `f64` on a Xeon host (18.2–20.2 → 16.7–18.0 ms),
     /// level elsewhere; so it compresses. AVX2, with a table-driven permute in place of
     /// `vcompress`, lost up to 20% on the AMD VM (`poisson2d` and `uniform_random` `f64`),
-    /// so it and the narrower widths do not.
+    /// and again with two registers per step (`Pair`, per half: `dc2_like` `f64` 8.8 →
+    /// 7.7 ms, but `rmat` 12.0 → 13.0–15.0 and `uniform_random` 5.4 → 6.1–6.5), so it
+    /// and the narrower widths do not.
     const COMPRESS: bool = false;
     /// `W` slot counters (`()` where `COMPRESS` is false: the next three are never called).
     type Slots: Copy;
