@@ -8,7 +8,7 @@ use std::thread;
 use std::vec::Vec;
 
 use crate::formats::{Csr, CsrOwned};
-use crate::level2::{SpmvChoice, SpmvPlan, check_spmv, csr::spmv_rows_by};
+use crate::level2::{Run, SpmvPlan, check_spmv, csr::spmv_rows_by};
 use crate::level3::{Piece, Rule, SpgemmConfig, advise, check_operands, hybrid_rows, upper_bound};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
@@ -99,14 +99,10 @@ pub fn spmv_plan<T: Scalar, I: Index>(
     threads: usize,
 ) -> Result<(), DimError> {
     let (a, isa) = (plan.matrix(), plan.isa());
-    match (plan.choice(), plan.csr5()) {
-        (SpmvChoice::Csr5, Some(c5)) => spmv_csr5(&c5.view(), isa, alpha, x, beta, y, threads),
-        (SpmvChoice::Csr(CsrMethod::MergePath), _) => {
-            spmv_csr_merge_path(&a, isa, alpha, x, beta, y, threads)
-        }
-        (SpmvChoice::Csr(m), _) => row_blocks(&a, m, isa, alpha, x, beta, y, threads),
-        // A CSR5 plan always holds its copy.
-        (SpmvChoice::Csr5, None) => spmv_csr(&a, isa, alpha, x, beta, y, threads),
+    match plan.run() {
+        Run::Csr5(c5) => spmv_csr5(&c5.view(), isa, alpha, x, beta, y, threads),
+        Run::Csr(CsrMethod::MergePath) => spmv_csr_merge_path(&a, isa, alpha, x, beta, y, threads),
+        &Run::Csr(m) => row_blocks(&a, m, isa, alpha, x, beta, y, threads),
     }
 }
 

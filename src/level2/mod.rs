@@ -29,6 +29,8 @@ pub use csr::{
     CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, merge_path_splits, spmv_csr,
     spmv_merge_path_piece,
 };
+#[cfg(feature = "parallel")]
+pub(crate) use plan::Run;
 pub use plan::SpmvChoice;
 #[cfg(feature = "alloc")]
 pub use plan::SpmvPlan;

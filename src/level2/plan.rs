@@ -89,6 +89,8 @@ impl core::fmt::Display for SpmvChoice {
     }
 }
 
+#[cfg(feature = "parallel")]
+pub(crate) use owned::Run;
 #[cfg(feature = "alloc")]
 pub use owned::SpmvPlan;
 
@@ -131,7 +133,7 @@ mod owned {
     /// What a plan runs, with what it needs (the CSR5 copy's headers boxed, so a CSR
     /// plan stays small).
     #[derive(Clone, Debug)]
-    enum Run<T, I> {
+    pub(crate) enum Run<T, I> {
         Csr(CsrMethod),
         Csr5(Box<Csr5Owned<T, I>>),
     }
@@ -214,6 +216,13 @@ mod owned {
         /// The CSR matrix.
         pub fn matrix(&self) -> Csr<'a, T, I> {
             self.a
+        }
+
+        /// What the plan runs, with the CSR5 copy: for the drivers that run it their own
+        /// way (`parallel::spmv_plan`).
+        #[cfg(feature = "parallel")]
+        pub(crate) fn run(&self) -> &Run<T, I> {
+            &self.run
         }
 
         /// The CSR5 copy, for [`SpmvChoice::Csr5`].
