@@ -19,8 +19,9 @@
 //! each over the rounds), so all five see the same machine state. Columns: GB/s by the
 //! thesis's byte formula (8.4.2); `%rd`, that as a share of the threaded read; `x rb`,
 //! the speedup over the row-block driver at the same thread count; `x 1t`, CSR5's
-//! speedup over its own one-thread run; the plan's choice in the last column. Every driver spawns its workers per call
-//! (`std::thread::scope`), so small matrices show that cost.
+//! speedup over its own one-thread run; the plan's choice in the last column. Every
+//! driver spawns its workers per call (`std::thread::scope`), so small matrices show
+//! that cost.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};

@@ -46,10 +46,10 @@ use crate::{FormatError, Index, Isa, Scalar};
 /// AVX-512: 8 `f64` / 16 `f32` (one register). AVX2: also 8 / 16, as two 256-bit
 /// registers per step — the thesis's one register (4 / 8) lost to two on the AMD EPYC
 /// dev VM (`examples/probe_csr5`-style alternation with the row-scalar loop, one core):
-/// `dc2_like` `f64` 12.0–12.9 → 9.1–10.0 ms and `f32` 8.5 → 6.1–6.3 ms, `rmat` `f32`
+/// `dc2_like` `f64` 11.8–12.9 → 9.1–10.0 ms and `f32` 8.5 → 6.1–6.3 ms, `rmat` `f32`
 /// 9.4–9.8 → 7.7–8.4 ms, `uniform_random` 6.2 → 5.6–6.0 ms (`f64`), `poisson2d` `f64`
 /// 3.3–3.4 → 2.9–3.1 ms, `banded` `f64` 1.71 → 1.50 ms; only `dense` `f32` lost
-/// (1.23 → 1.28–1.37 ms). More lanes per tile spread the per-tile work (descriptor,
+/// (1.21–1.23 → 1.28–1.44 ms). More lanes per tile spread the per-tile work (descriptor,
 /// `seg_offset` sum, `y` pass) and the per-step head test over more entries; four
 /// registers (16 / 32) lost again on `rmat` and `lp_like`, and so did two AVX-512
 /// registers. Layouts of one AVX2 register (4 / 8, by [`Csr5Layout::with_params`]) run

@@ -2,8 +2,9 @@
 //! `arch::portable::spmv_csr5` over 128-bit registers — 2 `f64` or 4 `f32` lanes, so
 //! `omega` = 2 / 4 (the layout `omega_for` picks), or two or four registers per step
 //! (`omega` = 4 / 8 or 8 / 16: the AVX2 and AVX-512 layouts, so a CSR5 copy made for
-//! those widths runs vectorised here too). NEON has no gather: `x` is loaded lane by lane into the register
-//! (`vld1q_lane`), and the multiply-adds, lane clears and stores are vector operations.
+//! those widths runs vectorised here too). NEON has no gather: `x` is loaded lane by
+//! lane into the register (`vld1q_lane`), and the multiply-adds, lane clears and stores
+//! are vector operations.
 
 use core::arch::aarch64::*;
 use core::ops::Range;
