@@ -311,7 +311,7 @@ pub(crate) unsafe fn stencil_rows<T, K: StencilBlock<T>, const W: usize>(
 /// (`w l` of each), prefetching the streams [`PF_AHEAD`] past them (one hint per 64-byte
 /// line, as the short rows do); `None` if they are not in the arrays, or if the first
 /// row's columns `c_k` leave no room for `x[c_k..c_k + w]` (which a stencil block reads;
-/// the width's column test then checks the other rows against them).
+/// the width's column test then checks the other rows against them) below `2^32`.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) fn stencil_slices<'a, T>(
@@ -331,7 +331,9 @@ pub(crate) fn stencil_slices<'a, T>(
     for k in (0..n).step_by(64 / size_of::<T>()) {
         crate::arch::prefetch(vals, ahead + k);
     }
-    cb[..l].iter().all(|&c| c as usize + w <= x_len).then_some((cb, vb))
+    // Columns stay below 2^32 too: the widths' column tests add in 32-bit lanes.
+    let end = (x_len as u64).min(1 << 32);
+    cb[..l].iter().all(|&c| u64::from(c) + w as u64 <= end).then_some((cb, vb))
 }
 
 /// Most rows of a stencil block ([`DotVec::stencil`]): 16 `f32` lanes of AVX-512.

@@ -28,7 +28,15 @@
 //! Measured on the AMD EPYC dev VM (row-vector, old and new builds alternating, best of
 //! 3): `poisson2d` `f32` 2.27 → 1.58 ms, `f64` level (already at the measured stream
 //! bandwidth); matrices without such blocks (`uniform_random`, `dc2_like`, `rmat`)
-//! level.
+//! level. Stop 24 cut the block's shuffles: the column test compares each column with
+//! the one a row down (no permute), the row lengths are one vector compare, and odd
+//! lengths transpose blend-first ([`OddTab`]: `L` permutes instead of `L^2`), even ones
+//! past 4 by overlapping loads ([`stencil_f32_overlap`]). `examples/probe_rv`, AMD EPYC
+//! dev VM, medians of 48, two rounds alternating builds: `poisson2d` `f32` 1.54–1.60 →
+//! 1.44–1.46 ms, `f64` 2.23–2.25 → 1.95–1.97 ms. Rows of 8 to 32 entries as blocks
+//! (overlapping loads, four chains) lost to the vector dot on `poisson3d_27` (2.82 →
+//! 2.96 ms; by broadcasts 2.90): each of its values costs a load, and the dot reads
+//! eight with one.
 
 use core::arch::x86_64::*;
 
@@ -494,59 +502,107 @@ impl DotVec for F32U64 {
     }
 }
 
-/// Lane mask (all ones where set) of the bits `m` of lanes `0..8`.
-///
-/// # Safety
-/// AVX2 is present.
-#[inline(always)]
-unsafe fn lanes_of(m: u16) -> __m256i {
-    // SAFETY: the caller's promise.
-    unsafe {
-        let bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
-        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(i32::from(m)), bit), bit)
-    }
-}
+/// The lane tables of the *blend-first* transpose of a stencil block of `W` rows (8
+/// `f32` or 4 `f64` lanes of a 256-bit register) of an odd number `L` of entries. The
+/// `W L` values are `L` registers in row-major order; entry `k` of row `j` sits at flat
+/// position `j L + k`, lane `(j L + k) mod W`, and since `L` is odd those lanes are `W`
+/// different ones for the `W` rows. So the rows' entry `k` is one blend of the `L`
+/// registers (`SEL`: each lane from the register that holds entry `k` there) and one
+/// permute (`PERM`): `L` permutes a block, where permuting each register into place
+/// took `L^2`. Entries are 32-bit lanes (an `f64` lane is two).
+struct OddTab<const L: usize, const W: usize>;
 
-/// Whether the `W` rows (8 or 4) of `L` entries with columns `cb` are a stencil block,
-/// entry `k` of row `j` at column `c_k + j`: one compare per register of `W` columns
-/// (`stencil_slices` has checked `c_k + W <= x.len()`).
-///
-/// # Safety
-/// AVX2 is present; `cb` holds `W L >= W` columns.
-#[inline(always)]
-unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32]) -> bool {
-    let tab = &StencilTab::<L, W>::TAB;
-    // SAFETY: the caller's promises; each load reads `W` columns of `cb` or `W` (of 16)
-    // table entries.
-    unsafe {
-        let mut bad = 0i32;
-        if W == 8 {
-            let c0 = _mm256_loadu_si256(cb.as_ptr().cast());
-            for v in 0..L {
-                let cv = _mm256_loadu_si256(cb.as_ptr().add(8 * v).cast());
-                let first = _mm256_permutevar8x32_epi32(c0, _mm256_loadu_si256(tab.entry[v].as_ptr().cast()));
-                let want = _mm256_add_epi32(first, _mm256_loadu_si256(tab.row[v].as_ptr().cast()));
-                bad |= !_mm256_movemask_epi8(_mm256_cmpeq_epi32(cv, want));
+impl<const L: usize, const W: usize> OddTab<L, W> {
+    /// `SEL[k][v]`: all ones in the 32-bit lanes of register `v` that hold entry `k`.
+    const SEL: [[[i32; 8]; L]; L] = {
+        let (per, mut sel) = (8 / W, [[[0; 8]; L]; L]);
+        let mut k = 0;
+        while k < L {
+            let mut v = 0;
+            while v < L {
+                let mut t = 0;
+                while t < 8 {
+                    if (W * v + t / per) % L == k {
+                        sel[k][v][t] = -1;
+                    }
+                    t += 1;
+                }
+                v += 1;
             }
-        } else {
-            let c0 = _mm_castsi128_ps(_mm_loadu_si128(cb.as_ptr().cast()));
-            for v in 0..L {
-                let cv = _mm_loadu_si128(cb.as_ptr().add(4 * v).cast());
-                let first =
-                    _mm_castps_si128(_mm_permutevar_ps(c0, _mm_loadu_si128(tab.entry[v].as_ptr().cast())));
-                let want = _mm_add_epi32(first, _mm_loadu_si128(tab.row[v].as_ptr().cast()));
-                bad |= !_mm_movemask_epi8(_mm_cmpeq_epi32(cv, want)) & 0xffff;
-            }
+            k += 1;
         }
-        bad == 0
+        sel
+    };
+    /// `PERM[k]`: the 32-bit source lane of each 32-bit lane, moving lane `(j L + k) mod W`
+    /// of the blend to lane `j`.
+    const PERM: [[i32; 8]; L] = {
+        let (per, mut perm) = (8 / W, [[0; 8]; L]);
+        let mut k = 0;
+        while k < L {
+            let mut t = 0;
+            while t < 8 {
+                let j = t / per;
+                perm[k][t] = (((j * L + k) % W) * per + t % per) as i32;
+                t += 1;
+            }
+            k += 1;
+        }
+        perm
+    };
+
+    /// Entry `k` of the `W` rows, lane `j` from row `j`, out of the block's registers
+    /// `src` (their bits; `f64` registers cast).
+    ///
+    /// # Safety
+    /// AVX2 is present; `L` is odd.
+    #[inline(always)]
+    unsafe fn entry(src: &[__m256; L], k: usize) -> __m256 {
+        // SAFETY: AVX2 (the caller's promise); the table loads read 8 lanes each.
+        unsafe {
+            let mut b = src[0];
+            for (v, &r) in src.iter().enumerate().skip(1) {
+                let sel = &Self::SEL[k][v];
+                if sel.iter().any(|&m| m != 0) {
+                    b = _mm256_blendv_ps(b, r, _mm256_loadu_ps(sel.as_ptr().cast()));
+                }
+            }
+            _mm256_permutevar8x32_ps(b, _mm256_loadu_si256(Self::PERM[k].as_ptr().cast()))
+        }
     }
 }
 
 /// This width's stencil blocks ([`StencilBlock`]), by value type.
 struct Block;
 
-/// The default length test: one entry at a time.
-impl RowLengths for Block {}
+impl RowLengths for Block {
+    /// One vector compare of the `W` row lengths (`rp[j + 1] - rp[j]`) with the first.
+    #[inline(always)]
+    unsafe fn lengths<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
+        let (Some(rp), Some(&r1)) = (rp.get(..W + 1), rp.get(1)) else { return None };
+        let (s, l) = (rp[0] as usize, r1.wrapping_sub(rp[0]));
+        if (W != 8 && W != 4) || l == 0 || l >= 8 {
+            return None;
+        }
+        // SAFETY: AVX2 (the caller's promise); `rp` holds `W + 1` entries and the loads
+        // read `W` from entry 0 and from entry 1.
+        let equal = unsafe {
+            if W == 8 {
+                let d = _mm256_sub_epi32(
+                    _mm256_loadu_si256(rp.as_ptr().add(1).cast()),
+                    _mm256_loadu_si256(rp.as_ptr().cast()),
+                );
+                _mm256_movemask_epi8(_mm256_cmpeq_epi32(d, _mm256_set1_epi32(l as i32))) == -1
+            } else {
+                let d = _mm_sub_epi32(
+                    _mm_loadu_si128(rp.as_ptr().add(1).cast()),
+                    _mm_loadu_si128(rp.as_ptr().cast()),
+                );
+                _mm_movemask_epi8(_mm_cmpeq_epi32(d, _mm_set1_epi32(l as i32))) == 0xffff
+            }
+        };
+        equal.then_some((s, l as usize))
+    }
+}
 
 impl StencilBlock<f32> for Block {
     #[inline(always)]
@@ -576,8 +632,12 @@ impl StencilBlock<f64> for Block {
     }
 }
 
-/// 8 rows of `L` entries from entry `s`, `f32`: the column test, then entry by entry
-/// `vals` (transposed by permutes and blends) times one load of `x`.
+/// 8 `f32` rows of `L` entries from entry `s`: the column test, then entry by entry the
+/// values transposed times one load of `x`, blend-first ([`OddTab`]) for odd `L`,
+/// [`stencil_f32_permuted`] for `L` 2 and 4, [`stencil_f32_overlap`] for 6. Measured on
+/// the AMD EPYC dev VM (`examples/probe_stencil`-style rows `i + d`, 2M rows, medians of
+/// 40, the permute-each transpose for every `L` before): `L = 5` 3.21–3.39 → 2.90–3.00 ms,
+/// `L = 6` 5.63–6.61 → 4.15–4.55; `L = 4` by overlapping loads lost 2.70 → 2.90.
 ///
 /// # Safety
 /// AVX2 is present.
@@ -589,14 +649,54 @@ unsafe fn stencil_f32_block<const L: usize>(
     x: &[f32],
     out: &mut [f32; STENCIL_MAX_W],
 ) -> bool {
+    if L.is_multiple_of(2) && L > 4 {
+        // SAFETY: the caller's contract.
+        return unsafe { stencil_f32_overlap(L, s, cols, vals, x, out) };
+    }
     let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 8, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `8 L` columns.
-    if !unsafe { stencil_cols::<L, 8>(cb) } {
+    if !unsafe { stencil_cols::<8>(cb, L) } {
         return false;
     }
+    // SAFETY: AVX2 (the caller's promise); the loads read the `8 L` values of `vb` and
+    // `x[c_k..c_k + 8]`, inside `x` by the column test.
+    if L.is_multiple_of(2) {
+        // SAFETY: as below.
+        unsafe { stencil_f32_permuted::<L>(cb, vb, x, out) };
+        return true;
+    }
+    unsafe {
+        let mut src = [_mm256_setzero_ps(); L];
+        for (v, r) in src.iter_mut().enumerate() {
+            *r = _mm256_loadu_ps(vb.as_ptr().add(8 * v));
+        }
+        let mut acc = _mm256_setzero_ps();
+        for (k, &c) in cb[..L].iter().enumerate() {
+            let t = OddTab::<L, 8>::entry(&src, k);
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(t, _mm256_loadu_ps(x.as_ptr().add(c as usize))));
+        }
+        _mm256_storeu_ps(out.as_mut_ptr(), acc);
+    }
+    true
+}
+
+/// The values of 8 `f32` rows of an even `L <= 4` entries transposed by permuting each
+/// register into place (`L^2` permutes and blends, [`StencilTab`]): fewer operations than
+/// the `8 L` loads of [`stencil_f32_overlap`] there, since blend-first needs odd `L`.
+///
+/// # Safety
+/// AVX2 is present; `cb` and `vb` hold the block's `8 L` columns and values, and
+/// `x[c_k..c_k + 8]` is inside `x` for the first row's columns `c_k`.
+#[inline(always)]
+unsafe fn stencil_f32_permuted<const L: usize>(
+    cb: &[u32],
+    vb: &[f32],
+    x: &[f32],
+    out: &mut [f32; STENCIL_MAX_W],
+) {
     let tab = &StencilTab::<L, 8>::TAB;
     // SAFETY: AVX2 (the caller's promise); the loads read 8 values inside `vb` (`8 L` of
-    // them) and `x[c_k..c_k + 8]`, inside `x` by the column test.
+    // them), 8 table lanes and `x[c_k..c_k + 8]`, inside `x` (the caller's promise).
     unsafe {
         let mut acc = _mm256_setzero_ps();
         for (k, &c) in cb[..L].iter().enumerate() {
@@ -606,19 +706,20 @@ unsafe fn stencil_f32_block<const L: usize>(
                 let m = tab.from[k][v];
                 if m != 0 {
                     let p = _mm256_permutevar8x32_ps(_mm256_loadu_ps(vb.as_ptr().add(8 * v)), idx);
-                    t = _mm256_blendv_ps(t, p, _mm256_castsi256_ps(lanes_of(m)));
+                    let bit = _mm256_setr_epi32(1, 2, 4, 8, 16, 32, 64, 128);
+                    let lanes =
+                        _mm256_cmpeq_epi32(_mm256_and_si256(_mm256_set1_epi32(i32::from(m)), bit), bit);
+                    t = _mm256_blendv_ps(t, p, _mm256_castsi256_ps(lanes));
                 }
             }
-            let xs = _mm256_loadu_ps(x.as_ptr().add(c as usize));
-            acc = _mm256_add_ps(acc, _mm256_mul_ps(t, xs));
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(t, _mm256_loadu_ps(x.as_ptr().add(c as usize))));
         }
         _mm256_storeu_ps(out.as_mut_ptr(), acc);
     }
-    true
 }
 
-/// 4 rows of `L` entries from entry `s`, `f64`: as [`stencil_f32_block`], each `f64`
-/// lane moved as two `f32` lanes.
+/// 4 `f64` rows of `L` entries from entry `s`: as [`stencil_f32_block`] (an `f64` lane
+/// moved as two 32-bit lanes); even `L` take [`stencil_f64_overlap`].
 ///
 /// # Safety
 /// AVX2 is present.
@@ -630,35 +731,173 @@ unsafe fn stencil_f64_block<const L: usize>(
     x: &[f64],
     out: &mut [f64; STENCIL_MAX_W],
 ) -> bool {
+    if L.is_multiple_of(2) {
+        // SAFETY: the caller's contract.
+        return unsafe { stencil_f64_overlap(L, s, cols, vals, x, out) };
+    }
     let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 4, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `4 L` columns.
-    if !unsafe { stencil_cols::<L, 4>(cb) } {
+    if !unsafe { stencil_cols::<4>(cb, L) } {
         return false;
     }
-    let tab = &StencilTab::<L, 4>::TAB;
-    // SAFETY: AVX2 (the caller's promise); the loads read 4 values inside `vb` (`4 L` of
-    // them) and `x[c_k..c_k + 4]`, inside `x` by the column test.
+    // SAFETY: AVX2 (the caller's promise); the loads read the `4 L` values of `vb` and
+    // `x[c_k..c_k + 4]`, inside `x` by the column test.
     unsafe {
+        let mut src = [_mm256_setzero_ps(); L];
+        for (v, r) in src.iter_mut().enumerate() {
+            *r = _mm256_castpd_ps(_mm256_loadu_pd(vb.as_ptr().add(4 * v)));
+        }
         let mut acc = _mm256_setzero_pd();
         for (k, &c) in cb[..L].iter().enumerate() {
-            // Lane `j` of 4 from lane `lane[k][j]`: the `f32` lanes `2 lane, 2 lane + 1`.
-            let l4 = _mm_loadu_si128(tab.lane[k].as_ptr().cast());
-            let l2 = _mm256_slli_epi32::<1>(_mm256_cvtepu32_epi64(l4));
-            let idx =
-                _mm256_or_si256(l2, _mm256_slli_epi64::<32>(_mm256_add_epi32(l2, _mm256_set1_epi32(1))));
-            let mut t = _mm256_setzero_pd();
-            for v in 0..L {
-                let m = tab.from[k][v];
-                if m != 0 {
-                    let src = _mm256_castpd_ps(_mm256_loadu_pd(vb.as_ptr().add(4 * v)));
-                    let p = _mm256_castps_pd(_mm256_permutevar8x32_ps(src, idx));
-                    // Bit `j` of `m` covers `f32` lanes `2 j` and `2 j + 1`.
-                    let m2 = (0..4).fold(0u16, |a, j| a | (((m >> j) & 1) * 3) << (2 * j));
-                    t = _mm256_blendv_pd(t, p, _mm256_castsi256_pd(lanes_of(m2)));
+            let t = _mm256_castps_pd(OddTab::<L, 4>::entry(&src, k));
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(t, _mm256_loadu_pd(x.as_ptr().add(c as usize))));
+        }
+        _mm256_storeu_pd(out.as_mut_ptr(), acc);
+    }
+    true
+}
+
+/// Whether the `W` rows (8 or 4) of `l` entries with columns `cb` (`W l` of them) are a
+/// stencil block, entry `k` of row `j` at column `c_k + j`: every column is one less than
+/// the column `l` places on (the same entry one row down), `cb[e + l] == cb[e] + 1` for
+/// `e < (W - 1) l`, one compare per register of `W` columns and no permute (where
+/// `(W - 1) l` columns fill no register, `l == 1`, the `W` columns against `c_0 + j`).
+/// `stencil_slices` has checked `c_k + W <= x.len()` and `c_k + W <= 2^32`, so no lane
+/// wraps. The permute of the first row's columns into every register that this replaced
+/// cost `L` permutes a block.
+///
+/// # Safety
+/// AVX2 is present; `cb` holds `W l >= W` columns.
+#[inline(always)]
+unsafe fn stencil_cols<const W: usize>(cb: &[u32], l: usize) -> bool {
+    let n = (W - 1) * l;
+    // SAFETY: the caller's promises; each load reads `W` columns at `o` or `o + l` with
+    // `o + l + W <= n + l = W l`, or the first `W` (`l == 1`).
+    unsafe {
+        if W == 8 {
+            let (one, mut ok) = (_mm256_set1_epi32(1), _mm256_set1_epi32(-1));
+            if n < 8 {
+                let want = _mm256_add_epi32(
+                    _mm256_set1_epi32(cb[0] as i32),
+                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                );
+                ok = _mm256_cmpeq_epi32(_mm256_loadu_si256(cb.as_ptr().cast()), want);
+            } else {
+                for r in 0..n.div_ceil(8) {
+                    let o = (8 * r).min(n - 8);
+                    let here = _mm256_loadu_si256(cb.as_ptr().add(o).cast());
+                    let below = _mm256_loadu_si256(cb.as_ptr().add(o + l).cast());
+                    ok = _mm256_and_si256(ok, _mm256_cmpeq_epi32(below, _mm256_add_epi32(here, one)));
                 }
             }
-            let xs = _mm256_loadu_pd(x.as_ptr().add(c as usize));
-            acc = _mm256_add_pd(acc, _mm256_mul_pd(t, xs));
+            _mm256_movemask_epi8(ok) == -1
+        } else {
+            let (one, mut ok) = (_mm_set1_epi32(1), _mm_set1_epi32(-1));
+            if n < 4 {
+                let want = _mm_add_epi32(_mm_set1_epi32(cb[0] as i32), _mm_setr_epi32(0, 1, 2, 3));
+                ok = _mm_cmpeq_epi32(_mm_loadu_si128(cb.as_ptr().cast()), want);
+            } else {
+                for r in 0..n.div_ceil(4) {
+                    let o = (4 * r).min(n - 4);
+                    let here = _mm_loadu_si128(cb.as_ptr().add(o).cast());
+                    let below = _mm_loadu_si128(cb.as_ptr().add(o + l).cast());
+                    ok = _mm_and_si128(ok, _mm_cmpeq_epi32(below, _mm_add_epi32(here, one)));
+                }
+            }
+            _mm_movemask_epi8(ok) == 0xffff
+        }
+    }
+}
+
+/// 8 `f32` rows of any `l` entries from entry `s`: the column test, then entry by entry
+/// the 8 values by *overlapping loads* (lane `j` of the load at `k + j (l - 1)` is entry
+/// `k` of row `j`, flat position `j l + k`) merged by 7 blends, times one load of `x`.
+/// No permute and no table; one load per value, from the cache line the first touched.
+///
+/// # Safety
+/// AVX2 is present.
+#[inline(always)]
+unsafe fn stencil_f32_overlap(
+    l: usize,
+    s: usize,
+    cols: &[u32],
+    vals: &[f32],
+    x: &[f32],
+    out: &mut [f32; STENCIL_MAX_W],
+) -> bool {
+    let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 8, l) else { return false };
+    // SAFETY: the caller's promise; `cb` holds `8 l` columns.
+    if !unsafe { stencil_cols::<8>(cb, l) } {
+        return false;
+    }
+    let step = l - 1;
+    // SAFETY: AVX2 (the caller's promise); the load for row `j` of entry `k` reads
+    // `vb[k + j (l - 1)..][..8]`, at most up to `(l - 1) + 7 (l - 1) + 8 = 8 l`, inside
+    // `vb`; `x[c_k..c_k + 8]` is inside `x` by the column test.
+    unsafe {
+        // Entry `k` of the rows, lane `j` from row `j`.
+        macro_rules! entry {
+            ($k:expr) => {{
+                let q = vb.as_ptr().add($k);
+                let mut t = _mm256_loadu_ps(q);
+                t = _mm256_blend_ps::<0x02>(t, _mm256_loadu_ps(q.add(step)));
+                t = _mm256_blend_ps::<0x04>(t, _mm256_loadu_ps(q.add(2 * step)));
+                t = _mm256_blend_ps::<0x08>(t, _mm256_loadu_ps(q.add(3 * step)));
+                t = _mm256_blend_ps::<0x10>(t, _mm256_loadu_ps(q.add(4 * step)));
+                t = _mm256_blend_ps::<0x20>(t, _mm256_loadu_ps(q.add(5 * step)));
+                t = _mm256_blend_ps::<0x40>(t, _mm256_loadu_ps(q.add(6 * step)));
+                t = _mm256_blend_ps::<0x80>(t, _mm256_loadu_ps(q.add(7 * step)));
+                t
+            }};
+        }
+        // Entry by entry, as the scalar loop adds.
+        let mut acc = _mm256_setzero_ps();
+        for (k, &c) in cb[..l].iter().enumerate() {
+            acc = _mm256_add_ps(acc, _mm256_mul_ps(entry!(k), _mm256_loadu_ps(x.as_ptr().add(c as usize))));
+        }
+        _mm256_storeu_ps(out.as_mut_ptr(), acc);
+    }
+    true
+}
+
+/// 4 `f64` rows of any `l` entries from entry `s`: as [`stencil_f32_overlap`].
+///
+/// # Safety
+/// AVX2 is present.
+#[inline(always)]
+unsafe fn stencil_f64_overlap(
+    l: usize,
+    s: usize,
+    cols: &[u32],
+    vals: &[f64],
+    x: &[f64],
+    out: &mut [f64; STENCIL_MAX_W],
+) -> bool {
+    let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 4, l) else { return false };
+    // SAFETY: the caller's promise; `cb` holds `4 l` columns.
+    if !unsafe { stencil_cols::<4>(cb, l) } {
+        return false;
+    }
+    let step = l - 1;
+    // SAFETY: AVX2 (the caller's promise); the load for row `j` of entry `k` reads
+    // `vb[k + j (l - 1)..][..4]`, at most up to `4 l`, inside `vb`; `x[c_k..c_k + 4]` is
+    // inside `x` by the column test.
+    unsafe {
+        // Entry `k` of the rows, lane `j` from row `j`.
+        macro_rules! entry {
+            ($k:expr) => {{
+                let q = vb.as_ptr().add($k);
+                let mut t = _mm256_loadu_pd(q);
+                t = _mm256_blend_pd::<0x2>(t, _mm256_loadu_pd(q.add(step)));
+                t = _mm256_blend_pd::<0x4>(t, _mm256_loadu_pd(q.add(2 * step)));
+                t = _mm256_blend_pd::<0x8>(t, _mm256_loadu_pd(q.add(3 * step)));
+                t
+            }};
+        }
+        // Entry by entry, as the scalar loop adds.
+        let mut acc = _mm256_setzero_pd();
+        for (k, &c) in cb[..l].iter().enumerate() {
+            acc = _mm256_add_pd(acc, _mm256_mul_pd(entry!(k), _mm256_loadu_pd(x.as_ptr().add(c as usize))));
         }
         _mm256_storeu_pd(out.as_mut_ptr(), acc);
     }
