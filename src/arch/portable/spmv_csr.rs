@@ -178,29 +178,28 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
 /// `(W v + t) / L`. Built at compile time; lanes past `W` are unused.
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 pub(crate) struct StencilTab<const L: usize, const W: usize> {
-    /// Per register `v` of columns: lane `t`'s entry number, `(W v + t) mod L`.
-    pub entry: [[u32; 16]; L],
-    /// Per register `v` of columns: lane `t`'s row, `(W v + t) / L`.
-    pub row: [[u32; 16]; L],
     /// Per entry `k`: lane `j` (row `j`) takes lane `(j L + k) mod W` ...
     pub lane: [[u32; 16]; L],
     /// ... of register `v` where bit `j` of `from[k][v]` is set, `(j L + k) / W == v`.
     pub from: [[u16; L]; L],
+    /// Per entry `k`: bit `t` of `at[k][v]` set where lane `t` of register `v` holds entry
+    /// `k`, `(W v + t) mod L == k`. For odd `L` (and `W` a power of two) these lanes are
+    /// lanes `lane[k]`, one per row, so a blend of the `L` registers by `at[k]` and one
+    /// permute by `lane[k]` gather entry `k` of every row (*blend-first*).
+    pub at: [[u16; L]; L],
 }
 
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 impl<const L: usize, const W: usize> StencilTab<L, W> {
     /// The tables.
     pub const TAB: Self = {
-        let mut t =
-            StencilTab { entry: [[0; 16]; L], row: [[0; 16]; L], lane: [[0; 16]; L], from: [[0; L]; L] };
+        let mut t = StencilTab { lane: [[0; 16]; L], from: [[0; L]; L], at: [[0; L]; L] };
         let mut v = 0;
         while v < L {
             let mut l = 0;
             while l < W {
                 let f = W * v + l;
-                t.entry[v][l] = (f % L) as u32;
-                t.row[v][l] = (f / L) as u32;
+                t.at[f % L][v] |= 1 << l;
                 l += 1;
             }
             v += 1;

@@ -33,10 +33,11 @@
 //! lengths transpose blend-first ([`OddTab`]: `L` permutes instead of `L^2`), even ones
 //! past 4 by overlapping loads ([`stencil_f32_overlap`]). `examples/probe_rv`, AMD EPYC
 //! dev VM, medians of 48, two rounds alternating builds: `poisson2d` `f32` 1.54–1.60 →
-//! 1.44–1.46 ms, `f64` 2.23–2.25 → 1.95–1.97 ms. Rows of 8 to 32 entries as blocks
-//! (overlapping loads, four chains) lost to the vector dot on `poisson3d_27` (2.82 →
-//! 2.96 ms; by broadcasts 2.90): each of its values costs a load, and the dot reads
-//! eight with one.
+//! 1.44–1.46 ms, `f64` 2.23–2.25 → 1.95–1.97 ms. Rows of 8 to 32 entries as blocks were
+//! tried and not kept: by overlapping loads they lost to the vector dot on
+//! `poisson3d_27` (2.82 → 2.96 ms), by 4 × 4 transposes of 128-bit row halves `f32` won
+//! 2.97 → 2.77 ms (rows of 27 alone 1.4x) but `f64` lost 3.45 → 4.1, and CSR5, which
+//! the plan takes there, ran it in about 2.2 ms.
 
 use core::arch::x86_64::*;
 
@@ -502,27 +503,27 @@ impl DotVec for F32U64 {
     }
 }
 
-/// The lane tables of the *blend-first* transpose of a stencil block of `W` rows (8
-/// `f32` or 4 `f64` lanes of a 256-bit register) of an odd number `L` of entries. The
-/// `W L` values are `L` registers in row-major order; entry `k` of row `j` sits at flat
-/// position `j L + k`, lane `(j L + k) mod W`, and since `L` is odd those lanes are `W`
-/// different ones for the `W` rows. So the rows' entry `k` is one blend of the `L`
-/// registers (`SEL`: each lane from the register that holds entry `k` there) and one
-/// permute (`PERM`): `L` permutes a block, where permuting each register into place
-/// took `L^2`. Entries are 32-bit lanes (an `f64` lane is two).
+/// The *blend-first* transpose of a stencil block of `W` rows (8 `f32` or 4 `f64` lanes
+/// of a 256-bit register) of an odd number `L` of entries, as 32-bit lane vectors (an
+/// `f64` lane is two). The `W L` values are `L` registers in row-major order; entry `k`
+/// of row `j` sits at flat position `j L + k`, lane `(j L + k) mod W`, and since `L` is
+/// odd those lanes are `W` different ones for the `W` rows. So the rows' entry `k` is
+/// one blend of the `L` registers (`SEL`, from [`StencilTab`]'s `at`) and one permute
+/// (`PERM`, from its `lane`): `L` permutes a block, where permuting each register into
+/// place took `L^2`.
 struct OddTab<const L: usize, const W: usize>;
 
 impl<const L: usize, const W: usize> OddTab<L, W> {
     /// `SEL[k][v]`: all ones in the 32-bit lanes of register `v` that hold entry `k`.
     const SEL: [[[i32; 8]; L]; L] = {
-        let (per, mut sel) = (8 / W, [[[0; 8]; L]; L]);
+        let (at, per, mut sel) = (StencilTab::<L, W>::TAB.at, 8 / W, [[[0; 8]; L]; L]);
         let mut k = 0;
         while k < L {
             let mut v = 0;
             while v < L {
                 let mut t = 0;
                 while t < 8 {
-                    if (W * v + t / per) % L == k {
+                    if (at[k][v] >> (t / per)) & 1 == 1 {
                         sel[k][v][t] = -1;
                     }
                     t += 1;
@@ -536,13 +537,12 @@ impl<const L: usize, const W: usize> OddTab<L, W> {
     /// `PERM[k]`: the 32-bit source lane of each 32-bit lane, moving lane `(j L + k) mod W`
     /// of the blend to lane `j`.
     const PERM: [[i32; 8]; L] = {
-        let (per, mut perm) = (8 / W, [[0; 8]; L]);
+        let (lane, per, mut perm) = (StencilTab::<L, W>::TAB.lane, 8 / W, [[0; 8]; L]);
         let mut k = 0;
         while k < L {
             let mut t = 0;
             while t < 8 {
-                let j = t / per;
-                perm[k][t] = (((j * L + k) % W) * per + t % per) as i32;
+                perm[k][t] = (lane[k][t / per] as usize * per + t % per) as i32;
                 t += 1;
             }
             k += 1;

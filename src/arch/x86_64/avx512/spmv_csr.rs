@@ -28,7 +28,11 @@
 //! Measured on the AMD EPYC dev VM (row-vector, old and new builds alternating, best of
 //! 3): `poisson2d` `f32` 2.3 → 1.35–1.38 ms, `f64` 2.28 → 2.10 ms (already at the
 //! measured stream bandwidth); matrices without such blocks (`uniform_random`,
-//! `dc2_like`, `rmat`) level.
+//! `dc2_like`, `rmat`) level. Stop 24, as on AVX2: the column test compares each column
+//! with the one a row down (no permute), and odd lengths transpose blend-first (`L - 1`
+//! masked blends and one permute per entry, `StencilTab::at`, instead of `L` masked
+//! permutes): `poisson2d` `f32` 1.30–1.31 → 1.26–1.27 ms, `f64` 1.96–1.98 → 1.91 ms
+//! (`examples/probe_rv`, two rounds alternating builds).
 
 use core::arch::x86_64::*;
 
@@ -475,34 +479,51 @@ impl DotVec for F32U64 {
     }
 }
 
-/// Whether the `W` rows of `L` entries with columns `cb` (`W L` of them) are a stencil
-/// block, entry `k` of row `j` at column `c_k + j`: one compare per register of `W`
-/// columns (`stencil_slices` has checked `c_k + W <= x.len()`).
+/// Whether the `W` rows (16 or 8) of `L` entries with columns `cb` (`W L` of them) are a
+/// stencil block, entry `k` of row `j` at column `c_k + j`: every column is one less than
+/// the column `L` places on (the same entry one row down), `cb[e + L] == cb[e] + 1` for
+/// `e < (W - 1) L`, one compare per register of `W` columns and no permute (`L == 1`:
+/// the `W` columns against `c_0 + j`). `stencil_slices` has checked `c_k + W <= x.len()`
+/// and `c_k + W <= 2^32`, so no lane wraps.
 ///
 /// # Safety
 /// AVX-512F and VL are present; `cb` holds `W L >= W` columns.
 #[inline(always)]
 unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32]) -> bool {
-    let tab = &StencilTab::<L, W>::TAB;
-    // SAFETY: the caller's promises; each load reads `W` columns of `cb` or `W` (of 16)
-    // table entries.
+    let n = (W - 1) * L;
+    // SAFETY: the caller's promises; each load reads `W` columns at `o` or `o + L` with
+    // `o + L + W <= n + L = W L`, or the first `W` (`L == 1`).
     unsafe {
         let mut bad = 0u16;
         if W == 16 {
-            let c0 = _mm512_loadu_si512(cb.as_ptr().cast());
-            for v in 0..L {
-                let cv = _mm512_loadu_si512(cb.as_ptr().add(16 * v).cast());
-                let first = _mm512_permutexvar_epi32(_mm512_loadu_si512(tab.entry[v].as_ptr().cast()), c0);
-                let want = _mm512_add_epi32(first, _mm512_loadu_si512(tab.row[v].as_ptr().cast()));
-                bad |= _mm512_cmpneq_epi32_mask(cv, want);
+            let one = _mm512_set1_epi32(1);
+            if n < 16 {
+                let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+                let want = _mm512_add_epi32(_mm512_set1_epi32(cb[0] as i32), iota);
+                bad = _mm512_cmpneq_epi32_mask(_mm512_loadu_si512(cb.as_ptr().cast()), want);
+            } else {
+                for r in 0..n.div_ceil(16) {
+                    let o = (16 * r).min(n - 16);
+                    let here = _mm512_loadu_si512(cb.as_ptr().add(o).cast());
+                    let below = _mm512_loadu_si512(cb.as_ptr().add(o + L).cast());
+                    bad |= _mm512_cmpneq_epi32_mask(below, _mm512_add_epi32(here, one));
+                }
             }
         } else {
-            let c0 = _mm256_loadu_si256(cb.as_ptr().cast());
-            for v in 0..L {
-                let cv = _mm256_loadu_si256(cb.as_ptr().add(W * v).cast());
-                let first = _mm256_permutexvar_epi32(_mm256_loadu_si256(tab.entry[v].as_ptr().cast()), c0);
-                let want = _mm256_add_epi32(first, _mm256_loadu_si256(tab.row[v].as_ptr().cast()));
-                bad |= u16::from(_mm256_cmpneq_epi32_mask(cv, want));
+            let one = _mm256_set1_epi32(1);
+            if n < 8 {
+                let want = _mm256_add_epi32(
+                    _mm256_set1_epi32(cb[0] as i32),
+                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                );
+                bad = u16::from(_mm256_cmpneq_epi32_mask(_mm256_loadu_si256(cb.as_ptr().cast()), want));
+            } else {
+                for r in 0..n.div_ceil(8) {
+                    let o = (8 * r).min(n - 8);
+                    let here = _mm256_loadu_si256(cb.as_ptr().add(o).cast());
+                    let below = _mm256_loadu_si256(cb.as_ptr().add(o + L).cast());
+                    bad |= u16::from(_mm256_cmpneq_epi32_mask(below, _mm256_add_epi32(here, one)));
+                }
             }
         }
         bad == 0
@@ -605,10 +626,19 @@ unsafe fn stencil_f32_block<const L: usize>(
         for (k, &c) in cb[..L].iter().enumerate() {
             let idx = _mm512_loadu_si512(tab.lane[k].as_ptr().cast());
             let mut t = _mm512_setzero_ps();
-            for v in 0..L {
-                let m = tab.from[k][v];
-                if m != 0 {
-                    t = _mm512_mask_permutexvar_ps(t, m, idx, _mm512_loadu_ps(vb.as_ptr().add(16 * v)));
+            if L % 2 == 1 {
+                // Blend-first (`StencilTab::at`): `L - 1` blends and one permute.
+                t = _mm512_loadu_ps(vb.as_ptr());
+                for v in 1..L {
+                    t = _mm512_mask_blend_ps(tab.at[k][v], t, _mm512_loadu_ps(vb.as_ptr().add(16 * v)));
+                }
+                t = _mm512_permutexvar_ps(idx, t);
+            } else {
+                for v in 0..L {
+                    let m = tab.from[k][v];
+                    if m != 0 {
+                        t = _mm512_mask_permutexvar_ps(t, m, idx, _mm512_loadu_ps(vb.as_ptr().add(16 * v)));
+                    }
                 }
             }
             let xs = _mm512_loadu_ps(x.as_ptr().add(c as usize));
@@ -644,10 +674,22 @@ unsafe fn stencil_f64_block<const L: usize>(
         for (k, &c) in cb[..L].iter().enumerate() {
             let idx = _mm512_cvtepu32_epi64(_mm256_loadu_si256(tab.lane[k].as_ptr().cast()));
             let mut t = _mm512_setzero_pd();
-            for v in 0..L {
-                let m = tab.from[k][v] as u8;
-                if m != 0 {
-                    t = _mm512_mask_permutexvar_pd(t, m, idx, _mm512_loadu_pd(vb.as_ptr().add(8 * v)));
+            if L % 2 == 1 {
+                // Blend-first (`StencilTab::at`): `L - 1` blends and one permute.
+                t = _mm512_loadu_pd(vb.as_ptr());
+                for v in 1..L {
+                    let m = tab.at[k][v] as u8;
+                    if m != 0 {
+                        t = _mm512_mask_blend_pd(m, t, _mm512_loadu_pd(vb.as_ptr().add(8 * v)));
+                    }
+                }
+                t = _mm512_permutexvar_pd(idx, t);
+            } else {
+                for v in 0..L {
+                    let m = tab.from[k][v] as u8;
+                    if m != 0 {
+                        t = _mm512_mask_permutexvar_pd(t, m, idx, _mm512_loadu_pd(vb.as_ptr().add(8 * v)));
+                    }
                 }
             }
             let xs = _mm512_loadu_pd(x.as_ptr().add(c as usize));
