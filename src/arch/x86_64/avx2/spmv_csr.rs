@@ -561,9 +561,8 @@ impl<const L: usize, const W: usize> OddTab<L, W> {
         unsafe {
             let mut b = src[0];
             for (v, &r) in src.iter().enumerate().skip(1) {
-                let sel = &Self::SEL[k][v];
-                if sel.iter().any(|&m| m != 0) {
-                    b = _mm256_blendv_ps(b, r, _mm256_loadu_ps(sel.as_ptr().cast()));
+                if StencilTab::<L, W>::TAB.at[k][v] != 0 {
+                    b = _mm256_blendv_ps(b, r, _mm256_loadu_ps(Self::SEL[k][v].as_ptr().cast()));
                 }
             }
             _mm256_permutevar8x32_ps(b, _mm256_loadu_si256(Self::PERM[k].as_ptr().cast()))
@@ -658,13 +657,14 @@ unsafe fn stencil_f32_block<const L: usize>(
     if !unsafe { stencil_cols::<8>(cb, L) } {
         return false;
     }
-    // SAFETY: AVX2 (the caller's promise); the loads read the `8 L` values of `vb` and
-    // `x[c_k..c_k + 8]`, inside `x` by the column test.
     if L.is_multiple_of(2) {
-        // SAFETY: as below.
+        // SAFETY: AVX2 (the caller's promise); `cb`, `vb` hold the block, and the column
+        // test put `x[c_k..c_k + 8]` inside `x`.
         unsafe { stencil_f32_permuted::<L>(cb, vb, x, out) };
         return true;
     }
+    // SAFETY: AVX2 (the caller's promise); the loads read the `8 L` values of `vb` and
+    // `x[c_k..c_k + 8]`, inside `x` by the column test.
     unsafe {
         let mut src = [_mm256_setzero_ps(); L];
         for (v, r) in src.iter_mut().enumerate() {
