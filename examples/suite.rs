@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use spblas::Csr5Owned;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
-use spblas::level2::{CsrMethod, SpmvPlan, spmv_csr};
+use spblas::level2::{CsrMethod, SpmvChoice, SpmvPlan, spmv_csr};
 use spblas::level3::{
     Bin, NBINS, SpgemmConfig, bin_rows, spgemm_numeric_rows, spgemm_numeric_with, spgemm_reuse,
     spgemm_symbolic_with, spgemm_with_stats, spgemm_workspace_len_with, upper_bound,
@@ -418,20 +418,37 @@ fn run_matrix<T: Scalar, I: Index>(
             note,
         });
     }
-    // Plans (`SpmvPlan`): the rule's choice between the CSR methods and CSR5 (`plan`,
-    // its conversion timed as the plan's), and the timed choice (`plan tuned`, 5 rounds).
+    // Plans (`SpmvPlan`): the rule's choice among the CSR methods, CSR5 and CSR5 column
+    // panels (`plan`, its conversion timed as the plan's), and the timed choice (`plan
+    // tuned`, 5 rounds).
     let t0 = Instant::now();
     let ruled = SpmvPlan::new(a, isa).expect("isa available");
     let ruled_conv = t0.elapsed();
     let tuned_plan = SpmvPlan::tune(a, isa, &x, &mut y_tune, 5).expect("dimensions checked");
-    for (format, plan, conv) in [("plan", &ruled, ruled_conv), ("plan tuned", &tuned_plan, Duration::ZERO)] {
+    let mut plans = vec![("plan", &ruled, ruled_conv), ("plan tuned", &tuned_plan, Duration::ZERO)];
+    // CSR5 column panels (cache blocking) wherever `x` spans two panels or more, whether
+    // or not the rule picks them.
+    let columns = spblas::level2::panel_columns::<T>();
+    let t0 = Instant::now();
+    let panels = (a.ncols() > columns)
+        .then(|| SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5Panels { columns }).expect("isa available"));
+    let panels_conv = t0.elapsed();
+    if let Some(p) = &panels {
+        plans.push(("csr5 panels", p, panels_conv));
+    }
+    for (format, plan, conv) in plans {
         let mut y = vec![T::from_f64(f64::NAN); m];
         let (ratio, t) = ratio_and_time(&mut base, &mut || {
             plan.spmv(T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
             black_box(&mut y);
         });
         let d = rel_diff(&y, &y_ref);
-        let mut note = format!("{format} = {}", plan.choice());
+        let mut note = match plan.panels() {
+            Some(p) if format == "csr5 panels" => {
+                format!("{} panels with entries, {columns} columns each", p.len())
+            }
+            _ => format!("{format} = {}", plan.choice()),
+        };
         if d > 1e3 * T::EPSILON.to_f64() {
             note = format!("MISMATCH: rel diff {d:.2e} {note}");
         }
@@ -546,7 +563,7 @@ fn run_matrix<T: Scalar, I: Index>(
         let base = csr_t.as_secs_f64();
         let speedup = r.ratio.map_or("-".to_string(), |q| format!("{q:.2}"));
         let conv = match (r.conv, r.format) {
-            (_, f) if f.starts_with("csr") && f != "csr5" => "-".to_string(),
+            (_, f) if f.starts_with("csr") && !f.starts_with("csr5") => "-".to_string(),
             (Some(c), _) => format!("{:.1}", c.as_secs_f64() / base),
             (None, _) => "-".into(),
         };

@@ -83,7 +83,7 @@ pub fn spmv_csr<T: Scalar, I: Index>(
 
 /// `y = alpha * A * x + beta * y` by a [`SpmvPlan`] on its [`Isa`], on `threads` workers
 /// (0 = [`available_threads`]): a CSR5 plan as [`spmv_csr5`] (equal tile ranges, then
-/// the carries), a merge-path plan as [`spmv_csr_merge_path`], and the other CSR methods
+/// the carries), a CSR5-panels plan as [`spmv_csr5`] on each panel in turn, a merge-path plan as [`spmv_csr_merge_path`], and the other CSR methods
 /// on the row blocks of [`spmv_csr`], each block by the plan's method (so the rows are
 /// the serial plan's bit for bit, but for the speculative segmented sum, whose blocks
 /// run the segmented sum: within rounding).
@@ -101,6 +101,19 @@ pub fn spmv_plan<T: Scalar, I: Index>(
     let (a, isa) = (plan.matrix(), plan.isa());
     match plan.run() {
         Run::Csr5(c5) => spmv_csr5(&c5.view(), isa, alpha, x, beta, y, threads),
+        Run::Csr5Panels(panels, _) => {
+            // One panel after another (each adds to the rows the others write), each
+            // on all workers; the first checks the lengths and the `Isa` for all.
+            let mut beta = beta;
+            for p in panels {
+                spmv_csr5(&p.view(), isa, alpha, x, beta, y, threads)?;
+                beta = T::ONE;
+                if alpha == T::ZERO {
+                    break;
+                }
+            }
+            Ok(())
+        }
         Run::Csr(CsrMethod::MergePath) => spmv_csr_merge_path(&a, isa, alpha, x, beta, y, threads),
         &Run::Csr(m) => row_blocks(&a, m, isa, alpha, x, beta, y, threads),
     }

@@ -54,6 +54,32 @@ proptest! {
         prop_assert_eq!(back.row_order(), a.row_order());
     }
 
+    /// Column panels: panel `p` holds, row by row and in order, exactly the entries of
+    /// columns `p * w .. (p + 1) * w`; each keeps the shape and states its row order.
+    #[test]
+    fn column_panels_split_every_row_by_columns(raw in csr::<f64, u32>(30, 12, false), w in 1usize..8) {
+        let a = raw.owned();
+        let a = a.view();
+        let panels = CsrOwned::column_panels(&a, w).unwrap();
+        prop_assert_eq!(panels.len(), a.ncols().div_ceil(w).max(1));
+        prop_assert_eq!(panels.iter().map(CsrOwned::nnz).sum::<usize>(), a.nnz());
+        for (p, panel) in panels.iter().enumerate() {
+            let v = panel.view();
+            prop_assert_eq!(v.shape(), a.shape());
+            let order = Csr::new(a.nrows(), a.ncols(), v.row_ptr(), v.col_idx(), v.vals()).unwrap().row_order();
+            prop_assert_eq!(v.row_order(), order);
+            prop_assert!(a.row_order() == RowOrder::Unsorted || order >= a.row_order());
+            for i in 0..a.nrows() {
+                let (c, x) = a.row(i).unwrap();
+                let want: Vec<(u32, f64)> =
+                    c.iter().zip(x).filter(|e| (*e.0 as usize) / w == p).map(|(&c, &x)| (c, x)).collect();
+                let (pc, px) = v.row(i).unwrap();
+                let got: Vec<(u32, f64)> = pc.iter().copied().zip(px.iter().copied()).collect();
+                prop_assert_eq!(got, want, "row {} of panel {}", i, p);
+            }
+        }
+    }
+
     #[test]
     fn coo_to_csr_is_a_stable_sort_of_shuffled_entries(raw in csr::<f64, u32>(30, 10, true), seed: u64) {
         let a = raw.owned();
@@ -263,6 +289,24 @@ fn row_order_is_recorded() {
     assert_eq!(unsorted.row_order(), RowOrder::Unsorted);
     let canonical = Csr::<f64, u32>::new(2, 3, &[0, 1, 2], &[2, 1], &[1.0; 2]).unwrap();
     assert_eq!(canonical.row_order(), RowOrder::Canonical);
+}
+
+#[test]
+fn column_panels_reject_bad_widths() {
+    let a = CsrOwned::<f64, u32>::from_triplets(2, 600, &[(0, 0, 1.0), (1, 599, 2.0)]).unwrap();
+    let a = a.view();
+    for w in [0, 1, 2] {
+        // 600 and 300 panels are more than `MAX_PANELS` (256).
+        let e = CsrOwned::column_panels(&a, w).unwrap_err();
+        assert_eq!(e, FormatError::Parameter { name: "columns", value: w });
+    }
+    assert_eq!(spblas::formats::MAX_PANELS, 256);
+    let p = CsrOwned::column_panels(&a, 3).unwrap();
+    assert_eq!((p.len(), p[0].nnz(), p[199].nnz(), p[100].nnz()), (200, 1, 1, 0));
+    // No columns: one empty panel of the matrix's shape.
+    let e = CsrOwned::<f64, u32>::from_triplets(3, 0, &[]).unwrap();
+    let p = CsrOwned::column_panels(&e.view(), 5).unwrap();
+    assert_eq!((p.len(), p[0].nrows(), p[0].ncols(), p[0].nnz()), (1, 3, 0, 0));
 }
 
 #[test]

@@ -6,9 +6,10 @@ mod common;
 
 use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
 use proptest::prelude::*;
+use spblas::formats::MAX_PANELS;
 use spblas::level2::{
-    Carry, CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, SpmvChoice, SpmvPlan, apply_carries,
-    merge_path_splits, spmv_csr, spmv_merge_path_piece,
+    Carry, CsrMethod, MERGE_PATH_PIECE, PANEL_BYTES, SEGMENT_BLOCK, SPECULATIVE_TILE, SpmvChoice, SpmvPlan,
+    apply_carries, merge_path_splits, panel_columns, spmv_csr, spmv_merge_path_piece,
 };
 use spblas::{Csr, CsrOwned, DimError, Gathers, Index, Isa, Scalar, SpMv};
 
@@ -38,9 +39,16 @@ fn check_methods<T: Scalar, I: Index>(
         let mut y = y0.clone();
         a.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
         assert_close(&y, &want, &bound, factor)?;
-        // Plans: by rule, and CSR5 forced (a converted copy), on the plan's `Isa`.
-        for plan in [SpmvPlan::new(a, isa).unwrap(), SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5).unwrap()]
-        {
+        // Plans: by rule, CSR5 forced (a converted copy), and CSR5 column panels of a
+        // third of the columns and of the narrowest width allowed (up to `MAX_PANELS`
+        // panels, many of them empty), on the plan's `Isa`.
+        let panels = |columns: usize| SpmvChoice::Csr5Panels { columns: columns.max(1) };
+        for plan in [
+            SpmvPlan::new(a, isa).unwrap(),
+            SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5).unwrap(),
+            SpmvPlan::with_choice(a, isa, panels(a.ncols().div_ceil(3))).unwrap(),
+            SpmvPlan::with_choice(a, isa, panels(a.ncols().div_ceil(MAX_PANELS))).unwrap(),
+        ] {
             let mut y = y0.clone();
             if beta == T::ZERO {
                 y.fill(T::from_f64(f64::NAN));
@@ -698,6 +706,39 @@ fn spmv_choice_follows_its_documented_rule() {
     };
     let (stencil27, band) = (grid(27, 3), grid(20, 20));
     let short_stencil = grid(15, 3);
+    // Few long rows over a wide `x` (an LP matrix): 1024 entries a row over 16 panels of
+    // `f64` (64 a row in each), over 8 of `f32`; at 256 a row (16 per panel) the plan
+    // stays CSR5; `x` of three panels still splits, of one does not.
+    let lp = from_lens::<f64, u32>(64, n, |_| 1024, 5);
+    let lp32 = from_lens::<f32, u32>(64, n, |_| 1024, 5);
+    let lp_short = from_lens::<f64, u32>(64, n, |i| if i % 2 == 0 { 100 } else { 412 }, 5);
+    let lp_narrow = from_lens::<f64, u32>(64, panel_columns::<f64>() * 3, |_| 1024, 5);
+    let lp_one = from_lens::<f64, u32>(64, panel_columns::<f64>(), |_| 1024, 5);
+    for isa in Isa::ALL {
+        let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
+        let split = |c: usize| if simd { SpmvChoice::Csr5Panels { columns: c } } else { SpmvChoice::Csr5 };
+        let cases = [
+            (SpmvChoice::choose(&lp.view(), isa), split(65536)),
+            (SpmvChoice::choose(&lp32.view(), isa), split(131072)),
+            (SpmvChoice::choose(&lp_short.view(), isa), SpmvChoice::Csr5),
+            (SpmvChoice::choose(&lp_narrow.view(), isa), split(65536)),
+            (SpmvChoice::choose(&lp_one.view(), isa), SpmvChoice::Csr5),
+        ];
+        for (k, (got, want)) in cases.into_iter().enumerate() {
+            // Portable and NEON keep CSR: whatever `CsrMethod::choose` says.
+            if simd {
+                assert_eq!(got, want, "case {k} on {isa:?}");
+            } else {
+                assert!(matches!(got, SpmvChoice::Csr(_)), "case {k} on {isa:?}");
+            }
+        }
+        if simd && isa.is_available() {
+            let plan = SpmvPlan::new(&lp.view(), isa).unwrap();
+            assert_eq!(plan.choice(), split(65536));
+            assert_eq!(plan.panels().map(<[_]>::len), Some(16));
+            assert!(plan.csr5().is_none());
+        }
+    }
     for isa in Isa::ALL {
         let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
         for (what, a, csr5) in [
@@ -721,6 +762,8 @@ fn spmv_choice_follows_its_documented_rule() {
         }
     }
     assert_eq!(SpmvChoice::Csr5.name(), "csr5");
+    assert_eq!(SpmvChoice::Csr5Panels { columns: 8 }.to_string(), "csr5-panels");
+    assert_eq!((PANEL_BYTES, panel_columns::<f64>(), panel_columns::<f32>()), (512 << 10, 65536, 131072));
     assert_eq!(SpmvChoice::Csr(CsrMethod::MergePath).to_string(), "merge-path");
 }
 
@@ -739,6 +782,8 @@ fn spmv_plan_tune_and_errors() {
             let plan = SpmvPlan::tune(&a, isa, &x, &mut y, 3).unwrap();
             assert_close(&y, &want, &bound, factor).unwrap();
             assert_eq!(plan.csr5().is_some(), plan.choice() == SpmvChoice::Csr5, "{name}");
+            let panels = matches!(plan.choice(), SpmvChoice::Csr5Panels { .. });
+            assert_eq!(plan.panels().is_some(), panels, "{name}");
             let mut y = vec![f64::NAN; m];
             plan.spmv(1.0, &x, 0.0, &mut y).unwrap();
             assert_close(&y, &want, &bound, factor).unwrap();
@@ -748,6 +793,19 @@ fn spmv_plan_tune_and_errors() {
             assert!(y.iter().all(|&v| v == 1.5));
             assert!(matches!(SpmvPlan::tune(&a, isa, &x, &mut y, 3), Err(DimError::Length { .. })));
             assert!(y.iter().all(|&v| v == 1.5));
+        }
+        // Panel widths of 0, or of more than `MAX_PANELS` panels, are errors.
+        let wide = SpmvChoice::Csr5Panels { columns: 1 };
+        for (columns, ok) in [(0, false), (n.div_ceil(MAX_PANELS).max(1), true), (n.max(1), true)] {
+            let plan = SpmvPlan::with_choice(&a, Isa::Portable, SpmvChoice::Csr5Panels { columns });
+            assert_eq!(plan.is_ok(), ok, "{name}: {columns} columns");
+            if !ok {
+                assert!(matches!(plan, Err(DimError::Parameter { name: "columns", .. })), "{name}");
+            }
+        }
+        if n > MAX_PANELS {
+            let err = SpmvPlan::with_choice(&a, Isa::Portable, wide);
+            assert!(matches!(err, Err(DimError::Parameter { name: "columns", .. })), "{name}");
         }
         if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
             assert!(matches!(SpmvPlan::new(&a, missing), Err(DimError::IsaUnavailable { .. })));

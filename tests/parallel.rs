@@ -66,7 +66,8 @@ proptest! {
         let x = vector::<f64>(a.ncols(), seed);
         let y0 = vector::<f64>(a.nrows(), seed + 1);
         let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
-        let choices = CsrMethod::ALL.iter().map(|&m| SpmvChoice::Csr(m)).chain([SpmvChoice::Csr5]);
+        let panels = SpmvChoice::Csr5Panels { columns: a.ncols().div_ceil(4).max(1) };
+        let choices = CsrMethod::ALL.iter().map(|&m| SpmvChoice::Csr(m)).chain([SpmvChoice::Csr5, panels]);
         for isa in Isa::available() {
             let plans = choices.clone().map(|c| SpmvPlan::with_choice(&a, isa, c).unwrap());
             for plan in plans.chain([SpmvPlan::new(&a, isa).unwrap()]) {
@@ -169,9 +170,12 @@ fn threaded_drivers_reject_wrong_lengths_and_leave_y_untouched() {
     assert!(spmv_csr_merge_path(&a, Isa::Portable, 1.0, &[1.0; 3], 0.0, &mut y, 2).is_err());
     assert!(spmv_csr(&a, Isa::Portable, 1.0, &[1.0; 2], 0.0, &mut y[..2], 2).is_err());
     assert_eq!(y, [7.0; 3]);
-    for choice in
-        [SpmvChoice::Csr(CsrMethod::RowScalar), SpmvChoice::Csr(CsrMethod::MergePath), SpmvChoice::Csr5]
-    {
+    for choice in [
+        SpmvChoice::Csr(CsrMethod::RowScalar),
+        SpmvChoice::Csr(CsrMethod::MergePath),
+        SpmvChoice::Csr5,
+        SpmvChoice::Csr5Panels { columns: 2 },
+    ] {
         let plan = SpmvPlan::with_choice(&a, Isa::Portable, choice).unwrap();
         assert!(spmv_plan(&plan, 1.0, &[1.0; 2], 0.0, &mut y[..2], 2).is_err());
         assert!(spmv_plan(&plan, 1.0, &[1.0; 3], 0.0, &mut y, 2).is_err());

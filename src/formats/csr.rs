@@ -15,6 +15,10 @@ pub enum RowOrder {
     Canonical,
 }
 
+/// The most column panels [`CsrOwned::column_panels`] makes (each holds a `row_ptr`
+/// of `nrows + 1` entries).
+pub const MAX_PANELS: usize = 256;
+
 /// A validated, borrowed CSR matrix.
 ///
 /// Invariants (checked by [`Csr::new`]):
@@ -267,8 +271,9 @@ mod owned {
     use alloc::vec;
     use alloc::vec::Vec;
 
-    use super::{Csr, RowOrder};
+    use super::{Csr, MAX_PANELS, RowOrder};
     use crate::formats::check_dims;
+    use crate::formats::ell::try_vec;
     use crate::{FormatError, Index, Scalar};
 
     /// A CSR matrix that owns its arrays (feature `alloc`); [`CsrOwned::view`] lends the
@@ -322,6 +327,72 @@ mod owned {
                 vals: csr.vals.to_vec(),
                 order: csr.order,
             }
+        }
+
+        /// Splits `csr` by columns into `ceil(ncols / columns)` panels (one when `ncols`
+        /// is 0): panel `p` holds the entries of columns `p * columns ..
+        /// (p + 1) * columns`, every row in its original order. Each panel keeps the
+        /// whole `nrows × ncols` shape and the global column indices, so every panel
+        /// multiplies the whole `x` and the panels' products add up to `csr`'s. The
+        /// panels of the cache-blocked SpMV plan ([`crate::level2::SpmvChoice::Csr5Panels`]):
+        /// each reads only its stretch of `x`, which a core's L2 cache can hold.
+        ///
+        /// # Errors
+        /// [`FormatError::Parameter`] (`"columns"`) if `columns` is 0 or makes more than
+        /// [`MAX_PANELS`] panels; [`FormatError::TooLarge`] if the panels' arrays cannot
+        /// be allocated.
+        pub fn column_panels(csr: &Csr<'_, T, I>, columns: usize) -> Result<Vec<Self>, FormatError> {
+            let np = csr.ncols.div_ceil(columns.max(1)).max(1);
+            if columns == 0 || np > MAX_PANELS {
+                return Err(FormatError::Parameter { name: "columns", value: columns });
+            }
+            let room = |what| FormatError::TooLarge { what, value: np, max: MAX_PANELS };
+            let mut ptrs: Vec<Vec<I>> = Vec::new();
+            ptrs.try_reserve_exact(np).map_err(|_| room("panels"))?;
+            for _ in 0..np {
+                ptrs.push(try_vec("row_ptr", csr.nrows + 1, I::ZERO)?);
+            }
+            // Counts per panel and row, then a running sum per panel. Every count fits
+            // `I`, being at most `csr`'s own `nnz`.
+            let mut counts = try_vec("panel nnz", np, 0usize)?;
+            for i in 0..csr.nrows {
+                let r = csr.row_ptr[i].to_usize()..csr.row_ptr[i + 1].to_usize();
+                for &c in &csr.col_idx[r] {
+                    counts[c.to_usize() / columns] += 1;
+                }
+                for (ptr, &n) in ptrs.iter_mut().zip(&counts) {
+                    ptr[i + 1] = I::from_usize_unchecked(n);
+                }
+            }
+            let mut cols = Vec::new();
+            let mut vals = Vec::new();
+            cols.try_reserve_exact(np).map_err(|_| room("panels"))?;
+            vals.try_reserve_exact(np).map_err(|_| room("panels"))?;
+            for &n in &counts {
+                cols.push(try_vec("col_idx", n, I::ZERO)?);
+                vals.push(try_vec("vals", n, T::ZERO)?);
+            }
+            // Entries come in row order, so each panel's cursor only moves forward.
+            counts.fill(0);
+            for (&c, &v) in csr.col_idx.iter().zip(csr.vals) {
+                let p = c.to_usize() / columns;
+                cols[p][counts[p]] = c;
+                vals[p][counts[p]] = v;
+                counts[p] += 1;
+            }
+            // A panel's rows are pieces of `csr`'s, so a canonical matrix has canonical
+            // panels; another's may lose their disorder or duplicates to other panels,
+            // and are checked again for their own `RowOrder`.
+            let mut panels = Vec::with_capacity(np);
+            for ((rp, ci), v) in ptrs.into_iter().zip(cols).zip(vals) {
+                panels.push(match csr.order {
+                    RowOrder::Canonical => {
+                        CsrOwned::from_parts_trusted(csr.nrows, csr.ncols, rp, ci, v, RowOrder::Canonical)
+                    }
+                    _ => CsrOwned::from_parts(csr.nrows, csr.ncols, rp, ci, v)?,
+                });
+            }
+            Ok(panels)
         }
 
         /// Builds a canonical matrix (rows sorted, no duplicates) from `(row, col, value)`

@@ -28,7 +28,7 @@ pub mod jds;
 pub mod sell;
 
 pub use coo::Coo;
-pub use csr::{Csr, RowOrder};
+pub use csr::{Csr, MAX_PANELS, RowOrder};
 pub use csr5::{Csr5, Csr5Aux, Csr5Layout, Csr5Parts};
 pub use dia::{Dia, DiaLayout};
 pub use ell::{Ell, EllLayout};

@@ -31,9 +31,9 @@ pub use csr::{
 };
 #[cfg(feature = "parallel")]
 pub(crate) use plan::Run;
-pub use plan::SpmvChoice;
 #[cfg(feature = "alloc")]
 pub use plan::SpmvPlan;
+pub use plan::{PANEL_BYTES, PANEL_MIN_ROW, SpmvChoice, panel_columns};
 
 use crate::{DimError, Isa, Scalar};
 

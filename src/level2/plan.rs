@@ -22,7 +22,41 @@ pub enum SpmvChoice {
     Csr(CsrMethod),
     /// CSR5 with [`crate::Csr5Layout::new`]'s layout for the plan's [`Isa`].
     Csr5,
+    /// Cache blocking (Nishtala, Vuduc, Demmel and Yelick, "When cache blocking of
+    /// sparse matrix vector multiply works and why", 2007) over CSR5: the matrix split
+    /// into [`CsrOwned::column_panels`](crate::CsrOwned::column_panels) of `columns`
+    /// columns, each converted to CSR5, run one after another (the first with `beta`,
+    /// the rest adding to `y`). Each panel reads only its own stretch of `x`, which
+    /// the L2 cache holds when `columns` is [`panel_columns`]; `x` read at random from
+    /// a larger cache or memory is what bounds the wide irregular matrices.
+    Csr5Panels {
+        /// Columns per panel.
+        columns: usize,
+    },
 }
+
+/// The bytes of `x` one column panel of [`SpmvChoice::choose`] reads: 512 KiB, half the
+/// L2 cache of an AMD Zen 4 core and a quarter of an Intel Sapphire Rapids one.
+///
+/// Measured (AVX-512 and AVX2, `lp_like`: 4096 × 1M, 2500 entries a row, the dev VM's
+/// Intel Xeon, `examples/probe_csr5`): panels of 256 KiB, 512 KiB and 1 MiB of `f32`
+/// ran level (8.1–8.7 ms against 20.8–28 ms for one CSR5); of `f64` panels of 512 KiB
+/// and 1 MiB ran level (12.0–14.2 ms against 27–36 ms) and 2 MiB lost a third of that.
+pub const PANEL_BYTES: usize = 512 << 10;
+
+/// The columns of one panel of [`SpmvChoice::choose`] for values of type `T`:
+/// [`PANEL_BYTES`] of `x`.
+pub const fn panel_columns<T>() -> usize {
+    PANEL_BYTES / size_of::<T>()
+}
+
+/// The fewest entries a row holds on average in each panel before
+/// [`SpmvChoice::choose`] splits a matrix into column panels: every panel runs all the
+/// rows (reads and writes `y`, closes their segments), which the reads of `x` it saves
+/// must repay. Measured on the square irregular matrices (1M rows, 5–10 entries a row:
+/// 1 a row in each of 8 panels), panels ran 0.6–1.0x one CSR5 in `f64`; on `lp_like`
+/// (150–300 a row per panel) 2.2–3.3x.
+pub const PANEL_MIN_ROW: usize = 32;
 
 impl SpmvChoice {
     /// The choice for `a` on `isa` by a fixed O(1) rule (the row sample of
@@ -35,6 +69,11 @@ impl SpmvChoice {
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
+    /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with [`panel_columns`] before either when
+    ///   `x` spans two panels or more, rows hold at least [`PANEL_MIN_ROW`] entries per
+    ///   panel on average and most sampled entries read `x` far from the diagonal: wide
+    ///   matrices of long rows (an LP constraint matrix) whose reads of `x` miss the L2
+    ///   cache;
     /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise, and on portable
     ///   and NEON.
     ///
@@ -65,6 +104,11 @@ impl SpmvChoice {
         }
         // One row sample serves both rules.
         let s = RowSample::of(a);
+        let columns = panel_columns::<T>();
+        let panels = a.ncols().div_ceil(columns);
+        if panels >= 2 && a.nnz() / panels >= PANEL_MIN_ROW.saturating_mul(a.nrows()) && s.scattered() {
+            return SpmvChoice::Csr5Panels { columns };
+        }
         let irregular = s.scattered() && s.uneven();
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
         if irregular || long_gathered {
@@ -74,11 +118,12 @@ impl SpmvChoice {
         }
     }
 
-    /// Short lower-case name: the [`CsrMethod::name`], or `"csr5"`.
+    /// Short lower-case name: the [`CsrMethod::name`], `"csr5"` or `"csr5-panels"`.
     pub fn name(self) -> &'static str {
         match self {
             SpmvChoice::Csr(m) => m.name(),
             SpmvChoice::Csr5 => "csr5",
+            SpmvChoice::Csr5Panels { .. } => "csr5-panels",
         }
     }
 }
@@ -97,12 +142,13 @@ pub use owned::SpmvPlan;
 #[cfg(feature = "alloc")]
 mod owned {
     use alloc::boxed::Box;
+    use alloc::vec::Vec;
 
     use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice};
-    use crate::DimError;
     use crate::arch::Checked;
-    use crate::formats::Csr5Owned;
+    use crate::formats::{Csr5Owned, CsrOwned};
     use crate::level2::{SpMv, spmv_csr};
+    use crate::{DimError, FormatError};
 
     /// A CSR matrix with the way to run its SpMV (feature `alloc`): a [`SpmvChoice`] on
     /// one [`Isa`], and for [`SpmvChoice::Csr5`] the CSR5 copy of the matrix (as much
@@ -136,6 +182,8 @@ mod owned {
     pub(crate) enum Run<T, I> {
         Csr(CsrMethod),
         Csr5(Box<Csr5Owned<T, I>>),
+        /// The panels with entries (the first alone when none has), and their width.
+        Csr5Panels(Vec<Csr5Owned<T, I>>, usize),
     }
 
     impl<'a, T: Scalar, I: Index> SpmvPlan<'a, T, I> {
@@ -156,25 +204,44 @@ mod owned {
         ///
         /// # Errors
         /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`;
-        /// [`DimError::Overflow`] (`"nrows"`) if `choice` is CSR5 and `a` has more rows
-        /// than `I` holds without its top bit.
+        /// [`DimError::Overflow`] (`"nrows"`) if `choice` is CSR5 or CSR5 panels and `a`
+        /// has more rows than `I` holds without its top bit;
+        /// [`DimError::Parameter`] (`"columns"`) if the panels' `columns` is 0 or makes
+        /// more than [`MAX_PANELS`](crate::formats::MAX_PANELS) panels;
+        /// [`DimError::Overflow`] (`"panels"`) if their arrays cannot be allocated.
         pub fn with_choice(a: &Csr<'a, T, I>, isa: Isa, choice: SpmvChoice) -> Result<Self, DimError> {
             Checked::new(isa)?;
+            let rows = |_| DimError::Overflow { what: "nrows", value: a.nrows(), max: I::MAX_UNFLAGGED };
             let run = match choice {
                 SpmvChoice::Csr(m) => Run::Csr(m),
-                SpmvChoice::Csr5 => Run::Csr5(Box::new(Csr5Owned::from_csr_isa(a, isa).map_err(|_| {
-                    DimError::Overflow { what: "nrows", value: a.nrows(), max: I::MAX_UNFLAGGED }
-                })?)),
+                SpmvChoice::Csr5 => Run::Csr5(Box::new(Csr5Owned::from_csr_isa(a, isa).map_err(rows)?)),
+                SpmvChoice::Csr5Panels { columns } => {
+                    let panels = CsrOwned::column_panels(a, columns).map_err(|e| match e {
+                        FormatError::Parameter { name, value } => DimError::Parameter { name, value },
+                        _ => DimError::Overflow { what: "panels", value: a.nnz(), max: a.nnz() },
+                    })?;
+                    // Panels without entries add nothing; the first stays when all are
+                    // empty, to scale `y` by `beta`.
+                    let full = panels.iter().filter(|p| p.nnz() > 0).count();
+                    let mut c5 = Vec::with_capacity(full.max(1));
+                    for (k, p) in panels.into_iter().enumerate() {
+                        if p.nnz() > 0 || (k == 0 && full == 0) {
+                            c5.push(Csr5Owned::from_csr_owned(p, isa).map_err(|(e, _)| rows(e))?);
+                        }
+                    }
+                    Run::Csr5Panels(c5, columns)
+                }
             };
             Ok(SpmvPlan { a: *a, isa, run })
         }
 
         /// The fastest plan for `a` on `isa` on this machine, by timing (feature `std`):
         /// [`CsrMethod::tune`] picks the fastest CSR method in `rounds` rounds, then
-        /// that method and CSR5 (converted once) run alternately for `rounds` more
-        /// rounds, and the smaller median wins (ties keep CSR, which needs no copy).
-        /// Costs one conversion and about `7 * (rounds + 1)` SpMVs; `rounds` is clamped
-        /// to 1..=64. `x` and `y` are the caller's; `y` is overwritten and holds `A x`
+        /// that method, CSR5 (converted once) and, when `x` spans two
+        /// [`panel_columns`](super::panel_columns) or more, CSR5 panels of that width run in turn for `rounds`
+        /// more rounds, and the smallest median wins (ties keep the earlier: CSR, which
+        /// needs no copy, before CSR5). Costs one or two conversions and about
+        /// `8 * (rounds + 1)` SpMVs; `rounds` is clamped to 1..=64. `x` and `y` are the caller's; `y` is overwritten and holds `A x`
         /// on return.
         ///
         /// # Errors
@@ -189,15 +256,20 @@ mod owned {
             rounds: usize,
         ) -> Result<Self, DimError> {
             let method = CsrMethod::tune(a, isa, x, y, rounds)?;
-            let csr = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr(method))?;
-            let Ok(csr5) = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5) else {
-                return Ok(csr);
-            };
-            let k = crate::level2::csr::fastest(2, rounds, |k| {
-                let plan = if k == 0 { &csr } else { &csr5 };
-                plan.spmv(T::ONE, x, T::ZERO, y)
-            })?;
-            Ok(if k == 1 { csr5 } else { csr })
+            let mut plans = Vec::with_capacity(3);
+            plans.push(SpmvPlan::with_choice(a, isa, SpmvChoice::Csr(method))?);
+            if let Ok(csr5) = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5) {
+                plans.push(csr5);
+            }
+            let columns = super::panel_columns::<T>();
+            if a.ncols() > columns
+                && let Ok(panels) = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5Panels { columns })
+            {
+                plans.push(panels);
+            }
+            let k =
+                crate::level2::csr::fastest(plans.len(), rounds, |k| plans[k].spmv(T::ONE, x, T::ZERO, y))?;
+            Ok(plans.swap_remove(k))
         }
 
         /// What the plan runs.
@@ -205,6 +277,7 @@ mod owned {
             match self.run {
                 Run::Csr(m) => SpmvChoice::Csr(m),
                 Run::Csr5(_) => SpmvChoice::Csr5,
+                Run::Csr5Panels(_, columns) => SpmvChoice::Csr5Panels { columns },
             }
         }
 
@@ -228,8 +301,17 @@ mod owned {
         /// The CSR5 copy, for [`SpmvChoice::Csr5`].
         pub fn csr5(&self) -> Option<&Csr5Owned<T, I>> {
             match &self.run {
-                Run::Csr(_) => None,
                 Run::Csr5(c) => Some(c),
+                _ => None,
+            }
+        }
+
+        /// The CSR5 copies of the column panels that hold entries (the first alone when
+        /// none does), in column order, for [`SpmvChoice::Csr5Panels`].
+        pub fn panels(&self) -> Option<&[Csr5Owned<T, I>]> {
+            match &self.run {
+                Run::Csr5Panels(p, _) => Some(p),
+                _ => None,
             }
         }
     }
@@ -246,6 +328,19 @@ mod owned {
             match &self.run {
                 Run::Csr(m) => spmv_csr(&self.a, *m, isa, alpha, x, beta, y),
                 Run::Csr5(c) => c.view().spmv_isa(isa, alpha, x, beta, y),
+                Run::Csr5Panels(panels, _) => {
+                    // Every panel has `a`'s shape: the first call checks the lengths
+                    // and the `Isa` for all of them, before `y` is touched.
+                    let mut beta = beta;
+                    for p in panels {
+                        p.view().spmv_isa(isa, alpha, x, beta, y)?;
+                        beta = T::ONE;
+                        if alpha == T::ZERO {
+                            break;
+                        }
+                    }
+                    Ok(())
+                }
             }
         }
     }
