@@ -7,6 +7,7 @@
 //! cargo run --release --example scaling --features gen,parallel
 //! cargo run --release --example scaling --features gen,parallel -- --small --threads 1,2,4
 //! cargo run --release --example scaling --features gen,parallel -- --spgemm
+//! cargo run --release --example scaling --features gen,parallel -- --matrix lp_like
 //! ```
 //!
 //! With `--spgemm` it measures the threaded SpGEMM instead (`parallel::spgemm`, `A²` of
@@ -130,12 +131,14 @@ fn main() {
     let mut isa = Isa::detect();
     let mut spgemm_only = false;
     let mut huge_pages = false;
+    let mut only: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
             "--small" => scale = SuiteScale::Small,
             "--spgemm" => spgemm_only = true,
             "--huge-pages" => huge_pages = true,
+            "--matrix" => only.push(args.next().unwrap_or_default()),
             "--threads" => {
                 let v = args.next().unwrap_or_default();
                 threads = v.split(',').filter_map(|s| s.parse().ok()).filter(|&t| t > 0).collect();
@@ -149,7 +152,7 @@ fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: scaling [--small] [--spgemm [--huge-pages]] [--threads 1,2,4] [--isa portable|avx2|avx512|neon]"
+                    "usage: scaling [--small] [--spgemm [--huge-pages]] [--threads 1,2,4] [--isa portable|avx2|avx512|neon] [--matrix NAME ...]"
                 );
                 std::process::exit(2);
             }
@@ -173,7 +176,7 @@ fn main() {
     println!(
         "|------------------|------|-----|--------------------|---------------------------|----------------------------|----------------------|-----------|------|"
     );
-    for entry in suite_entries(scale) {
+    for entry in suite_entries(scale).iter().filter(|e| only.is_empty() || only.iter().any(|n| n == e.name)) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
         run_matrix(entry.name, &a, isa, &threads);
     }

@@ -9,8 +9,10 @@ use common::{assert_close, csr, reference_spmv, vector};
 use proptest::prelude::*;
 use spblas::formats::csr5::omega_for;
 use spblas::level2::{SpmvChoice, SpmvPlan};
-use spblas::parallel::{balanced_row_partition, spmv_csr, spmv_csr_merge_path, spmv_csr5, spmv_plan};
-use spblas::{Csr5Layout, Csr5Owned, CsrMethod, Isa, SpMv};
+use spblas::parallel::{
+    balanced_row_partition, spmv_csr, spmv_csr_merge_path, spmv_csr5, spmv_csr5_panels, spmv_plan,
+};
+use spblas::{Csr5Layout, Csr5Owned, CsrMethod, CsrOwned, DimError, Isa, SpMv};
 
 proptest! {
     #[test]
@@ -160,6 +162,46 @@ fn threaded_merge_path_splits_one_long_row() {
         let mut y = vec![f64::NAN; 4];
         spmv_csr_merge_path(&a, Isa::Portable, 1.0, &x, 0.0, &mut y, threads).unwrap();
         assert_eq!(y, [0.0, want, 0.0, 0.0]);
+    }
+}
+
+/// The panel driver refuses no panels, panels of different shapes and wrong lengths,
+/// leaving `y` alone; with `alpha == 0` it scales `y` (zeros for `beta == 0`, even over
+/// NaN).
+#[test]
+fn panel_driver_checks_its_panels() {
+    let a =
+        spblas::CsrOwned::<f64, u32>::from_triplets(2, 4, &[(0, 0, 1.0), (1, 3, 2.0), (0, 2, 4.0)]).unwrap();
+    let panels: Vec<Csr5Owned<f64, u32>> = CsrOwned::column_panels(&a.view(), 2)
+        .unwrap()
+        .into_iter()
+        .map(|p| Csr5Owned::from_csr_owned(p, Isa::Portable).map_err(|(e, _)| e).unwrap())
+        .collect();
+    let other =
+        Csr5Owned::from_csr(&spblas::Csr::<f64, u32>::new(2, 3, &[0, 1, 1], &[2], &[1.0]).unwrap()).unwrap();
+    let mut y = [7.0; 2];
+    let x = [1.0; 4];
+    assert!(matches!(
+        spmv_csr5_panels::<f64, u32>(&[], Isa::Portable, 1.0, &x, 0.0, &mut y, 2),
+        Err(DimError::Parameter { .. })
+    ));
+    let mixed = [panels[0].clone(), other];
+    assert!(matches!(
+        spmv_csr5_panels(&mixed, Isa::Portable, 1.0, &x, 0.0, &mut y, 2),
+        Err(DimError::Parameter { name: "panels", value: 1 })
+    ));
+    assert!(spmv_csr5_panels(&panels, Isa::Portable, 1.0, &x[..3], 0.0, &mut y, 2).is_err());
+    assert!(spmv_csr5_panels(&panels, Isa::Portable, 1.0, &x, 0.0, &mut y[..1], 2).is_err());
+    assert_eq!(y, [7.0; 2]);
+    for threads in [0, 1, 2, 5] {
+        let mut y = [f64::NAN; 2];
+        spmv_csr5_panels(&panels, Isa::Portable, 1.0, &x, 0.0, &mut y, threads).unwrap();
+        assert_eq!(y, [5.0, 2.0]);
+        spmv_csr5_panels(&panels, Isa::Portable, 2.0, &x, 0.5, &mut y, threads).unwrap();
+        assert_eq!(y, [12.5, 5.0]);
+        let mut y = [f64::NAN; 2];
+        spmv_csr5_panels(&panels, Isa::Portable, 0.0, &x, 0.0, &mut y, threads).unwrap();
+        assert_eq!(y, [0.0; 2]);
     }
 }
 

@@ -6,9 +6,11 @@
 //! allocate or convert. Yet on the irregular matrices CSR5 leads all of them (thesis
 //! Fig. 8.9–8.11; here 1.3–1.8x the conversion-free pick on the AVX-512 machines of the
 //! README), and its conversion costs about one SpMV (0.4–1.5 on the development VM),
-//! which an iterative solver repays in its first products. [`SpmvChoice`] names the
-//! choice between the two kinds; [`SpmvPlan`] (feature `alloc`) holds it with the CSR5
-//! copy it needs and runs it.
+//! which an iterative solver repays in its first products. Where `x` is wide and read
+//! at random by long rows (LP constraint matrices), the plan also blocks for the cache:
+//! CSR5 on column panels whose stretch of `x` stays in L2 ([`SpmvChoice::Csr5Panels`]).
+//! [`SpmvChoice`] names the choice among the three; [`SpmvPlan`] (feature `alloc`) holds
+//! it with the copies it needs and runs it.
 
 use super::csr::{CsrMethod, RowSample};
 use crate::formats::Csr;
@@ -38,10 +40,12 @@ pub enum SpmvChoice {
 /// The bytes of `x` one column panel of [`SpmvChoice::choose`] reads: 512 KiB, half the
 /// L2 cache of an AMD Zen 4 core and a quarter of an Intel Sapphire Rapids one.
 ///
-/// Measured (AVX-512 and AVX2, `lp_like`: 4096 × 1M, 2500 entries a row, the dev VM's
-/// Intel Xeon, `examples/probe_csr5`): panels of 256 KiB, 512 KiB and 1 MiB of `f32`
-/// ran level (8.1–8.7 ms against 20.8–28 ms for one CSR5); of `f64` panels of 512 KiB
-/// and 1 MiB ran level (12.0–14.2 ms against 27–36 ms) and 2 MiB lost a third of that.
+/// Measured on `lp_like` (4096 × 1M, 2500 entries a row; AVX2 and AVX-512, the dev VM's
+/// Intel Xeon with 2 MiB of L2, medians of 40 alternating with one CSR5): panels of
+/// 256 KiB, 512 KiB and 1 MiB of `f32` ran level, 7.9–8.7 ms against 20.8–28 ms for one
+/// CSR5; of `f64` panels of 512 KiB and 1 MiB ran level, 12.0–14.2 ms against 27–35 ms,
+/// and of 2 MiB 17.5–18.4 ms. Random reads of an `x` of 8 MiB measured 3.1 ns apiece
+/// by AVX-512 gathers there, of 1.6 MiB 1.4 ns.
 pub const PANEL_BYTES: usize = 512 << 10;
 
 /// The columns of one panel of [`SpmvChoice::choose`] for values of type `T`:
@@ -53,9 +57,11 @@ pub const fn panel_columns<T>() -> usize {
 /// The fewest entries a row holds on average in each panel before
 /// [`SpmvChoice::choose`] splits a matrix into column panels: every panel runs all the
 /// rows (reads and writes `y`, closes their segments), which the reads of `x` it saves
-/// must repay. Measured on the square irregular matrices (1M rows, 5–10 entries a row:
-/// 1 a row in each of 8 panels), panels ran 0.6–1.0x one CSR5 in `f64`; on `lp_like`
-/// (150–300 a row per panel) 2.2–3.3x.
+/// must repay. Measured as [`PANEL_BYTES`]: on the square irregular matrices of the
+/// suite (`rmat`, `dc2_like`, `uniform_random`: 1M rows of 5–10 entries on average, about
+/// one a row in each of 8 panels) panels ran 0.66–1.02x one CSR5 in `f64` (0.78–1.4x in
+/// `f32`, where `rmat`'s long rows gained); on `lp_like` (156 a row in each of 16 `f64`
+/// panels) 1.9–2.6x, in `f32` 2.5–3.2x.
 pub const PANEL_MIN_ROW: usize = 32;
 
 impl SpmvChoice {
