@@ -1,5 +1,6 @@
 //! Target `isa_equivalence`: every SIMD path of every primitive, and every CSR SpMV
-//! method, computes what the portable path computes.
+//! method and SpMV plan (CSR5, CSR5 column panels), computes what the portable path
+//! computes.
 //!
 //! - Integers (wrapping scans, sorts, merges, heaps): bit-exact against the portable path
 //!   and against a std reference.
@@ -11,6 +12,8 @@
 //! - Sorted pairs: identical on every `Isa` (one network); merges of pairs: stable.
 
 use arbitrary::{Arbitrary, Unstructured};
+use spblas::formats::MAX_PANELS;
+use spblas::level2::{SpmvChoice, SpmvPlan};
 use spblas::primitives::heap::{
     DHeap, DHeapPairs, Max, Min, k_largest_isa, k_select_batch_isa, k_select_isa,
 };
@@ -30,7 +33,7 @@ use spblas::primitives::sort::{
     bitonic_sort_isa, bitonic_sort_pairs_isa, odd_even_sort_isa, odd_even_sort_pairs_isa,
 };
 use spblas::primitives::{Key, heap::HeapOrder};
-use spblas::{Csr, CsrMethod, Isa};
+use spblas::{Csr, CsrMethod, Isa, SpMv};
 
 #[derive(Clone, Copy, Debug, Arbitrary)]
 pub enum Op {
@@ -606,6 +609,28 @@ fn csr_methods(input: &Input) {
             let mut y = if beta == 0.0 { vec![f64::NAN; nrows] } else { y0.clone() };
             spblas::level2::spmv_csr(&a, method, isa, alpha, &x, beta, &mut y).expect("spmv_csr");
             assert!(crate::same(&y, &want), "csr {method:?} on {isa}");
+        }
+    }
+    // Plans: the rule's, CSR5 and CSR5 on column panels of 1 to 64 columns (up to 256
+    // panels, many empty), exact too; only a width of more than `MAX_PANELS` panels is
+    // refused.
+    let columns = usize::from(input.param / 700) % 64 + 1;
+    for isa in Isa::available() {
+        let panels = SpmvChoice::Csr5Panels { columns };
+        for choice in [SpmvChoice::choose(&a, isa), SpmvChoice::Csr5, panels] {
+            let plan = match SpmvPlan::with_choice(&a, isa, choice) {
+                Ok(plan) => plan,
+                Err(e) => {
+                    assert!(
+                        choice == panels && ncols.div_ceil(columns) > MAX_PANELS,
+                        "{choice} on {isa}: {e}"
+                    );
+                    continue;
+                }
+            };
+            let mut y = if beta == 0.0 { vec![f64::NAN; nrows] } else { y0.clone() };
+            plan.spmv(alpha, &x, beta, &mut y).expect("plan spmv");
+            assert!(crate::same(&y, &want), "plan {choice} on {isa}");
         }
     }
 }
