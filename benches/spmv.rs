@@ -1,5 +1,6 @@
 //! SpMV per format, per `Isa`, per precision over the generated suite (criterion); also
-//! the CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and width
+//! the SpMV plans (`plan/`, the rule's choice, and `csr5-panels/`, cache blocking), the
+//! CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and width
 //! (`csr5_omega/`), and CSR → CSR5 conversion next to the row-scalar SpMV
 //! (`csr5_conversion/`).
 //!
@@ -14,7 +15,7 @@ use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, 
 use spblas::formats::Csr5Aux;
 use spblas::formats::csr5::omega_for;
 use spblas::generate::{SuiteScale, suite_entries};
-use spblas::level2::{CsrMethod, spmv_csr};
+use spblas::level2::{CsrMethod, SpmvChoice, SpmvPlan, panel_columns, spmv_csr};
 use spblas::{
     CooOwned, Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, Gathers, HybOwned, Index, Isa,
     JdsOwned, Scalar, SellOwned, SpMv,
@@ -63,6 +64,19 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
                     });
                     Gathers::set(None);
                 }
+            }
+        }
+    }
+    // Plans: the rule's (`plan/<isa>`, `SpmvPlan::new`) and CSR5 column panels wherever
+    // `x` spans two panels or more (`csr5-panels/<isa>`).
+    for isa in Isa::available() {
+        let columns = panel_columns::<T>();
+        let panels = (a.ncols() > columns).then_some(SpmvChoice::Csr5Panels { columns });
+        for (id, choice) in [("plan", Some(SpmvChoice::choose(&a, isa))), ("csr5-panels", panels)] {
+            if let Some(plan) = choice.and_then(|c| SpmvPlan::with_choice(&a, isa, c).ok()) {
+                g.bench_function(BenchmarkId::new(id, isa.name()), |b| {
+                    b.iter(|| plan.spmv(T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                });
             }
         }
     }
