@@ -347,7 +347,10 @@ const STENCIL_BACKOFF_MAX: usize = 4096;
 /// (rows of 27) AVX2 f64 7.45–7.75 → 4.73–5.37 ms, f32 4.58–5.35 → 2.73–2.78, AVX-512 f64
 /// 7.57–7.78 → 4.77–5.84, f32 5.54–5.75 → 2.78–2.88; `block_diagonal` (rows of 48) AVX2
 /// f64 2.61–2.93 → 2.05–2.06; `banded` (rows of 39) f64 1.8–2.05 → 1.7–1.84; `dense`
-/// (rows of 2048, not prefetched) and the irregular matrices level.
+/// (rows of 2048, not prefetched) and the irregular matrices level. On the Xeon device
+/// host (one core, two sessions): `poisson3d_27` f64 7.0–9.95 → 4.7–9.15 ms, f32
+/// 3.96–6.9 → 3.58–3.78; `banded` and `block_diagonal` within that host's noise (up to
+/// 1.6x between rounds of one build).
 const PF_ROW_MAX: usize = 256;
 
 /// One row of [`row_loop`]: its dot product, `w` its two `row_ptr` entries.
