@@ -223,15 +223,7 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
     let most = panels.iter().map(|p| p.view().tiles() + 1).max().unwrap_or(1);
     let threads = threads.clamp(1, most);
     if alpha == T::ZERO || threads == 1 {
-        let mut beta = beta;
-        for p in panels {
-            crate::SpMv::spmv_isa(&p.view(), isa, alpha, x, beta, y)?;
-            beta = T::ONE;
-            if alpha == T::ZERO {
-                break;
-            }
-        }
-        return Ok(());
+        return crate::level2::spmv_panels(panels, isa, alpha, x, beta, y);
     }
     let room =
         DimError::Overflow { what: "room", value: m, max: isize::MAX as usize / size_of::<T>().max(1) };

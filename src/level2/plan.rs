@@ -72,6 +72,9 @@ impl SpmvChoice {
     ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
     ///   4 (uneven rows, or empty rows among rows of 4 or more): the irregular matrices
     ///   CSR5 was made for;
+    /// - [`Csr5`](SpmvChoice::Csr5) when most sampled entries read `x` far from the
+    ///   diagonal, rows of even length too, where the CPU gathers in hardware
+    ///   ([`Gathers::current`](crate::Gathers::current) is `Hardware`: not AMD);
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
@@ -100,8 +103,9 @@ impl SpmvChoice {
     ///   `block_diagonal` (rows of one run) row-vector reads `x` by plain loads and led
     ///   CSR5 by up to 1.9x, as it did on the short rows of `poisson2d`.
     /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went
-    ///   either way by machine (row-vector 1.18x ahead on the AMD VM, CSR5 1.1–1.3x on
-    ///   the Xeon host): CSR stays; [`SpmvPlan::tune`] measures instead.
+    ///   by the gathers: row-vector led by 1.18x on the AMD VM (CSR5 reading `x` by a
+    ///   load per lane), CSR5 by 1.1–1.3x on the Xeon host and, two runs per width, by
+    ///   1.10–1.45x on the Intel dev VM (stop 25; 1.13x in blocks of ten runs).
     /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like` (AMD VM:
     ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
@@ -115,7 +119,8 @@ impl SpmvChoice {
         if panels >= 2 && a.nnz() / panels >= PANEL_MIN_ROW.saturating_mul(a.nrows()) && s.scattered() {
             return SpmvChoice::Csr5Panels { columns };
         }
-        let irregular = s.scattered() && s.uneven();
+        let gathers = crate::Gathers::current() == crate::Gathers::Hardware;
+        let irregular = s.scattered() && (s.uneven() || gathers);
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
         if irregular || long_gathered {
             SpmvChoice::Csr5
@@ -140,10 +145,10 @@ impl core::fmt::Display for SpmvChoice {
     }
 }
 
-#[cfg(feature = "parallel")]
-pub(crate) use owned::Run;
 #[cfg(feature = "alloc")]
 pub use owned::SpmvPlan;
+#[cfg(feature = "parallel")]
+pub(crate) use owned::{Run, spmv_panels};
 
 #[cfg(feature = "alloc")]
 mod owned {
@@ -322,6 +327,29 @@ mod owned {
         }
     }
 
+    /// `y = alpha * A * x + beta * y` for `A` the sum of `panels` (all of one shape, as
+    /// [`crate::CsrOwned::column_panels`] makes them), one after another: the first with
+    /// `beta`, the rest adding to `y`. The first call checks the lengths and the `Isa`
+    /// for all, before `y` is touched.
+    pub(crate) fn spmv_panels<T: Scalar, I: Index>(
+        panels: &[Csr5Owned<T, I>],
+        isa: Isa,
+        alpha: T,
+        x: &[T],
+        beta: T,
+        y: &mut [T],
+    ) -> Result<(), DimError> {
+        let mut beta = beta;
+        for p in panels {
+            p.view().spmv_isa(isa, alpha, x, beta, y)?;
+            beta = T::ONE;
+            if alpha == T::ZERO {
+                break;
+            }
+        }
+        Ok(())
+    }
+
     impl<T: Scalar, I: Index> SpMv<T> for SpmvPlan<'_, T, I> {
         /// Runs on the plan's [`Isa`] ([`SpmvPlan::isa`]), not [`Isa::detect`].
         fn spmv(&self, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
@@ -334,19 +362,7 @@ mod owned {
             match &self.run {
                 Run::Csr(m) => spmv_csr(&self.a, *m, isa, alpha, x, beta, y),
                 Run::Csr5(c) => c.view().spmv_isa(isa, alpha, x, beta, y),
-                Run::Csr5Panels(panels, _) => {
-                    // Every panel has `a`'s shape: the first call checks the lengths
-                    // and the `Isa` for all of them, before `y` is touched.
-                    let mut beta = beta;
-                    for p in panels {
-                        p.view().spmv_isa(isa, alpha, x, beta, y)?;
-                        beta = T::ONE;
-                        if alpha == T::ZERO {
-                            break;
-                        }
-                    }
-                    Ok(())
-                }
+                Run::Csr5Panels(panels, _) => spmv_panels(panels, isa, alpha, x, beta, y),
             }
         }
     }
