@@ -218,18 +218,17 @@ fn ratio_and_time(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (f64, Duration
 const PAIR_WARM: usize = 4;
 const PAIR_BLOCK: usize = 4;
 
-/// Median times of `base` and `f`, run in alternating blocks ([`PAIR_WARM`] untimed
-/// warm-up runs, then [`PAIR_BLOCK`] timed ones, of `base`, then of `f`, ..) so that
-/// both see the same machine state: on a shared, noisy machine the ratio of the two
-/// medians is far steadier than either time alone. Blocks, not single runs: alternating run by run keeps both
-/// kernels' arrays in the caches at once, and a format with arrays of its own (CSR5,
-/// ELL, ..) then finds less of them cached than the CSR methods that share the
-/// baseline's, while the baseline finds less of *its* arrays cached next to it. On the
-/// suite's 47–120 MB matrices and a large L3 that skewed both ways: CSR5 on `dense` read
-/// as 1.7x slower than row-vector CSR in time and faster than it against the baseline.
-/// The warm-up is several runs because a last-level cache does not give way to a new
-/// working set at once: after a CSR5 block, the row-scalar loop on `dense` took five runs
-/// to come back from 5.8 to 2.7 ms (dev VM).
+/// Median times of `base` and `f`, run in alternating blocks ([`PAIR_WARM`] untimed warm-up runs,
+/// then [`PAIR_BLOCK`] timed ones, of `base`, then of `f`, ..) so that both see the same machine
+/// state: on a shared, noisy machine the ratio of the two medians is far steadier than either time
+/// alone. Blocks, not single runs: alternating run by run keeps both kernels' arrays in the caches
+/// at once, and a format with arrays of its own (CSR5, ELL, ..) then finds less of them cached than
+/// the CSR methods that share the baseline's, while the baseline finds less of *its* arrays cached
+/// next to it. On the suite's 47–120 MB matrices and a large L3 that skewed both ways: CSR5 on
+/// `dense` read as 1.7x slower than row-vector CSR in time and faster than it against the baseline.
+/// The warm-up is several runs because a last-level cache does not give way to a new working set at
+/// once: after a CSR5 block, the row-scalar loop on `dense` took five runs to come back from 5.8 to
+/// 2.7 ms (dev VM).
 fn median_pair(base: &mut dyn FnMut(), f: &mut dyn FnMut()) -> (Duration, Duration) {
     let (mut tb, mut tf) = (Vec::new(), Vec::new());
     let start = Instant::now();

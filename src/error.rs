@@ -83,8 +83,8 @@ pub enum FormatError {
         /// The number of rows.
         nrows: usize,
     },
-    /// A padding slot (column index `I::MAX`, see [`crate::formats::pad`]) is followed by a real entry in
-    /// the same row, or holds a non-zero value.
+    /// A padding slot (column index `I::MAX`, see [`crate::formats::pad`]) is followed by a real
+    /// entry in the same row, or holds a non-zero value.
     Padding {
         /// The row of the slot.
         row: usize,

@@ -81,12 +81,12 @@ pub fn spmv_csr<T: Scalar, I: Index>(
     row_blocks(a, CsrMethod::choose(a, isa), isa, alpha, x, beta, y, threads)
 }
 
-/// `y = alpha * A * x + beta * y` by a [`SpmvPlan`] on its [`Isa`], on `threads` workers
-/// (0 = [`available_threads`]): a CSR5 plan as [`spmv_csr5`] (equal tile ranges, then
-/// the carries), a CSR5-panels plan by [`spmv_csr5_panels`], a merge-path plan as [`spmv_csr_merge_path`], and the other CSR methods
-/// on the row blocks of [`spmv_csr`], each block by the plan's method (so the rows are
-/// the serial plan's bit for bit, but for the speculative segmented sum, whose blocks
-/// run the segmented sum: within rounding).
+/// `y = alpha * A * x + beta * y` by a [`SpmvPlan`] on its [`Isa`], on `threads` workers (0 =
+/// [`available_threads`]): a CSR5 plan as [`spmv_csr5`] (equal tile ranges, then the carries), a
+/// CSR5-panels plan by [`spmv_csr5_panels`], a merge-path plan as [`spmv_csr_merge_path`], and the
+/// other CSR methods on the row blocks of [`spmv_csr`], each block by the plan's method (so the
+/// rows are the serial plan's bit for bit, but for the speculative segmented sum, whose blocks run
+/// the segmented sum: within rounding).
 ///
 /// # Errors
 /// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
@@ -256,22 +256,32 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
             Err(panic) => std::panic::resume_unwind(panic),
         }
     }
-    // y = beta y + the workers' sums, in worker order, on row blocks.
-    let block = m.div_ceil(threads).max(1);
+    // y = beta y + the workers' sums, in worker order, on row blocks of at least
+    // SUM_ROWS rows (a block of fewer costs less than the thread that would add it).
+    let blocks = threads.min(m.div_ceil(SUM_ROWS)).max(1);
+    let block = m.div_ceil(blocks).max(1);
     let parts = &parts;
-    thread::scope(|s| {
-        for (b, chunk) in y.chunks_mut(block).enumerate() {
-            s.spawn(move || {
-                for (k, yi) in chunk.iter_mut().enumerate() {
-                    let i = b * block + k;
-                    let sum = parts.iter().fold(T::ZERO, |acc, p| acc + p[i]);
-                    *yi = if beta == T::ZERO { sum } else { beta * *yi + sum };
-                }
-            });
+    let sum_block = move |b: usize, chunk: &mut [T]| {
+        for (k, yi) in chunk.iter_mut().enumerate() {
+            let i = b * block + k;
+            let sum = parts.iter().fold(T::ZERO, |acc, p| acc + p[i]);
+            *yi = if beta == T::ZERO { sum } else { beta * *yi + sum };
         }
-    });
+    };
+    if blocks == 1 {
+        sum_block(0, y);
+    } else {
+        thread::scope(|s| {
+            for (b, chunk) in y.chunks_mut(block).enumerate() {
+                s.spawn(move || sum_block(b, chunk));
+            }
+        });
+    }
     Ok(())
 }
+
+/// Rows of `y` below which [`spmv_csr5_panels`] sums the workers' `y`s on one thread.
+const SUM_ROWS: usize = 4096;
 
 /// `y = alpha * A * x + beta * y` for CSR by merge path (Merrill & Garland, SC'16; the
 /// strongest conversion-free CPU baseline of thesis chapter 8) on `threads` workers (0 =

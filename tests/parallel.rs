@@ -205,6 +205,35 @@ fn panel_driver_checks_its_panels() {
     }
 }
 
+/// Enough rows that the workers' `y`s are summed on several blocks (and few enough that
+/// the sum stays on one thread): every row gets the same exact integers either way.
+#[test]
+fn panel_driver_sums_many_rows_exactly() {
+    for m in [100usize, 3 * 4096 + 17] {
+        let n = 64;
+        let trip: Vec<(usize, usize, f64)> = (0..m)
+            .flat_map(|i| (0..5).map(move |k| (i, (i * 7 + k * 13) % n, (1 + (i + k) % 5) as f64)))
+            .collect();
+        let a = CsrOwned::<f64, u32>::from_triplets(m, n, &trip).unwrap();
+        let panels: Vec<Csr5Owned<f64, u32>> = CsrOwned::column_panels(&a.view(), 16)
+            .unwrap()
+            .into_iter()
+            .map(|p| Csr5Owned::from_csr_owned(p, Isa::Portable).map_err(|(e, _)| e).unwrap())
+            .collect();
+        let x: Vec<f64> = (0..n).map(|j| (j % 9) as f64).collect();
+        let mut want = vec![0.0; m];
+        for &(i, j, v) in &trip {
+            want[i] += v * x[j];
+        }
+        for threads in [1, 2, 3, 8] {
+            let mut y: Vec<f64> = (0..m).map(|i| i as f64).collect();
+            spmv_csr5_panels(&panels, Isa::Portable, 2.0, &x, 0.5, &mut y, threads).unwrap();
+            let exact: Vec<f64> = (0..m).map(|i| 0.5 * i as f64 + 2.0 * want[i]).collect();
+            assert_eq!(y, exact, "m {m} threads {threads}");
+        }
+    }
+}
+
 #[test]
 fn threaded_drivers_reject_wrong_lengths_and_leave_y_untouched() {
     let a = spblas::Csr::<f64, u32>::new(2, 3, &[0, 1, 2], &[0, 2], &[1.0, 2.0]).unwrap();

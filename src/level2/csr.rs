@@ -117,19 +117,18 @@ impl CsrMethod {
     ///   2.2–2.3×; long rows: banded 1.9×, dense `f32` 3.1×). RowVector costs one length
     ///   test per row where it cannot win, so only an almost empty matrix (fewer entries
     ///   than rows) keeps RowScalar.
-    /// - Short rows of uneven lengths scattered over a large `x` (dc2_like: 1 to 10
-    ///   entries a row) cost the row loop a mispredicted exit per row on top of its
-    ///   misses in `x`. The segmented sum issues the reads of `x` as full-width gathers
-    ///   over a block of entries, whatever the row lengths: on dc2_like it led RowVector
-    ///   by 1.3× in `f32` (7.8 against 10.3 ms, AVX-512) and by 1.07–1.25× in `f64`
-    ///   (both widths, three runs). That is the AMD EPYC development VM; on the Xeon
-    ///   device host RowVector led the segmented sum on dc2_like by 1.17–1.33× (AVX-512,
-    ///   speedups over row-scalar in one run: 1.14 against 0.86 in `f64`, 1.21 against
-    ///   1.03 in `f32`), so the rule keeps RowVector there. Rows of one length
-    ///   (uniform_random: 5) do not mispredict, and there the prefetching row loop led
-    ///   the segmented sum by 1.75× (3.8 against 6.6 ms). On matrices with many empty rows (rmat: half its rows) or
-    ///   local reads of `x` (the stencils, banded) the segmented sum's per-row
-    ///   bookkeeping loses (poisson2d 5.1 against 2.3 ms), so RowVector stays there.
+    /// - Short rows of uneven lengths scattered over a large `x` (dc2_like: 1 to 10 entries a row)
+    ///   cost the row loop a mispredicted exit per row on top of its misses in `x`. The segmented
+    ///   sum issues the reads of `x` as full-width gathers over a block of entries, whatever the
+    ///   row lengths: on dc2_like it led RowVector by 1.3× in `f32` (7.8 against 10.3 ms, AVX-512)
+    ///   and by 1.07–1.25× in `f64` (both widths, three runs). That is the AMD EPYC development VM;
+    ///   on the Xeon device host RowVector led the segmented sum on dc2_like by 1.17–1.33×
+    ///   (AVX-512, speedups over row-scalar in one run: 1.14 against 0.86 in `f64`, 1.21 against
+    ///   1.03 in `f32`), so the rule keeps RowVector there. Rows of one length (uniform_random: 5)
+    ///   do not mispredict, and there the prefetching row loop led the segmented sum by 1.75× (3.8
+    ///   against 6.6 ms). On matrices with many empty rows (rmat: half its rows) or local reads of
+    ///   `x` (the stencils, banded) the segmented sum's per-row bookkeeping loses (poisson2d 5.1
+    ///   against 2.3 ms), so RowVector stays there.
     /// - The speculative and merge-path methods exist for load balance across cores
     ///   (thesis 8.3.3, 8.4). On one core they do the work of the segmented sum or of
     ///   RowVector plus bookkeeping and measured no better than either on any suite

@@ -161,6 +161,18 @@ mod owned {
     use crate::level2::{SpMv, spmv_csr};
     use crate::{DimError, FormatError};
 
+    /// A conversion's [`FormatError`] as the plan's [`DimError`]: a parameter stays a
+    /// parameter, a size (rows needing the flag bit, arrays that cannot be allocated)
+    /// keeps its own fields as an overflow. A valid `Csr` raises nothing else; anything
+    /// else reads as an overflow of `"conversion"`.
+    fn dim_error(e: FormatError) -> DimError {
+        match e {
+            FormatError::Parameter { name, value } => DimError::Parameter { name, value },
+            FormatError::TooLarge { what, value, max } => DimError::Overflow { what, value, max },
+            _ => DimError::Overflow { what: "conversion", value: 0, max: 0 },
+        }
+    }
+
     /// A CSR matrix with the way to run its SpMV (feature `alloc`): a [`SpmvChoice`] on
     /// one [`Isa`], and for [`SpmvChoice::Csr5`] the CSR5 copy of the matrix (as much
     /// memory again as the CSR arrays, plus about 1–4% for the tile descriptors).
@@ -219,25 +231,27 @@ mod owned {
         /// has more rows than `I` holds without its top bit;
         /// [`DimError::Parameter`] (`"columns"`) if the panels' `columns` is 0 or makes
         /// more than [`MAX_PANELS`](crate::formats::MAX_PANELS) panels;
-        /// [`DimError::Overflow`] (`"panels"`) if their arrays cannot be allocated.
+        /// [`DimError::Overflow`] with the format error's own fields if the arrays of the
+        /// copies cannot be allocated.
         pub fn with_choice(a: &Csr<'a, T, I>, isa: Isa, choice: SpmvChoice) -> Result<Self, DimError> {
             Checked::new(isa)?;
-            let rows = |_| DimError::Overflow { what: "nrows", value: a.nrows(), max: I::MAX_UNFLAGGED };
             let run = match choice {
                 SpmvChoice::Csr(m) => Run::Csr(m),
-                SpmvChoice::Csr5 => Run::Csr5(Box::new(Csr5Owned::from_csr_isa(a, isa).map_err(rows)?)),
+                SpmvChoice::Csr5 => Run::Csr5(Box::new(Csr5Owned::from_csr_isa(a, isa).map_err(dim_error)?)),
                 SpmvChoice::Csr5Panels { columns } => {
-                    let panels = CsrOwned::column_panels(a, columns).map_err(|e| match e {
-                        FormatError::Parameter { name, value } => DimError::Parameter { name, value },
-                        _ => DimError::Overflow { what: "panels", value: a.nnz(), max: a.nnz() },
-                    })?;
+                    let panels = CsrOwned::column_panels(a, columns).map_err(dim_error)?;
                     // Panels without entries add nothing; the first stays when all are
                     // empty, to scale `y` by `beta`.
                     let full = panels.iter().filter(|p| p.nnz() > 0).count();
-                    let mut c5 = Vec::with_capacity(full.max(1));
+                    let mut c5 = Vec::new();
+                    c5.try_reserve_exact(full.max(1)).map_err(|_| DimError::Overflow {
+                        what: "panels",
+                        value: full,
+                        max: crate::formats::MAX_PANELS,
+                    })?;
                     for (k, p) in panels.into_iter().enumerate() {
                         if p.nnz() > 0 || (k == 0 && full == 0) {
-                            c5.push(Csr5Owned::from_csr_owned(p, isa).map_err(|(e, _)| rows(e))?);
+                            c5.push(Csr5Owned::from_csr_owned(p, isa).map_err(|(e, _)| dim_error(e))?);
                         }
                     }
                     Run::Csr5Panels(c5, columns)
@@ -247,13 +261,12 @@ mod owned {
         }
 
         /// The fastest plan for `a` on `isa` on this machine, by timing (feature `std`):
-        /// [`CsrMethod::tune`] picks the fastest CSR method in `rounds` rounds, then
-        /// that method, CSR5 (converted once) and, when `x` spans two
-        /// [`panel_columns`](super::panel_columns) or more, CSR5 panels of that width run in turn for `rounds`
-        /// more rounds, and the smallest median wins (ties keep the earlier: CSR, which
-        /// needs no copy, before CSR5). Costs one or two conversions and about
-        /// `8 * (rounds + 1)` SpMVs; `rounds` is clamped to 1..=64. `x` and `y` are the caller's; `y` is overwritten and holds `A x`
-        /// on return.
+        /// [`CsrMethod::tune`] picks the fastest CSR method in `rounds` rounds, then that method,
+        /// CSR5 (converted once) and, when `x` spans two [`panel_columns`](super::panel_columns) or
+        /// more, CSR5 panels of that width run in turn for `rounds` more rounds, and the smallest
+        /// median wins (ties keep the earlier: CSR, which needs no copy, before CSR5). Costs one or
+        /// two conversions and about `8 * (rounds + 1)` SpMVs; `rounds` is clamped to 1..=64. `x`
+        /// and `y` are the caller's; `y` is overwritten and holds `A x` on return.
         ///
         /// # Errors
         /// As [`spmv_csr`]: [`DimError::IsaUnavailable`] or [`DimError::Length`], before

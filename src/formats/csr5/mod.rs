@@ -73,12 +73,12 @@ pub fn omega_for<T: Scalar>(isa: Isa) -> usize {
 /// `s < nnz/row <= t`; `u` beyond `t`. Each result is capped at 32 (the `bit_flag` word)
 /// and at `MAX_TILE / omega` (512 entries per tile, the kernels' stack buffers).
 ///
-/// Measured (`cargo bench --bench spmv --features gen -- csr5_sigma`, Xeon with
-/// AVX-512, full suite, CSR5 time against row-vector CSR in the same run): tiles of 32 steps beat 16 by 0–10% on every
-/// class, f64 and f32, AVX2 and AVX-512 (the per-tile work — descriptor decode, the
-/// `seg_offset` sum, the `y` pass — is spread over twice the entries), and 8 lost 10–25%
-/// to 16; no class preferred a middle value. So the rule is flat at 32; the bounds stay
-/// as named parameters for [`Csr5Layout::with_params`] callers who tune per matrix.
+/// Measured (`cargo bench --bench spmv --features gen -- csr5_sigma`, Xeon with AVX-512, full
+/// suite, CSR5 time against row-vector CSR in the same run): tiles of 32 steps beat 16 by 0–10% on
+/// every class, f64 and f32, AVX2 and AVX-512 (the per-tile work — descriptor decode, the
+/// `seg_offset` sum, the `y` pass — is spread over twice the entries), and 8 lost 10–25% to 16; no
+/// class preferred a middle value. So the rule is flat at 32; the bounds stay as named parameters
+/// for [`Csr5Layout::with_params`] callers who tune per matrix.
 pub const SIGMA_BOUNDS: (usize, usize, usize, usize) = (32, 32, 256, 32);
 
 /// The tile height for tiles of `omega` lanes of a matrix with `nnz_per_row` entries per
