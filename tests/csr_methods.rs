@@ -707,13 +707,18 @@ fn spmv_choice_follows_its_documented_rule() {
     let (stencil27, band) = (grid(27, 3), grid(20, 20));
     let short_stencil = grid(15, 3);
     // Few long rows over a wide `x` (an LP matrix): 1024 entries a row over 16 panels of
-    // `f64` (64 a row in each), over 8 of `f32`; at 256 a row (16 per panel) the plan
-    // stays CSR5; `x` of three panels still splits, of one does not.
+    // `f64` (64 a row in each), over 8 of `f32`; rows of 100 and 412 (under 32 per panel)
+    // stay CSR5; `x` of three panels still splits, of one does not.
     let lp = from_lens::<f64, u32>(64, n, |_| 1024, 5);
     let lp32 = from_lens::<f32, u32>(64, n, |_| 1024, 5);
     let lp_short = from_lens::<f64, u32>(64, n, |i| if i % 2 == 0 { 100 } else { 412 }, 5);
     let lp_narrow = from_lens::<f64, u32>(64, panel_columns::<f64>() * 3, |_| 1024, 5);
     let lp_one = from_lens::<f64, u32>(64, panel_columns::<f64>(), |_| 1024, 5);
+    // Heavy-tailed rows (a power-law graph): one row in 64 of 600 entries (37.5 a panel),
+    // the others of 11 (46% of the entries in long rows: split) or of 28 (25%: CSR5).
+    let heavy =
+        |short: usize| from_lens::<f64, u32>(4096, n, move |i| if i % 64 == 0 { 600 } else { short }, 5);
+    let (heavy46, heavy25) = (heavy(11), heavy(28));
     for isa in Isa::ALL {
         let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
         let split = |c: usize| if simd { SpmvChoice::Csr5Panels { columns: c } } else { SpmvChoice::Csr5 };
@@ -723,6 +728,8 @@ fn spmv_choice_follows_its_documented_rule() {
             (SpmvChoice::choose(&lp_short.view(), isa), SpmvChoice::Csr5),
             (SpmvChoice::choose(&lp_narrow.view(), isa), split(65536)),
             (SpmvChoice::choose(&lp_one.view(), isa), SpmvChoice::Csr5),
+            (SpmvChoice::choose(&heavy46.view(), isa), split(65536)),
+            (SpmvChoice::choose(&heavy25.view(), isa), SpmvChoice::Csr5),
         ];
         for (k, (got, want)) in cases.into_iter().enumerate() {
             // Portable and NEON keep CSR: whatever `CsrMethod::choose` says.

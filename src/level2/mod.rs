@@ -31,7 +31,7 @@ pub use csr::{
 };
 #[cfg(feature = "alloc")]
 pub use plan::SpmvPlan;
-pub use plan::{PANEL_BYTES, PANEL_MIN_ROW, SpmvChoice, panel_columns};
+pub use plan::{PANEL_BYTES, PANEL_MIN_ROW, PANEL_SAMPLES, SpmvChoice, panel_columns};
 #[cfg(feature = "parallel")]
 pub(crate) use plan::{Run, spmv_panels};
 

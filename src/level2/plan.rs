@@ -54,19 +54,52 @@ pub const fn panel_columns<T>() -> usize {
     PANEL_BYTES / size_of::<T>()
 }
 
-/// The fewest entries a row holds on average in each panel before
-/// [`SpmvChoice::choose`] splits a matrix into column panels: every panel runs all the
+/// The fewest entries a row holds in each panel, on average, for its entries to count
+/// toward [`SpmvChoice::choose`]'s split into column panels: every panel runs all the
 /// rows (reads and writes `y`, closes their segments), which the reads of `x` it saves
-/// must repay. Measured as [`PANEL_BYTES`]: on the square irregular matrices of the
-/// suite (`rmat`, `dc2_like`, `uniform_random`: 1M rows of 5–10 entries on average, about
-/// one a row in each of 8 panels) panels ran 0.66–1.02x one CSR5 in `f64` (0.78–1.4x in
-/// `f32`, where `rmat`'s long rows gained); on `lp_like` (156 a row in each of 16 `f64`
-/// panels) 1.9–2.6x, in `f32` 2.5–3.2x.
+/// must repay. The split needs 3 in 8 entries, sampled by position, in such rows.
+///
+/// Measured as [`PANEL_BYTES`]: on the square irregular matrices of the suite (`rmat`,
+/// `dc2_like`, `uniform_random`: 1M rows of 5–10 entries on average, about one a row in
+/// each of 8 panels) panels ran 0.66–1.02x one CSR5 in `f64` (0.78–1.4x in `f32`, where
+/// `rmat`'s long rows gained); on `lp_like` (156 a row in each of 16 `f64` panels)
+/// 1.9–2.6x, in `f32` 2.5–3.2x. Of `rmat`'s entries 44% lie in rows of 256 or more (32 a
+/// panel in 8 `f32` panels) and 24% in rows of 512 or more (16 `f64` panels); on the
+/// Intel dev VM (stop 26, blocks of 6 after 6 warm-ups, 4 rounds) its `f32` panels ran
+/// 1.56x one CSR5 on AVX-512 (9.4 against 14.7 ms) and 1.22x on AVX2, its `f64` panels
+/// 1.05x and 0.89x, and `dc2_like` (15% of its entries in long rows) 1.09x and 0.89x in
+/// `f32`. With a share `p` of the entries gaining about 3x and the rest losing to 0.7x,
+/// panels pay from `p` ≈ 0.4.
 pub const PANEL_MIN_ROW: usize = 32;
 
+/// Entries [`SpmvChoice::choose`] samples by position for its panel rule.
+pub const PANEL_SAMPLES: usize = 64;
+
+/// Of [`PANEL_SAMPLES`] entries of `a` picked by position (each row weighed by its
+/// length, as its share of the work), how many lie in rows of at least `len` entries:
+/// `(long, sampled)`. A binary search of `row_ptr` per sample, O(log m). The positions
+/// are the golden-ratio sequence `frac(k φ) nnz`: evenly spaced ones alias with a
+/// matrix whose long rows recur with a period (one row in 64, say) and can miss all of
+/// them.
+fn entries_in_rows_of<T: Scalar, I: Index>(a: &Csr<'_, T, I>, len: usize) -> (usize, usize) {
+    let (nnz, row_ptr) = (a.nnz(), a.row_ptr());
+    let sampled = PANEL_SAMPLES.min(nnz);
+    let mut long = 0;
+    for k in 0..sampled {
+        let u = (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let p = ((u as u128 * nnz as u128) >> 64) as usize;
+        // The row holding entry `p`: the last `i` with `row_ptr[i] <= p`.
+        let i = row_ptr.partition_point(|r| r.to_usize() <= p).saturating_sub(1);
+        let (Some(r0), Some(r1)) = (row_ptr.get(i), row_ptr.get(i + 1)) else { continue };
+        long += usize::from(r1.to_usize().saturating_sub(r0.to_usize()) >= len);
+    }
+    (long, sampled)
+}
+
 impl SpmvChoice {
-    /// The choice for `a` on `isa` by a fixed O(1) rule (the row sample of
-    /// [`CsrMethod::choose`], at most 576 reads), on AVX2 and AVX-512:
+    /// The choice for `a` on `isa` by a fixed cheap rule (the row sample of
+    /// [`CsrMethod::choose`], at most 576 reads, and where `x` spans two panels
+    /// [`PANEL_SAMPLES`] binary searches of `row_ptr`), on AVX2 and AVX-512:
     ///
     /// - [`Csr5`](SpmvChoice::Csr5) when more than half of the sampled entries read `x`
     ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
@@ -79,10 +112,11 @@ impl SpmvChoice {
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
     /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with [`panel_columns`] before either when
-    ///   `x` spans two panels or more, rows hold at least [`PANEL_MIN_ROW`] entries per
-    ///   panel on average and most sampled entries read `x` far from the diagonal: wide
-    ///   matrices of long rows (an LP constraint matrix) whose reads of `x` miss the L2
-    ///   cache;
+    ///   `x` spans two panels or more, most sampled entries read `x` far from the
+    ///   diagonal, and at least 3 in 8 of [`PANEL_SAMPLES`] entries picked by position lie
+    ///   in rows of [`PANEL_MIN_ROW`] entries per panel or more: wide matrices of long
+    ///   rows (an LP constraint matrix) or with a heavy tail of them (a power-law graph in
+    ///   `f32`), whose reads of `x` miss the L2 cache;
     /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise, and on portable
     ///   and NEON.
     ///
@@ -116,8 +150,11 @@ impl SpmvChoice {
         let s = RowSample::of(a);
         let columns = panel_columns::<T>();
         let panels = a.ncols().div_ceil(columns);
-        if panels >= 2 && a.nnz() / panels >= PANEL_MIN_ROW.saturating_mul(a.nrows()) && s.scattered() {
-            return SpmvChoice::Csr5Panels { columns };
+        if panels >= 2 && s.scattered() {
+            let (long, sampled) = entries_in_rows_of(a, PANEL_MIN_ROW.saturating_mul(panels));
+            if sampled > 0 && 8 * long >= 3 * sampled {
+                return SpmvChoice::Csr5Panels { columns };
+            }
         }
         let gathers = crate::Gathers::current() == crate::Gathers::Hardware;
         let irregular = s.scattered() && (s.uneven() || gathers);
