@@ -11,7 +11,7 @@ use spblas::level2::{
     Carry, CsrMethod, MERGE_PATH_PIECE, PANEL_BYTES, SEGMENT_BLOCK, SPECULATIVE_TILE, SpmvChoice, SpmvPlan,
     apply_carries, merge_path_splits, panel_columns, spmv_csr, spmv_merge_path_piece,
 };
-use spblas::{Csr, CsrOwned, DimError, Gathers, Index, Isa, Scalar, SpMv};
+use spblas::{Csr, CsrOwned, DimError, Gathers, Index, Isa, RowOrder, Scalar, SpMv};
 
 /// Every method × every available `Isa` equals the dense reference; with `beta == 0`, `y`
 /// starts as NaN (it must not be read).
@@ -210,6 +210,62 @@ fn every_method_equals_the_reference_on_runs_of_columns() {
         let dense = from_runs_dense::<f64, u64>(n);
         let r = check_methods(&dense.view(), 1.5, -1.0, 5);
         assert!(r.is_ok(), "dense {n}x{n} f64: {r:?}");
+    }
+}
+
+/// Long rows of one run of columns, which the row-vector loop of a canonical matrix reads
+/// without `col_idx` (256 entries or more): runs of 255–2048 at several offsets, one
+/// ending on `x`'s last entry, one row with a gap (its ends do not span its length), empty
+/// rows between. And rows whose ends span their length but that are no run: sorted with
+/// a duplicate, or unsorted. Those matrices are not canonical and must be read entry by
+/// entry (mutation caught: the dense path taken whatever the row order).
+#[test]
+fn long_runs_of_columns_read_x_as_a_stretch_only_when_canonical() {
+    fn build<T: Scalar, I: Index>(rows: &[Vec<usize>], ncols: usize) -> CsrOwned<T, I> {
+        let mut row_ptr = vec![I::ZERO];
+        let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+        for r in rows {
+            for (k, &c) in r.iter().enumerate() {
+                col_idx.push(I::from_usize(c).unwrap());
+                vals.push(T::from_f64(((c + k) % 13) as f64 * 0.25 - 1.5));
+            }
+            row_ptr.push(I::from_usize(col_idx.len()).unwrap());
+        }
+        CsrOwned::from_parts(rows.len(), ncols, row_ptr, col_idx, vals).unwrap()
+    }
+    let n = 3000;
+    let run = |c0: usize, len: usize| (c0..c0 + len).collect::<Vec<_>>();
+    let mut gap = run(5, 257);
+    gap.remove(100);
+    let canonical = vec![
+        run(0, 256),
+        vec![],
+        run(17, 255),
+        run(n - 300, 300),
+        run(1, 2048),
+        vec![],
+        gap,
+        run(700, 1000),
+        run(3, 257),
+    ];
+    let mut dup = run(0, 256);
+    dup[1] = 0;
+    let mut unsorted = run(0, 256);
+    for (k, c) in unsorted.iter_mut().enumerate().take(255).skip(1) {
+        *c = (k * 7) % 250 + 1;
+    }
+    for (what, rows, order) in [
+        ("canonical", canonical.clone(), RowOrder::Canonical),
+        ("sorted with a duplicate", [canonical.clone(), vec![dup]].concat(), RowOrder::Sorted),
+        ("unsorted", [canonical, vec![unsorted]].concat(), RowOrder::Unsorted),
+    ] {
+        let a = build::<f64, u32>(&rows, n);
+        assert_eq!(a.view().row_order(), order, "{what}");
+        let r = check_methods(&a.view(), 1.5, -0.5, 9);
+        assert!(r.is_ok(), "{what} f64: {r:?}");
+        let a = build::<f32, u64>(&rows, n);
+        let r = check_methods(&a.view(), -2.0, 0.0, 10);
+        assert!(r.is_ok(), "{what} f32: {r:?}");
     }
 }
 

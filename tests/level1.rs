@@ -554,8 +554,13 @@ fn add_rule_tune_fits_a_usable_rule() {
             rules.push(AddRule::tune::<f32>(isa, 1).unwrap());
         }
         for rule in rules {
+            // Inside the documented grid (which point wins is timing: a noisy machine
+            // once fitted `spa_max_ratio` 0, which this test used to reject).
             assert!(
-                rule.spa_max_ratio >= 2 && rule.spa_max_n >= 16 && rule.esc_min_ratio <= 16,
+                rule.spa_small_n <= 256
+                    && rule.spa_max_n >= 256
+                    && rule.spa_max_ratio <= 32
+                    && rule.esc_min_ratio <= 16,
                 "{} {rule:?}",
                 isa.name()
             );

@@ -358,7 +358,9 @@ pub fn spmv_csr<T: Scalar, I: Index>(
     }
     match method {
         CsrMethod::RowScalar => spmv_rows(a, 0..a.nrows(), alpha, x, beta, y),
-        CsrMethod::RowVector => kern::rows(checked, a.row_ptr(), a.col_idx(), a.vals(), x, alpha, beta, y),
+        CsrMethod::RowVector => {
+            kern::rows(checked, a.row_ptr(), a.col_idx(), a.vals(), x, alpha, beta, y, canonical(a))
+        }
         CsrMethod::SegmentedSum => segmented_sum(a, checked, 0..a.nrows(), alpha, x, beta, y),
         CsrMethod::SpeculativeSegmentedSum => speculative(a, checked, alpha, x, beta, y),
         CsrMethod::MergePath => merge_path(a, checked, alpha, x, beta, y),
@@ -416,7 +418,7 @@ pub(crate) fn spmv_rows_by<T: Scalar, I: Index>(
     match (method, Checked::new(isa)) {
         (CsrMethod::RowVector, Ok(checked)) if alpha != T::ZERO => {
             let row_ptr = &a.row_ptr()[rows.start..=rows.end];
-            kern::rows(checked, row_ptr, a.col_idx(), a.vals(), x, alpha, beta, y_rows)
+            kern::rows(checked, row_ptr, a.col_idx(), a.vals(), x, alpha, beta, y_rows, canonical(a))
         }
         (CsrMethod::SegmentedSum | CsrMethod::SpeculativeSegmentedSum, Ok(checked)) if alpha != T::ZERO => {
             segmented_sum(a, checked, rows, alpha, x, beta, y_rows)
@@ -440,6 +442,12 @@ fn seg_sum<T: Scalar>(isa: Checked, v: &mut [T], words: &[u64]) {
 
 /// `row_ptr[i]` as `usize`.
 #[inline(always)]
+/// Whether `a`'s rows are strictly increasing, which lets the row-vector loop read a long
+/// row of one run of columns without its `col_idx`.
+fn canonical<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
+    a.row_order() == crate::RowOrder::Canonical
+}
+
 fn rp<I: Index>(row_ptr: &[I], i: usize) -> usize {
     row_ptr[i].to_usize()
 }
@@ -753,7 +761,7 @@ fn merge_path_piece<T: Scalar, I: Index>(
     // The first row, from `j0` on; then whole rows; then the last row's head as the carry.
     let first = dot(j0..rp(row_ptr, i0 + 1));
     y_rows[0] = axpby(alpha, first, beta, y_rows[0]);
-    kern::rows(isa, &row_ptr[i0 + 1..=i1], col_idx, vals, x, alpha, beta, &mut y_rows[1..]);
+    kern::rows(isa, &row_ptr[i0 + 1..=i1], col_idx, vals, x, alpha, beta, &mut y_rows[1..], canonical(a));
     let tail = if i1 < a.nrows() { dot(rp(row_ptr, i1)..j1) } else { T::ZERO };
     Carry { row: i1, value: alpha * tail }
 }
