@@ -381,24 +381,24 @@ fn row_dot<T: Scalar, I: Index>(
     let r = w[0].to_usize()..w[1].to_usize();
     let (cols, vs) = (&col_idx[r.clone()], &vals[r.clone()]);
     let n = cols.len();
-    if cols.is_empty() {
+    if n == 0 {
         T::ZERO
+    } else if n < rows.short {
+        crate::arch::prefetch(vals, r.start + PF_AHEAD);
+        crate::arch::prefetch(col_idx, r.start + PF_AHEAD);
+        dot_seq(cols, vs, x)
     } else if n >= DENSE_ROW_MIN
         && rows.canonical
         && let Some(xs) = dense_run(cols, x)
     {
         dense_dot(vs, xs)
-    } else if cols.len() < rows.short {
-        crate::arch::prefetch(vals, r.start + PF_AHEAD);
-        crate::arch::prefetch(col_idx, r.start + PF_AHEAD);
-        dot_seq(cols, vs, x)
     } else {
-        if cols.len() <= PF_ROW_MAX {
+        if n <= PF_ROW_MAX {
             let ahead = r.start + PF_AHEAD;
-            for k in (0..cols.len()).step_by(64 / size_of::<I>()) {
+            for k in (0..n).step_by(64 / size_of::<I>()) {
                 crate::arch::prefetch(col_idx, ahead + k);
             }
-            for k in (0..cols.len()).step_by(64 / size_of::<T>()) {
+            for k in (0..n).step_by(64 / size_of::<T>()) {
                 crate::arch::prefetch(vals, ahead + k);
             }
         }
