@@ -61,7 +61,7 @@ use alloc::vec::Vec;
 use rand_xoshiro::Xoshiro256PlusPlus;
 use rand_xoshiro::rand_core::{Rng, SeedableRng};
 
-use crate::formats::{check_dims, checked_mul};
+use crate::formats::{check_dims, checked_mul, try_room, try_vec};
 use crate::{CsrOwned, FormatError, Index, Scalar};
 
 // ---------------------------------------------------------------------------------------
@@ -119,25 +119,6 @@ impl Stream {
         let k = self.next_u64() >> 11;
         (2 * k + 1) as f64 * (1.0 / 9_007_199_254_740_992.0)
     }
-}
-
-/// A `Vec` with room for exactly `len` elements, or [`FormatError::TooLarge`] when that
-/// much memory cannot be had (so absurd sizes come back as an error, not an abort).
-fn alloc_vec<X>(what: &'static str, len: usize) -> Result<Vec<X>, FormatError> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| FormatError::TooLarge {
-        what,
-        value: len,
-        max: isize::MAX as usize / core::mem::size_of::<X>().max(1),
-    })?;
-    Ok(v)
-}
-
-/// `len` copies of `x`, through [`alloc_vec`].
-fn filled_vec<X: Clone>(what: &'static str, len: usize, x: X) -> Result<Vec<X>, FormatError> {
-    let mut v = alloc_vec(what, len)?;
-    v.resize(len, x);
-    Ok(v)
 }
 
 fn checked_add(what: &'static str, a: usize, b: usize) -> Result<usize, FormatError> {
@@ -198,9 +179,9 @@ impl<T: Scalar, I: Index> Builder<T, I> {
     /// estimate otherwise; the arrays grow past it if needed).
     fn new(nrows: usize, ncols: usize, nnz: usize) -> Result<Self, FormatError> {
         check_dims::<I>(nrows, ncols, 0)?;
-        let mut row_ptr = alloc_vec("nrows + 1", checked_add("nrows + 1", nrows, 1)?)?;
+        let mut row_ptr = try_room("nrows + 1", checked_add("nrows + 1", nrows, 1)?)?;
         row_ptr.push(I::ZERO);
-        Ok(Builder { nrows, ncols, row_ptr, col_idx: alloc_vec("nnz", nnz)?, vals: alloc_vec("nnz", nnz)? })
+        Ok(Builder { nrows, ncols, row_ptr, col_idx: try_room("nnz", nnz)?, vals: try_room("nnz", nnz)? })
     }
 
     /// Appends one entry to the current row; columns must come in increasing order.
@@ -498,7 +479,7 @@ pub fn rmat<T: Scalar, I: Index>(
     // cache, and a short loop lets many misses overlap.
     const BATCH: usize = 512;
     let edge_rng = rng.clone();
-    let mut next = filled_vec("2^scale + 1", n + 1, 0usize)?;
+    let mut next = try_vec("2^scale + 1", n + 1, 0usize)?;
     let mut rows = [0usize; BATCH];
     let mut cols = [0usize; BATCH];
     let mut done = 0;
@@ -516,13 +497,13 @@ pub fn rmat<T: Scalar, I: Index>(
         next[i + 1] += next[i];
     }
     let row_start: Vec<usize> = {
-        let mut v = alloc_vec("2^scale + 1", n + 1)?;
+        let mut v = try_room("2^scale + 1", n + 1)?;
         v.extend_from_slice(&next);
         v
     };
     // Only the columns are stored (as `I`: they fit, `check_dims` said so); values are
     // drawn when the entries are written, one per edge, duplicates summed.
-    let mut bucket = filled_vec("edges", edges, I::ZERO)?;
+    let mut bucket = try_vec("edges", edges, I::ZERO)?;
     let mut rng = edge_rng;
     let mut done = 0;
     while done < edges {
@@ -665,9 +646,9 @@ pub fn lp_like<T: Scalar, I: Index>(
 
     // Lengths: one entry per row, the rest shared out in proportion to the weights by
     // rounding their running sum (so they add up to `total` exactly).
-    let mut len: Vec<usize> = filled_vec("nrows", nrows, 0)?;
+    let mut len: Vec<usize> = try_vec("nrows", nrows, 0)?;
     if nnz_per_row > 0 {
-        let mut cum: Vec<f64> = alloc_vec("nrows", nrows)?;
+        let mut cum: Vec<f64> = try_room("nrows", nrows)?;
         let mut sum = 0.0f64;
         for _ in 0..nrows {
             sum += lp_weight(&mut rng);
@@ -759,7 +740,7 @@ pub fn uniform_random<T: Scalar, I: Index>(
 /// allocated.
 pub fn empty<T: Scalar, I: Index>(nrows: usize, ncols: usize) -> Result<CsrOwned<T, I>, FormatError> {
     check_dims::<I>(nrows, ncols, 0)?;
-    let row_ptr = filled_vec("nrows + 1", checked_add("nrows + 1", nrows, 1)?, I::ZERO)?;
+    let row_ptr = try_vec("nrows + 1", checked_add("nrows + 1", nrows, 1)?, I::ZERO)?;
     CsrOwned::from_parts(nrows, ncols, row_ptr, Vec::new(), Vec::new())
 }
 
@@ -839,7 +820,7 @@ pub fn tall_sparse<T: Scalar, I: Index>(
     let mut rng = Stream::new(seed);
     let mut val_rng = rng.jumped();
     // Positions in row-major order are already in CSR order.
-    let mut pos = alloc_vec("nnz", nnz)?;
+    let mut pos = try_room("nnz", nnz)?;
     sample_distinct(&mut rng, cells, nnz, &mut pos);
     let mut b = Builder::<T, I>::new(nrows, nrows, nnz)?;
     let mut k = 0;

@@ -319,3 +319,18 @@ fn empty_matrices_work() {
     a.spmv(1.0, &[], 0.0, &mut y).unwrap();
     assert_eq!(y, [0.0; 3]);
 }
+
+/// A `nrows` whose arrays cannot be allocated comes back as an error naming the array,
+/// not an abort: the row counts (`nrows + 1` words) of `from_triplets`.
+#[test]
+fn triplets_whose_rows_cannot_be_allocated_are_an_error() {
+    let huge = 1usize << 60;
+    let r = CsrOwned::<f64, u64>::from_triplets(huge, 4, &[(huge - 1, 3, 1.0)]);
+    assert!(
+        matches!(r, Err(FormatError::TooLarge { what: "nrows + 1", value, .. }) if value == huge + 1),
+        "{r:?}"
+    );
+    // The same entry in a matrix that fits.
+    let a = CsrOwned::<f64, u64>::from_triplets(5, 4, &[(4, 3, 1.0)]).unwrap();
+    assert_eq!(a.view().row_ptr(), &[0, 0, 0, 0, 0, 1]);
+}

@@ -268,12 +268,10 @@ pub use owned::CsrOwned;
 
 #[cfg(feature = "alloc")]
 mod owned {
-    use alloc::vec;
     use alloc::vec::Vec;
 
     use super::{Csr, MAX_PANELS, RowOrder};
-    use crate::formats::check_dims;
-    use crate::formats::ell::try_vec;
+    use crate::formats::{check_dims, try_room, try_vec};
     use crate::{FormatError, Index, Scalar};
 
     /// A CSR matrix that owns its arrays (feature `alloc`); [`CsrOwned::view`] lends the
@@ -410,13 +408,7 @@ mod owned {
         ) -> Result<Self, FormatError> {
             check_dims::<I>(nrows, ncols, triplets.len())?;
             // A huge `nrows` with few triplets must be an error, not an allocation abort.
-            let mut counts = Vec::new();
-            counts.try_reserve_exact(nrows + 1).map_err(|_| FormatError::TooLarge {
-                what: "nrows (allocation)",
-                value: nrows,
-                max: nrows,
-            })?;
-            counts.resize(nrows + 1, 0usize);
+            let mut counts = try_vec("nrows + 1", nrows.saturating_add(1), 0usize)?;
             for (position, &(r, c, _)) in triplets.iter().enumerate() {
                 if r >= nrows {
                     return Err(FormatError::RowOutOfBounds { position, row: r, nrows });
@@ -431,15 +423,16 @@ mod owned {
             }
             // Stable counting sort by row, then a stable sort by column inside each row,
             // so duplicates are summed in input order.
-            let mut entries: Vec<(usize, T)> = vec![(0, T::ZERO); triplets.len()];
-            let mut next = counts.clone();
+            let mut entries = try_vec("entries", triplets.len(), (0usize, T::ZERO))?;
+            let mut next = try_room("nrows + 1", counts.len())?;
+            next.extend_from_slice(&counts);
             for &(r, c, v) in triplets {
                 entries[next[r]] = (c, v);
                 next[r] += 1;
             }
-            let mut row_ptr = Vec::with_capacity(nrows + 1); // as large as `counts`, which fit
-            let mut col_idx = Vec::with_capacity(triplets.len());
-            let mut vals = Vec::with_capacity(triplets.len());
+            let mut row_ptr = try_room("row_ptr", nrows + 1)?;
+            let mut col_idx = try_room("col_idx", triplets.len())?;
+            let mut vals = try_room("vals", triplets.len())?;
             row_ptr.push(I::ZERO);
             for i in 0..nrows {
                 let row = &mut entries[counts[i]..counts[i + 1]];

@@ -377,7 +377,7 @@ mod owned {
     use alloc::vec::Vec;
 
     use super::{Dia, DiaLayout};
-    use crate::formats::Csr;
+    use crate::formats::{Csr, try_vec};
     use crate::{FormatError, Index, Scalar};
 
     /// A DIA matrix owning its arrays (feature `alloc`); [`DiaOwned::view`] lends the
@@ -388,18 +388,6 @@ mod owned {
         ncols: usize,
         offsets: Vec<isize>,
         data: Vec<T>,
-    }
-
-    /// A vector of `len` copies of `value`, or [`FormatError::TooLarge`] instead of the
-    /// panic or abort `vec!` would give when `len` values do not fit in memory.
-    fn filled<X: Copy>(what: &'static str, len: usize, value: X) -> Result<Vec<X>, FormatError> {
-        let mut v = Vec::new();
-        let max = isize::MAX as usize / core::mem::size_of::<X>().max(1);
-        if len > max || v.try_reserve_exact(len).is_err() {
-            return Err(FormatError::TooLarge { what, value: len, max });
-        }
-        v.resize(len, value);
-        Ok(v)
     }
 
     impl<T: Scalar> DiaOwned<T> {
@@ -425,11 +413,11 @@ mod owned {
         /// [`FormatError::TooLarge`] if `nrows` or `ncols` exceeds `isize::MAX`, if
         /// `ndiag * nrows` overflows, or if the buffers cannot be allocated.
         pub fn from_csr<I: Index>(csr: &Csr<'_, T, I>) -> Result<Self, FormatError> {
-            let mut offsets = filled("offsets", Dia::offsets_scratch_len(csr), 0isize)?;
+            let mut offsets = try_vec("offsets", Dia::offsets_scratch_len(csr), 0isize)?;
             let ndiag = Dia::offsets_from_csr(csr, &mut offsets)?;
             offsets.truncate(ndiag);
             let layout = DiaLayout::new(csr, ndiag)?;
-            let mut data = filled("ndiag * nrows", layout.data_len(), T::ZERO)?;
+            let mut data = try_vec("ndiag * nrows", layout.data_len(), T::ZERO)?;
             super::fill_from_csr(csr, &offsets, &mut data);
             Ok(DiaOwned { nrows: csr.nrows(), ncols: csr.ncols(), offsets, data })
         }

@@ -339,25 +339,6 @@ pub(crate) fn fill_ell<T: Scalar, I: Index>(
     nnz
 }
 
-/// A vector of `len` copies of `value`, or [`FormatError::TooLarge`] naming `what` when
-/// the allocation cannot be made (so the owned constructors never abort on a size
-/// overflow).
-#[cfg(feature = "alloc")]
-pub(crate) fn try_vec<X: Clone>(
-    what: &'static str,
-    len: usize,
-    value: X,
-) -> Result<alloc::vec::Vec<X>, FormatError> {
-    let mut v = alloc::vec::Vec::new();
-    v.try_reserve_exact(len).map_err(|_| FormatError::TooLarge {
-        what,
-        value: len,
-        max: isize::MAX as usize / core::mem::size_of::<X>().max(1),
-    })?;
-    v.resize(len, value);
-    Ok(v)
-}
-
 #[cfg(feature = "alloc")]
 pub use owned::EllOwned;
 
@@ -365,7 +346,8 @@ pub use owned::EllOwned;
 mod owned {
     use alloc::vec::Vec;
 
-    use super::{Ell, EllLayout, fill_ell, try_vec};
+    use super::{Ell, EllLayout, fill_ell};
+    use crate::formats::try_vec;
     use crate::formats::{Csr, pad};
     use crate::{FormatError, Index, Scalar};
 

@@ -313,7 +313,8 @@ pub use owned::HybOwned;
 #[cfg(feature = "alloc")]
 mod owned {
     use super::{Hyb, HybLayout, fill_hyb};
-    use crate::formats::ell::{EllOwned, try_vec};
+    use crate::formats::ell::EllOwned;
+    use crate::formats::try_vec;
     use crate::formats::{CooOwned, Csr, pad};
     use crate::{FormatError, Index, Scalar};
 

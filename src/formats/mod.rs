@@ -244,6 +244,32 @@ pub(crate) fn padded_slots<T: crate::Scalar, I: Index>(
     (!bad).then_some(real)
 }
 
+/// A `Vec` with room for exactly `len` elements, or [`FormatError::TooLarge`] naming
+/// `what` when that much memory cannot be had: the owned constructors return an error
+/// where `Vec::with_capacity` or `vec!` would abort.
+#[cfg(feature = "alloc")]
+pub(crate) fn try_room<X>(what: &'static str, len: usize) -> Result<alloc::vec::Vec<X>, FormatError> {
+    let mut v = alloc::vec::Vec::new();
+    v.try_reserve_exact(len).map_err(|_| FormatError::TooLarge {
+        what,
+        value: len,
+        max: isize::MAX as usize / core::mem::size_of::<X>().max(1),
+    })?;
+    Ok(v)
+}
+
+/// `len` copies of `value`, through [`try_room`].
+#[cfg(feature = "alloc")]
+pub(crate) fn try_vec<X: Clone>(
+    what: &'static str,
+    len: usize,
+    value: X,
+) -> Result<alloc::vec::Vec<X>, FormatError> {
+    let mut v = try_room(what, len)?;
+    v.resize(len, value);
+    Ok(v)
+}
+
 /// `a * b`, or a [`FormatError::TooLarge`] naming `what`.
 pub(crate) fn checked_mul(what: &'static str, a: usize, b: usize) -> Result<usize, FormatError> {
     a.checked_mul(b).ok_or(FormatError::TooLarge { what, value: usize::MAX, max: usize::MAX })

@@ -359,7 +359,7 @@ mod owned {
     use alloc::vec::Vec;
 
     use super::{DEFAULT_SLICE_HEIGHT, Sell, SellLayout, fill_sell};
-    use crate::formats::ell::try_vec;
+    use crate::formats::try_vec;
     use crate::formats::{Csr, pad};
     use crate::{FormatError, Index, Scalar};
 

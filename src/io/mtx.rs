@@ -622,9 +622,7 @@ impl<T: Scalar> Entries<T> {
 
 /// `Vec::with_capacity`, failing with [`MtxError::Alloc`] instead of aborting.
 fn try_vec<X>(what: &'static str, len: usize) -> Result<Vec<X>, MtxError> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len).map_err(|_| MtxError::Alloc { what, len })?;
-    Ok(v)
+    crate::formats::try_room(what, len).map_err(|_| MtxError::Alloc { what, len })
 }
 
 /// Sorts the triplets (stably, so duplicates add up in file order) and builds the CSR.

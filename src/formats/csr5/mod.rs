@@ -749,11 +749,10 @@ pub use owned::Csr5Owned;
 
 #[cfg(feature = "alloc")]
 mod owned {
-    use alloc::vec;
     use alloc::vec::Vec;
 
     use super::{Csr5, Csr5Aux, Csr5Layout, Csr5Parts, build, check_layout, fill_aux};
-    use crate::formats::{Csr, CsrOwned, RowOrder};
+    use crate::formats::{Csr, CsrOwned, RowOrder, try_room, try_vec};
     use crate::{FormatError, Index, Isa, Scalar};
 
     /// A CSR5 matrix that owns its arrays (feature `alloc`), `row_ptr` included.
@@ -780,13 +779,15 @@ mod owned {
     }
 
     impl<I: Index> Aux<I> {
-        fn new(layout: &Csr5Layout) -> Self {
-            Aux {
-                tile_ptr: vec![I::ZERO; layout.tile_ptr_len()],
-                tile_desc: vec![0u32; layout.tile_desc_len()],
-                empty_offset_ptr: vec![I::ZERO; layout.tile_ptr_len()],
-                empty_offset: vec![I::ZERO; layout.empty_offset_len()],
-            }
+        /// Zeroed arrays of `layout`'s lengths, or [`FormatError::TooLarge`] if they
+        /// cannot be allocated.
+        fn new(layout: &Csr5Layout) -> Result<Self, FormatError> {
+            Ok(Aux {
+                tile_ptr: try_vec("tile_ptr", layout.tile_ptr_len(), I::ZERO)?,
+                tile_desc: try_vec("tile_desc", layout.tile_desc_len(), 0u32)?,
+                empty_offset_ptr: try_vec("empty_offset_ptr", layout.tile_ptr_len(), I::ZERO)?,
+                empty_offset: try_vec("empty_offset", layout.empty_offset_len(), I::ZERO)?,
+            })
         }
 
         fn borrow(&mut self) -> Csr5Aux<'_, I> {
@@ -821,11 +822,12 @@ mod owned {
         /// # Errors
         /// As [`Csr5::from_csr`].
         pub fn from_csr_layout(csr: &Csr<'_, T, I>, layout: &Csr5Layout) -> Result<Self, FormatError> {
-            let mut col_idx = vec![I::ZERO; layout.nnz()];
-            let mut vals = vec![T::ZERO; layout.nnz()];
-            let mut aux = Aux::new(layout);
+            let mut col_idx = try_vec("col_idx", layout.nnz(), I::ZERO)?;
+            let mut vals = try_vec("vals", layout.nnz(), T::ZERO)?;
+            let mut aux = Aux::new(layout)?;
             Csr5::from_csr(csr, layout, &mut col_idx, &mut vals, aux.borrow())?;
-            let row_ptr = csr.row_ptr().to_vec();
+            let mut row_ptr = try_room("row_ptr", csr.row_ptr().len())?;
+            row_ptr.extend_from_slice(csr.row_ptr());
             Ok(Csr5Owned::from_arrays(*layout, row_ptr, col_idx, vals, aux, csr.row_order()))
         }
 
@@ -847,13 +849,22 @@ mod owned {
             };
             let order = csr.view().row_order();
             let (nrows, ncols, row_ptr, mut col_idx, mut vals) = csr.into_parts();
-            let mut aux = Aux::new(&layout);
-            // Neither fails: the layout is this matrix's, the buffers are its lengths.
-            let done = check_layout(nrows, ncols, col_idx.len(), &layout)
-                .and_then(|()| fill_aux(&row_ptr, &layout, aux.borrow()));
-            if let Err(e) = done {
-                return Err((e, CsrOwned::from_parts_trusted(nrows, ncols, row_ptr, col_idx, vals, order)));
-            }
+            // The checks cannot fail (the layout is this matrix's, the buffers are its
+            // lengths); the auxiliary arrays' allocation can.
+            let done = Aux::new(&layout).and_then(|mut aux| {
+                check_layout(nrows, ncols, col_idx.len(), &layout)?;
+                fill_aux(&row_ptr, &layout, aux.borrow())?;
+                Ok(aux)
+            });
+            let aux = match done {
+                Ok(aux) => aux,
+                Err(e) => {
+                    return Err((
+                        e,
+                        CsrOwned::from_parts_trusted(nrows, ncols, row_ptr, col_idx, vals, order),
+                    ));
+                }
+            };
             build::transpose_in_place(&mut col_idx, &mut vals, layout.omega, layout.sigma);
             Ok(Csr5Owned::from_arrays(layout, row_ptr, col_idx, vals, aux, order))
         }
