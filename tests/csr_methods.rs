@@ -213,14 +213,15 @@ fn every_method_equals_the_reference_on_runs_of_columns() {
     }
 }
 
-/// Long rows of one run of columns, which the row-vector loop of a canonical matrix reads
-/// without `col_idx` (256 entries or more): runs of 255–2048 at several offsets, one
-/// ending on `x`'s last entry, one row with a gap (its ends do not span its length), empty
-/// rows between. And rows whose ends span their length but that are no run: sorted with
-/// a duplicate, or unsorted. Those matrices are not canonical and must be read entry by
-/// entry (mutation caught: the dense path taken whatever the row order).
+/// Rows of one run of columns, which the row-vector loop of a canonical matrix reads
+/// without `col_idx`: runs of every length from 1 to 80 (every masked tail of every
+/// width) and of 255–2048, at several offsets, two ending on `x`'s last entry, rows
+/// with a gap (their ends do not span their length), empty rows between. And rows whose
+/// ends span their length but that are no run: sorted with a duplicate, or unsorted,
+/// long and of 39 entries. Those matrices are not canonical and must be read entry by
+/// entry (mutation caught: the run path taken whatever the row order).
 #[test]
-fn long_runs_of_columns_read_x_as_a_stretch_only_when_canonical() {
+fn runs_of_columns_read_x_as_a_stretch_only_when_canonical() {
     fn build<T: Scalar, I: Index>(rows: &[Vec<usize>], ncols: usize) -> CsrOwned<T, I> {
         let mut row_ptr = vec![I::ZERO];
         let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
@@ -247,17 +248,26 @@ fn long_runs_of_columns_read_x_as_a_stretch_only_when_canonical() {
         gap,
         run(700, 1000),
         run(3, 257),
+        run(n - 39, 39),
     ];
+    let mut medium_gap = run(40, 40);
+    medium_gap.remove(20);
+    let canonical =
+        [canonical, (1..=80).map(|len| run((len * 37) % (n - len), len)).collect(), vec![medium_gap]]
+            .concat();
     let mut dup = run(0, 256);
     dup[1] = 0;
     let mut unsorted = run(0, 256);
     for (k, c) in unsorted.iter_mut().enumerate().take(255).skip(1) {
         *c = (k * 7) % 250 + 1;
     }
+    let mut unsorted_39 = run(10, 39);
+    unsorted_39[1..38].reverse();
     for (what, rows, order) in [
         ("canonical", canonical.clone(), RowOrder::Canonical),
         ("sorted with a duplicate", [canonical.clone(), vec![dup]].concat(), RowOrder::Sorted),
-        ("unsorted", [canonical, vec![unsorted]].concat(), RowOrder::Unsorted),
+        ("unsorted", [canonical.clone(), vec![unsorted]].concat(), RowOrder::Unsorted),
+        ("unsorted, 39 entries", [canonical, vec![unsorted_39]].concat(), RowOrder::Unsorted),
     ] {
         let a = build::<f64, u32>(&rows, n);
         assert_eq!(a.view().row_order(), order, "{what}");

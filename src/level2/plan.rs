@@ -137,7 +137,7 @@ impl SpmvChoice {
     ///   `block_diagonal` (rows of one run) row-vector reads `x` by plain loads and led
     ///   CSR5 by up to 1.9x, as it did on the short rows of `poisson2d`. (On the Intel
     ///   dev VM CSR5 led row-vector on `dense` `f64` by 1.1–1.25x, until row-vector read
-    ///   the long runs of canonical rows without `col_idx`: now 1.35–1.45x ahead.)
+    ///   the runs of canonical rows without `col_idx`: now 1.35–1.5x ahead.)
     /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went
     ///   by the gathers: row-vector led by 1.18x on the AMD VM (CSR5 reading `x` by a
     ///   load per lane), CSR5 by 1.1–1.3x on the Xeon host and, two runs per width, by

@@ -90,7 +90,14 @@ pub(crate) fn rows_portable<T: Scalar, I: Index>(
         PORTABLE_SHORT,
         canonical,
         dot_long,
+        dense_long,
     );
+}
+
+/// [`dense_dot`] out of line, as [`dot_long`].
+#[inline(never)]
+fn dense_long<T: Scalar>(vals: &[T], x: &[T]) -> T {
+    dense_dot(vals, x)
 }
 
 /// [`dot_unrolled`] out of line, so the row loop around it stays the short loop of the
@@ -102,7 +109,9 @@ fn dot_long<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
 
 /// The row loop shared by every width: rows shorter than `short` run the sequential dot
 /// product inline — the same loop as the row-scalar method, which measured faster for
-/// them — and longer rows call `long`, the width's out-of-line vector dot product.
+/// them — and longer rows call `long`, the width's out-of-line vector dot product, or,
+/// in a canonical matrix, `run` with the row's stretch of `x` when the row is one run of
+/// consecutive columns ([`dense_run`]; [`simd_dot_x`] on the SIMD widths).
 ///
 /// A short row also prefetches `vals` and `col_idx` [`PF_AHEAD`] entries ahead, as the
 /// CSR5 tile loop does: short rows keep the core busy with bookkeeping, and the hardware
@@ -129,13 +138,15 @@ pub(crate) fn row_loop<T: Scalar, I: Index, S: Stencil<T, I>>(
     short: usize,
     canonical: bool,
     long: impl Fn(&[I], &[T], &[T]) -> T,
+    run: impl Fn(&[T], &[T]) -> T,
 ) {
     let rows = Rows { short, canonical };
+    let dots = (&long, &run);
     // Two loops, so that `beta == 0` never reads `y` (BLAS: `y` may hold NaN then).
     if beta == T::ZERO {
-        rows_by::<T, I, S, true>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, &long);
+        rows_by::<T, I, S, true>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, dots);
     } else {
-        rows_by::<T, I, S, false>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, &long);
+        rows_by::<T, I, S, false>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, dots);
     }
 }
 
@@ -155,11 +166,11 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
     beta: T,
     y: &mut [T],
     rows: Rows,
-    long: &impl Fn(&[I], &[T], &[T]) -> T,
+    dots: (&impl Fn(&[I], &[T], &[T]) -> T, &impl Fn(&[T], &[T]) -> T),
 ) {
     let m = y.len().min(row_ptr.len().saturating_sub(1));
     let block_w = S::W.min(STENCIL_MAX_W);
-    let row = |w: &[I]| row_dot(w, col_idx, vals, x, rows, long);
+    let row = |w: &[I]| row_dot(w, col_idx, vals, x, rows, dots);
     // `y[i] = alpha * d (+ beta * y[i])`; `B0` is a constant, so `y` is never read for it.
     let put = |yi: &mut T, d: T| *yi = if B0 { alpha * d } else { alpha * d + beta * *yi };
     let (mut i, mut next_try, mut wait) = (0usize, 0usize, block_w);
@@ -336,13 +347,8 @@ pub(crate) fn stencil_slices<'a, T>(
 ) -> Option<(&'a [u32], &'a [T])> {
     let n = w * l;
     let (cb, vb) = (cols.get(s..s + n)?, vals.get(s..s + n)?);
-    let ahead = s + PF_AHEAD;
-    for k in (0..n).step_by(64 / size_of::<u32>()) {
-        crate::arch::prefetch(cols, ahead + k);
-    }
-    for k in (0..n).step_by(64 / size_of::<T>()) {
-        crate::arch::prefetch(vals, ahead + k);
-    }
+    crate::arch::prefetch_span(cols, s + PF_AHEAD, n);
+    crate::arch::prefetch_span(vals, s + PF_AHEAD, n);
     // Columns stay below 2^32 too: the widths' column tests add in 32-bit lanes.
     let end = (x_len as u64).min(1 << 32);
     cb[..l].iter().all(|&c| u64::from(c) + w as u64 <= end).then_some((cb, vb))
@@ -376,7 +382,7 @@ fn row_dot<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
     rows: Rows,
-    long: &impl Fn(&[I], &[T], &[T]) -> T,
+    (long, run): (&impl Fn(&[I], &[T], &[T]) -> T, &impl Fn(&[T], &[T]) -> T),
 ) -> T {
     let r = w[0].to_usize()..w[1].to_usize();
     let (cols, vs) = (&col_idx[r.clone()], &vals[r.clone()]);
@@ -387,22 +393,15 @@ fn row_dot<T: Scalar, I: Index>(
         crate::arch::prefetch(vals, r.start + PF_AHEAD);
         crate::arch::prefetch(col_idx, r.start + PF_AHEAD);
         dot_seq(cols, vs, x)
-    } else if n >= DENSE_ROW_MIN
-        && rows.canonical
-        && let Some(xs) = dense_run(cols, x)
-    {
-        dense_dot(vs, xs)
     } else {
         if n <= PF_ROW_MAX {
-            let ahead = r.start + PF_AHEAD;
-            for k in (0..n).step_by(64 / size_of::<I>()) {
-                crate::arch::prefetch(col_idx, ahead + k);
-            }
-            for k in (0..n).step_by(64 / size_of::<T>()) {
-                crate::arch::prefetch(vals, ahead + k);
-            }
+            crate::arch::prefetch_span(col_idx, r.start + PF_AHEAD, n);
+            crate::arch::prefetch_span(vals, r.start + PF_AHEAD, n);
         }
-        long(cols, vs, x)
+        match dense_run(cols, x) {
+            Some(xs) if rows.canonical => run(vs, xs),
+            _ => long(cols, vs, x),
+        }
     }
 }
 
@@ -414,16 +413,6 @@ pub(crate) struct Rows {
     short: usize,
     canonical: bool,
 }
-
-/// The shortest row [`row_loop`] reads as a dense stretch of `x` when it can
-/// ([`dense_run`]).
-///
-/// Measured on the Intel dev VM (stop 26, blocks of 10 after 20 warm-ups): on `dense`
-/// (rows of 2048 in one run) row-vector went from 1.86–2.26 to 1.18–1.32 ms in `f64` and
-/// from 1.14–1.17 to 0.69–0.87 in `f32`, ahead of CSR5 (1.8 and 1.15 ms). On rows of
-/// 39 (`banded`) and 48 (`block_diagonal`) the same dense loop lost up to 1.4x in `f32`
-/// to the width's registers (its 32 accumulators are summed once a row), hence the cut.
-const DENSE_ROW_MIN: usize = 256;
 
 /// The stretch `x[c0..c0 + n]` that a row of a canonical matrix (strictly increasing
 /// columns) reads when its last column is its first plus `n - 1`: its columns are then
@@ -438,17 +427,24 @@ fn dense_run<'x, T, I: Index>(cols: &[I], x: &'x [T]) -> Option<&'x [T]> {
     x.get(first..first + cols.len())
 }
 
-/// `Σ v[k] * x[k]` over two equal stretches with 32 independent accumulators, which the
-/// compiler keeps in the calling kernel's registers (two AVX-512 or four AVX2 registers
-/// of `f64`); the accumulators are summed pairwise at the end.
+/// `Σ v[k] * x[k]` over two equal stretches (a row of consecutive columns on the portable
+/// width): 32 independent accumulators over blocks of 32, which the compiler keeps in
+/// registers and vectorises, then the rest four at a time into the first four and one by
+/// one; the accumulators are summed pairwise at the end.
 #[inline(always)]
 fn dense_dot<T: Scalar>(v: &[T], x: &[T]) -> T {
     const L: usize = 32;
     let mut acc = [T::ZERO; L];
     let (vc, xc) = (v.chunks_exact(L), x.chunks_exact(L));
-    let tail = dot_pairs(vc.remainder(), xc.remainder());
+    let (v4, x4) = (vc.remainder().chunks_exact(4), xc.remainder().chunks_exact(4));
+    let tail = dot_pairs(v4.remainder(), x4.remainder());
     for (a, b) in vc.zip(xc) {
         for l in 0..L {
+            acc[l] += a[l] * b[l];
+        }
+    }
+    for (a, b) in v4.zip(x4) {
+        for l in 0..4 {
             acc[l] += a[l] * b[l];
         }
     }
@@ -563,6 +559,27 @@ pub(crate) trait DotVec: Copy {
     /// # Safety
     /// The width's target features are enabled; `out` is valid for writing `W` elements.
     unsafe fn store(self, out: *mut Self::T);
+    /// `acc + vals[j] * x[j]` in every lane `j < W`, by plain loads: a register of a row
+    /// known to be one run of consecutive columns, `x` at the register's first column,
+    /// so no column is read.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `vals` and `x` are valid for reading
+    /// `W` elements.
+    unsafe fn fma_x(acc: Self, vals: *const Self::T, x: *const Self::T) -> Self;
+    /// [`DotVec::fma_x`] in lanes `j < n`, `acc` elsewhere; reads only `n` elements of
+    /// `vals` and `x`. The default is [`DotVec::fma_tail`] at offsets `0, 1, ..` (NEON,
+    /// whose tails are scalar anyway); the x86-64 widths load under a mask.
+    ///
+    /// # Safety
+    /// As [`DotVec::fma_x`], but `vals` and `x` need only be valid for `0 < n < W`
+    /// elements.
+    #[inline(always)]
+    unsafe fn fma_x_tail(acc: Self, vals: *const Self::T, x: *const Self::T, n: usize) -> Self {
+        let iota: [Self::I; 16] = core::array::from_fn(Self::I::from_usize_unchecked);
+        // SAFETY: the masked lanes `j < n` read `vals[j]` and `x[j]`, `j <= xmax = n - 1`.
+        unsafe { Self::fma_tail(acc, vals, iota.as_ptr(), x, n - 1, n) }
+    }
     /// Rows in a stencil block ([`Stencil`]); 0: the width has none.
     const STENCIL_W: usize = 0;
     /// [`Stencil::block`] on this width (the default declines every block).
@@ -718,6 +735,58 @@ unsafe fn simd_dot_regs<V: DotVec, const RUN: bool>(
     }
 }
 
+/// The dot product of a row that is one run of consecutive columns, `vals` against the
+/// stretch `x` of the run (equal lengths; [`dense_run`]), on `V`'s lanes as
+/// [`simd_dot_regs`] but without reading a column: four register accumulators over
+/// blocks of `4 W` ([`DotVec::fma_x`]), the rest in independent registers and one
+/// masked tail.
+///
+/// Against [`simd_dot_regs`]' compare of every register's columns with a run (stop 27,
+/// Intel dev VM, `examples/probe_csr5`-style blocks after warm-ups, old and new builds
+/// alternating, two rounds, row-vector ms): `dense` (rows of 2048) `f32` 0.69–0.79 →
+/// 0.57–0.59 on both widths (stop 26 had read rows of 256 or more by 32 scalar
+/// accumulators), `f64` 1.15–1.48 → 1.14–1.21; `block_diagonal` (48) `f64` 1.99–2.35 →
+/// 1.98–2.14; `banded` (39) `f32` 1.14–1.22 → 1.10–1.14, `f64` at the streaming floor
+/// both ways (1.71–1.82 in blocks of 10 after 10 warm-ups).
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn simd_dot_x<V: DotVec>(vals: &[V::T], x: &[V::T]) -> V::T {
+    let n = vals.len().min(x.len());
+    let w = V::W;
+    let (v, xp) = (vals.as_ptr(), x.as_ptr());
+    // SAFETY (every call below): the features are the caller's promise; each register
+    // reads `vals[k..k + W]` and `x[k..k + W]` with `k + W <= n`, the tail `n - k`
+    // elements of each, inside both slices.
+    unsafe {
+        let (mut a0, mut a1, mut a2, mut a3) = (V::zero(), V::zero(), V::zero(), V::zero());
+        let mut k = 0;
+        while k + 4 * w <= n {
+            a0 = V::fma_x(a0, v.add(k), xp.add(k));
+            a1 = V::fma_x(a1, v.add(k + w), xp.add(k + w));
+            a2 = V::fma_x(a2, v.add(k + 2 * w), xp.add(k + 2 * w));
+            a3 = V::fma_x(a3, v.add(k + 3 * w), xp.add(k + 3 * w));
+            k += 4 * w;
+        }
+        // The rest (under four registers) in independent accumulators: a row of 39
+        // `f32` on AVX-512 is two registers and a tail, added in parallel.
+        if k + 2 * w <= n {
+            a0 = V::fma_x(a0, v.add(k), xp.add(k));
+            a1 = V::fma_x(a1, v.add(k + w), xp.add(k + w));
+            k += 2 * w;
+        }
+        if k + w <= n {
+            a2 = V::fma_x(a2, v.add(k), xp.add(k));
+            k += w;
+        }
+        if k < n {
+            a3 = V::fma_x_tail(a3, v.add(k), xp.add(k), n - k);
+        }
+        V::sum(V::add(V::add(a0, a1), V::add(a2, a3)))
+    }
+}
+
 /// `out[k] = vals[k] * x[cols[k]]` for `k < min(lengths)` on `V`'s lanes (thesis Alg. 30
 /// step 2, Alg. 31 lines 23–26).
 ///
@@ -781,7 +850,25 @@ macro_rules! spmv_csr_kernels {
                     // function (the caller's promise); it bounds its own reads.
                     unsafe { $dot(c, v, xx) }
                 },
-            )
+                |v, xx| {
+                    // SAFETY: as `$dot`.
+                    unsafe { dot_x(v, xx) }
+                },
+            );
+
+            /// One row of consecutive columns on this width; see
+            /// [`simd_dot_x`](crate::arch::portable::spmv_csr::simd_dot_x). Out of line,
+            /// as `$dot`.
+            ///
+            /// # Safety
+            /// The CPU supports the target features enabled here.
+            #[inline(never)]
+            #[target_feature(enable = $feature)]
+            unsafe fn dot_x(vals: &[$t], x: &[$t]) -> $t {
+                // SAFETY: the features are enabled on this function; the reads are
+                // bounded inside.
+                unsafe { $crate::arch::portable::spmv_csr::simd_dot_x::<$vec>(vals, x) }
+            }
         }
 
         /// One row's dot product on this width; see
@@ -896,7 +983,7 @@ macro_rules! dispatch {
 /// The CSR-vector row loop (thesis Alg. 29) on `isa`: `y[i] = alpha * (row i · x) +
 /// beta * y[i]`, row `i` bounded by `row_ptr[i]..row_ptr[i + 1]` (`row_ptr.len() ==
 /// y.len() + 1`). `beta == 0` never reads `y`. `canonical`: the rows are strictly
-/// increasing, so long rows of one run read `x` without `col_idx` ([`dense_run`]).
+/// increasing, so rows of one run read `x` without `col_idx` ([`dense_run`]).
 #[allow(clippy::too_many_arguments)]
 #[inline]
 pub(crate) fn rows<T: Scalar, I: Index>(

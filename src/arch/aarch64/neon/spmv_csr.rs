@@ -64,6 +64,11 @@ macro_rules! f64x2 {
                 unsafe { $name(vfmaq_f64(acc.0, vld1q_f64(vals), Self::gather(cols, x, xmax))) }
             }
             #[inline(always)]
+            unsafe fn fma_x(acc: Self, vals: *const f64, x: *const f64) -> Self {
+                // SAFETY: the caller promises NEON and 2 readable elements at each pointer.
+                unsafe { $name(vfmaq_f64(acc.0, vld1q_f64(vals), vld1q_f64(x))) }
+            }
+            #[inline(always)]
             unsafe fn fma_tail(
                 acc: Self,
                 vals: *const f64,
@@ -145,6 +150,11 @@ macro_rules! f32x4 {
             unsafe fn fma(acc: Self, vals: *const f32, cols: *const $i, x: *const f32, xmax: usize) -> Self {
                 // SAFETY: as `mul`.
                 unsafe { $name(vfmaq_f32(acc.0, vld1q_f32(vals), Self::gather(cols, x, xmax))) }
+            }
+            #[inline(always)]
+            unsafe fn fma_x(acc: Self, vals: *const f32, x: *const f32) -> Self {
+                // SAFETY: the caller promises NEON and 4 readable elements at each pointer.
+                unsafe { $name(vfmaq_f32(acc.0, vld1q_f32(vals), vld1q_f32(x))) }
             }
             #[inline(always)]
             unsafe fn fma_tail(

@@ -19,7 +19,11 @@
 //! gather (`fma_run`). Measured on the AMD EPYC dev VM (row-vector, old and new builds
 //! alternating, best of 8): `f32` `dense` 1.10 → 0.53 ms, `banded` 1.41 → 0.84,
 //! `block_diagonal` 1.34 → 0.73 (AVX2 alike); `f64` 1.08–1.31x; rows that are not
-//! one run (`poisson3d_27`, `lp_like`) pay one compare per row, within 0–3%.
+//! one run (`poisson3d_27`, `lp_like`) pay one compare per row, within 0–3%. In a
+//! canonical matrix (strictly increasing columns) such a row *is* the run, so it reads
+//! neither its columns nor compares them: `fma_x` loads `vals` and `x` side by side, a
+//! masked load of each for the tail
+//! ([`simd_dot_x`](crate::arch::portable::spmv_csr::simd_dot_x)).
 //!
 //! Short rows of a structured-grid operator go 8 (`f32`) or 4 (`f64`) rows at a time
 //! ([`Stencil`](crate::arch::portable::spmv_csr::Stencil)): rows of one length whose
@@ -233,7 +237,39 @@ pub(crate) struct F32U32(__m256);
 #[derive(Clone, Copy)]
 pub(crate) struct F32U64(__m128);
 
-/// The shared f64 register methods (`zero`, `add`, `sum`, `store`).
+/// `DotVec::fma_x` and `fma_x_tail` for a register type `$name`: plain loads of `vals`
+/// and `x` (`$load`), masked ones for the tail (`$mload` by `$mask`).
+macro_rules! run_fma {
+    ($name:ident, $t:ty, $load:ident, $mload:ident, $fmadd:ident, $mask:expr) => {
+        #[inline(always)]
+        unsafe fn fma_x(acc: Self, vals: *const $t, x: *const $t) -> Self {
+            // SAFETY: the caller promises AVX2 and FMA and a register of elements at
+            // both pointers.
+            unsafe { $name($fmadd($load(vals), $load(x), acc.0)) }
+        }
+        #[inline(always)]
+        unsafe fn fma_x_tail(acc: Self, vals: *const $t, x: *const $t, n: usize) -> Self {
+            // SAFETY: the masked loads read only the low `n` lanes, which the caller
+            // promises readable.
+            unsafe {
+                let m = $mask(n);
+                $name($fmadd($mload(vals, m), $mload(x, m), acc.0))
+            }
+        }
+    };
+}
+
+/// All-ones in 32-bit lanes `j < n` (of 8).
+///
+/// # Safety
+/// AVX2.
+#[inline(always)]
+unsafe fn mask32x8(n: usize) -> __m256i {
+    // SAFETY: register operations only; the caller promises AVX2.
+    unsafe { _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)) }
+}
+
+/// The shared f64 register methods (`zero`, `add`, `sum`, `store`, the run loads).
 macro_rules! f64x4_common {
     ($name:ident) => {
         #[inline(always)]
@@ -259,6 +295,7 @@ macro_rules! f64x4_common {
             // SAFETY: the caller promises 4 writable elements.
             unsafe { _mm256_storeu_pd(out, self.0) }
         }
+        run_fma!($name, f64, _mm256_loadu_pd, _mm256_maskload_pd, _mm256_fmadd_pd, mask64);
     };
 }
 
@@ -373,6 +410,8 @@ impl DotVec for F32U32 {
     const SHORT: usize = 8;
     const STENCIL_W: usize = 8;
 
+    run_fma!(F32U32, f32, _mm256_loadu_ps, _mm256_maskload_ps, _mm256_fmadd_ps, mask32x8);
+
     #[inline(always)]
     unsafe fn stencil(
         rp: &[u32],
@@ -447,6 +486,8 @@ impl DotVec for F32U64 {
     const W: usize = 4;
     const MAX_X: usize = usize::MAX;
     const SHORT: usize = 8;
+
+    run_fma!(F32U64, f32, _mm_loadu_ps, _mm_maskload_ps, _mm_fmadd_ps, mask32x4);
 
     #[inline(always)]
     unsafe fn zero() -> Self {

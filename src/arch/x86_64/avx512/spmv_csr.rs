@@ -19,7 +19,11 @@
 //! gather (`fma_run`). Measured on the AMD EPYC dev VM (row-vector, old and new builds
 //! alternating, best of 8): `f32` `dense` 1.10 → 0.53 ms, `banded` 1.41 → 0.84,
 //! `block_diagonal` 1.34 → 0.73 (AVX2 alike); `f64` 1.08–1.31x; rows that are not
-//! one run (`poisson3d_27`, `lp_like`) pay one compare per row, within 0–3%.
+//! one run (`poisson3d_27`, `lp_like`) pay one compare per row, within 0–3%. In a
+//! canonical matrix (strictly increasing columns) such a row *is* the run, so it reads
+//! neither its columns nor compares them: `fma_x` loads `vals` and `x` side by side, a
+//! masked load of each for the tail
+//! ([`simd_dot_x`](crate::arch::portable::spmv_csr::simd_dot_x)).
 //!
 //! Short rows of a structured-grid operator go 16 (`f32`) or 8 (`f64`) rows at a time
 //! ([`Stencil`](crate::arch::portable::spmv_csr::Stencil)): rows of one length whose
@@ -45,6 +49,29 @@ use crate::arch::portable::spmv_csr::{
 #[inline(always)]
 fn low(n: usize) -> u16 {
     ((1u32 << n) - 1) as u16
+}
+
+/// `DotVec::fma_x` and `fma_x_tail` for a register type `$name`: plain loads of `vals`
+/// and `x` (`$load`), zero-masked ones by the low `n` bits (`$mload`, mask type `$k`)
+/// for the tail.
+macro_rules! run_fma {
+    ($name:ident, $t:ty, $load:ident, $mload:ident, $fmadd:ident, $k:ty) => {
+        #[inline(always)]
+        unsafe fn fma_x(acc: Self, vals: *const $t, x: *const $t) -> Self {
+            // SAFETY: the caller promises AVX-512F and VL and a register of elements at
+            // both pointers.
+            unsafe { $name($fmadd($load(vals), $load(x), acc.0)) }
+        }
+        #[inline(always)]
+        unsafe fn fma_x_tail(acc: Self, vals: *const $t, x: *const $t, n: usize) -> Self {
+            // SAFETY: the masked loads read only the low `n` lanes, which the caller
+            // promises readable.
+            unsafe {
+                let k = low(n) as $k;
+                $name($fmadd($mload(k, vals), $mload(k, x), acc.0))
+            }
+        }
+    };
 }
 
 /// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
@@ -208,6 +235,8 @@ impl DotVec for F64U32 {
     const SHORT: usize = 8;
     const STENCIL_W: usize = 8;
 
+    run_fma!(F64U32, f64, _mm512_loadu_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd, u8);
+
     #[inline(always)]
     unsafe fn stencil(
         rp: &[u32],
@@ -284,6 +313,8 @@ impl DotVec for F64U64 {
     const MAX_X: usize = usize::MAX;
     const SHORT: usize = 8;
 
+    run_fma!(F64U64, f64, _mm512_loadu_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd, u8);
+
     #[inline(always)]
     unsafe fn zero() -> Self {
         // SAFETY: the caller promises AVX-512F.
@@ -347,6 +378,8 @@ impl DotVec for F32U32 {
     const MAX_X: usize = i32::MAX as usize;
     const SHORT: usize = 8;
     const STENCIL_W: usize = 16;
+
+    run_fma!(F32U32, f32, _mm512_loadu_ps, _mm512_maskz_loadu_ps, _mm512_fmadd_ps, u16);
 
     #[inline(always)]
     unsafe fn stencil(
@@ -422,6 +455,8 @@ impl DotVec for F32U64 {
     const W: usize = 8;
     const MAX_X: usize = usize::MAX;
     const SHORT: usize = 8;
+
+    run_fma!(F32U64, f32, _mm256_loadu_ps, _mm256_maskz_loadu_ps, _mm256_fmadd_ps, u8);
 
     #[inline(always)]
     unsafe fn zero() -> Self {
