@@ -429,34 +429,39 @@ fn dense_run<'x, T, I: Index>(cols: &[I], x: &'x [T]) -> Option<&'x [T]> {
 
 /// `Σ v[k] * x[k]` over two equal stretches (a row of consecutive columns on the portable
 /// width): 32 independent accumulators over blocks of 32, which the compiler keeps in
-/// registers and vectorises, then the rest four at a time into the first four and one by
-/// one; the accumulators are summed pairwise at the end.
+/// registers and vectorises, folded pairwise to four; the rest four at a time into
+/// those four, then one by one. A row under 32 entries never touches the 32 (summing
+/// them would cost a short row more than its products).
 #[inline(always)]
 fn dense_dot<T: Scalar>(v: &[T], x: &[T]) -> T {
     const L: usize = 32;
-    let mut acc = [T::ZERO; L];
     let (vc, xc) = (v.chunks_exact(L), x.chunks_exact(L));
     let (v4, x4) = (vc.remainder().chunks_exact(4), xc.remainder().chunks_exact(4));
     let tail = dot_pairs(v4.remainder(), x4.remainder());
-    for (a, b) in vc.zip(xc) {
-        for l in 0..L {
-            acc[l] += a[l] * b[l];
+    let mut a = [T::ZERO; 4];
+    if vc.len() > 0 {
+        let mut acc = [T::ZERO; L];
+        for (p, q) in vc.zip(xc) {
+            for l in 0..L {
+                acc[l] += p[l] * q[l];
+            }
         }
+        let mut w = L;
+        while w > 4 {
+            w /= 2;
+            for l in 0..w {
+                let s = acc[l + w];
+                acc[l] += s;
+            }
+        }
+        a.copy_from_slice(&acc[..4]);
     }
-    for (a, b) in v4.zip(x4) {
+    for (p, q) in v4.zip(x4) {
         for l in 0..4 {
-            acc[l] += a[l] * b[l];
+            a[l] += p[l] * q[l];
         }
     }
-    let mut w = L;
-    while w > 1 {
-        w /= 2;
-        for l in 0..w {
-            let v = acc[l + w];
-            acc[l] += v;
-        }
-    }
-    acc[0] + tail
+    (a[0] + a[1]) + (a[2] + a[3]) + tail
 }
 
 /// `Σ v[k] * x[k]`, in order.
