@@ -237,28 +237,6 @@ pub(crate) struct F32U32(__m256);
 #[derive(Clone, Copy)]
 pub(crate) struct F32U64(__m128);
 
-/// `DotVec::fma_x` and `fma_x_tail` for a register type `$name`: plain loads of `vals`
-/// and `x` (`$load`), masked ones for the tail (`$mload` by `$mask`).
-macro_rules! run_fma {
-    ($name:ident, $t:ty, $load:ident, $mload:ident, $fmadd:ident, $mask:expr) => {
-        #[inline(always)]
-        unsafe fn fma_x(acc: Self, vals: *const $t, x: *const $t) -> Self {
-            // SAFETY: the caller promises AVX2 and FMA and a register of elements at
-            // both pointers.
-            unsafe { $name($fmadd($load(vals), $load(x), acc.0)) }
-        }
-        #[inline(always)]
-        unsafe fn fma_x_tail(acc: Self, vals: *const $t, x: *const $t, n: usize) -> Self {
-            // SAFETY: the masked loads read only the low `n` lanes, which the caller
-            // promises readable.
-            unsafe {
-                let m = $mask(n);
-                $name($fmadd($mload(vals, m), $mload(x, m), acc.0))
-            }
-        }
-    };
-}
-
 /// All-ones in 32-bit lanes `j < n` (of 8).
 ///
 /// # Safety
@@ -295,7 +273,7 @@ macro_rules! f64x4_common {
             // SAFETY: the caller promises 4 writable elements.
             unsafe { _mm256_storeu_pd(out, self.0) }
         }
-        run_fma!($name, f64, _mm256_loadu_pd, _mm256_maskload_pd, _mm256_fmadd_pd, mask64);
+        run_fma!($name, f64, _mm256_loadu_pd, _mm256_fmadd_pd, tail(p, n) => _mm256_maskload_pd(p, mask64(n)));
     };
 }
 
@@ -410,7 +388,7 @@ impl DotVec for F32U32 {
     const SHORT: usize = 8;
     const STENCIL_W: usize = 8;
 
-    run_fma!(F32U32, f32, _mm256_loadu_ps, _mm256_maskload_ps, _mm256_fmadd_ps, mask32x8);
+    run_fma!(F32U32, f32, _mm256_loadu_ps, _mm256_fmadd_ps, tail(p, n) => _mm256_maskload_ps(p, mask32x8(n)));
 
     #[inline(always)]
     unsafe fn stencil(
@@ -487,7 +465,7 @@ impl DotVec for F32U64 {
     const MAX_X: usize = usize::MAX;
     const SHORT: usize = 8;
 
-    run_fma!(F32U64, f32, _mm_loadu_ps, _mm_maskload_ps, _mm_fmadd_ps, mask32x4);
+    run_fma!(F32U64, f32, _mm_loadu_ps, _mm_fmadd_ps, tail(p, n) => _mm_maskload_ps(p, mask32x4(n)));
 
     #[inline(always)]
     unsafe fn zero() -> Self {

@@ -51,29 +51,6 @@ fn low(n: usize) -> u16 {
     ((1u32 << n) - 1) as u16
 }
 
-/// `DotVec::fma_x` and `fma_x_tail` for a register type `$name`: plain loads of `vals`
-/// and `x` (`$load`), zero-masked ones by the low `n` bits (`$mload`, mask type `$k`)
-/// for the tail.
-macro_rules! run_fma {
-    ($name:ident, $t:ty, $load:ident, $mload:ident, $fmadd:ident, $k:ty) => {
-        #[inline(always)]
-        unsafe fn fma_x(acc: Self, vals: *const $t, x: *const $t) -> Self {
-            // SAFETY: the caller promises AVX-512F and VL and a register of elements at
-            // both pointers.
-            unsafe { $name($fmadd($load(vals), $load(x), acc.0)) }
-        }
-        #[inline(always)]
-        unsafe fn fma_x_tail(acc: Self, vals: *const $t, x: *const $t, n: usize) -> Self {
-            // SAFETY: the masked loads read only the low `n` lanes, which the caller
-            // promises readable.
-            unsafe {
-                let k = low(n) as $k;
-                $name($fmadd($mload(k, vals), $mload(k, x), acc.0))
-            }
-        }
-    };
-}
-
 /// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
 ///
 /// # Safety
@@ -235,7 +212,7 @@ impl DotVec for F64U32 {
     const SHORT: usize = 8;
     const STENCIL_W: usize = 8;
 
-    run_fma!(F64U32, f64, _mm512_loadu_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd, u8);
+    run_fma!(F64U32, f64, _mm512_loadu_pd, _mm512_fmadd_pd, tail(p, n) => _mm512_maskz_loadu_pd(low(n) as u8, p));
 
     #[inline(always)]
     unsafe fn stencil(
@@ -313,7 +290,7 @@ impl DotVec for F64U64 {
     const MAX_X: usize = usize::MAX;
     const SHORT: usize = 8;
 
-    run_fma!(F64U64, f64, _mm512_loadu_pd, _mm512_maskz_loadu_pd, _mm512_fmadd_pd, u8);
+    run_fma!(F64U64, f64, _mm512_loadu_pd, _mm512_fmadd_pd, tail(p, n) => _mm512_maskz_loadu_pd(low(n) as u8, p));
 
     #[inline(always)]
     unsafe fn zero() -> Self {
@@ -379,7 +356,7 @@ impl DotVec for F32U32 {
     const SHORT: usize = 8;
     const STENCIL_W: usize = 16;
 
-    run_fma!(F32U32, f32, _mm512_loadu_ps, _mm512_maskz_loadu_ps, _mm512_fmadd_ps, u16);
+    run_fma!(F32U32, f32, _mm512_loadu_ps, _mm512_fmadd_ps, tail(p, n) => _mm512_maskz_loadu_ps(low(n), p));
 
     #[inline(always)]
     unsafe fn stencil(
@@ -456,7 +433,7 @@ impl DotVec for F32U64 {
     const MAX_X: usize = usize::MAX;
     const SHORT: usize = 8;
 
-    run_fma!(F32U64, f32, _mm256_loadu_ps, _mm256_maskz_loadu_ps, _mm256_fmadd_ps, u8);
+    run_fma!(F32U64, f32, _mm256_loadu_ps, _mm256_fmadd_ps, tail(p, n) => _mm256_maskz_loadu_ps(low(n) as u8, p));
 
     #[inline(always)]
     unsafe fn zero() -> Self {
