@@ -15,6 +15,8 @@
 
 use core::arch::x86_64::*;
 
+use super::{mask32x4, mask32x8, mask64};
+
 use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
 
 /// 8 lanes of 32 bits (`ymm`).
@@ -294,38 +296,6 @@ unsafe fn narrow(w: __m256i) -> __m128i {
     }
 }
 
-/// The lowest `len` of 8 32-bit lanes, as a vector mask.
-///
-/// # Safety
-/// The CPU has AVX2.
-#[inline(always)]
-unsafe fn first32(len: usize) -> __m256i {
-    // SAFETY: AVX2 is the caller's guarantee.
-    unsafe {
-        _mm256_cmpgt_epi32(_mm256_set1_epi32(len.min(8) as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
-    }
-}
-
-/// The lowest `len` of 4 64-bit lanes, as a vector mask.
-///
-/// # Safety
-/// The CPU has AVX2.
-#[inline(always)]
-unsafe fn first64(len: usize) -> __m256i {
-    // SAFETY: AVX2 is the caller's guarantee.
-    unsafe { _mm256_cmpgt_epi64(_mm256_set1_epi64x(len.min(4) as i64), _mm256_setr_epi64x(0, 1, 2, 3)) }
-}
-
-/// The lowest `len` of 4 32-bit lanes, as a vector mask.
-///
-/// # Safety
-/// The CPU has AVX2.
-#[inline(always)]
-unsafe fn first32x4(len: usize) -> __m128i {
-    // SAFETY: AVX2 is the caller's guarantee.
-    unsafe { _mm_cmpgt_epi32(_mm_set1_epi32(len.min(4) as i32), _mm_setr_epi32(0, 1, 2, 3)) }
-}
-
 // Partial loads and stores are `vpmaskmov`, which touches only the lanes of its mask (no
 // fault beyond `len`); key lanes above `len` are set to all-ones, the largest key.
 
@@ -360,7 +330,7 @@ impl Mem<Y32> for u32 {
     unsafe fn load_key_partial(p: *const u32, len: usize) -> Y32 {
         // SAFETY: see the impl.
         unsafe {
-            let m = first32(len);
+            let m = mask32x8(len);
             Y32(_mm256_or_si256(
                 _mm256_maskload_epi32(p.cast(), m),
                 _mm256_xor_si256(m, _mm256_set1_epi32(-1)),
@@ -371,19 +341,19 @@ impl Mem<Y32> for u32 {
     #[inline(always)]
     unsafe fn load_val_partial(p: *const u32, len: usize) -> Y32 {
         // SAFETY: see the impl.
-        unsafe { Y32(_mm256_maskload_epi32(p.cast(), first32(len))) }
+        unsafe { Y32(_mm256_maskload_epi32(p.cast(), mask32x8(len))) }
     }
 
     #[inline(always)]
     unsafe fn store_key_partial(w: Y32, p: *mut u32, len: usize) {
         // SAFETY: see the impl.
-        unsafe { _mm256_maskstore_epi32(p.cast(), first32(len), w.0) }
+        unsafe { _mm256_maskstore_epi32(p.cast(), mask32x8(len), w.0) }
     }
 
     #[inline(always)]
     unsafe fn store_val_partial(w: Y32, p: *mut u32, len: usize) {
         // SAFETY: see the impl.
-        unsafe { _mm256_maskstore_epi32(p.cast(), first32(len), w.0) }
+        unsafe { _mm256_maskstore_epi32(p.cast(), mask32x8(len), w.0) }
     }
 }
 
@@ -418,7 +388,7 @@ impl Mem<Y64> for u64 {
     unsafe fn load_key_partial(p: *const u64, len: usize) -> Y64 {
         // SAFETY: see the impl.
         unsafe {
-            let m = first64(len);
+            let m = mask64(len);
             let raw = _mm256_or_si256(
                 _mm256_maskload_epi64(p.cast(), m),
                 _mm256_xor_si256(m, _mm256_set1_epi32(-1)),
@@ -430,21 +400,21 @@ impl Mem<Y64> for u64 {
     #[inline(always)]
     unsafe fn load_val_partial(p: *const u64, len: usize) -> Y64 {
         // SAFETY: see the impl.
-        unsafe { Y64(_mm256_maskload_epi64(p.cast(), first64(len))) }
+        unsafe { Y64(_mm256_maskload_epi64(p.cast(), mask64(len))) }
     }
 
     #[inline(always)]
     unsafe fn store_key_partial(w: Y64, p: *mut u64, len: usize) {
         // SAFETY: see the impl.
         unsafe {
-            _mm256_maskstore_epi64(p.cast(), first64(len), _mm256_xor_si256(w.0, _mm256_set1_epi64x(SIGN64)))
+            _mm256_maskstore_epi64(p.cast(), mask64(len), _mm256_xor_si256(w.0, _mm256_set1_epi64x(SIGN64)))
         }
     }
 
     #[inline(always)]
     unsafe fn store_val_partial(w: Y64, p: *mut u64, len: usize) {
         // SAFETY: see the impl.
-        unsafe { _mm256_maskstore_epi64(p.cast(), first64(len), w.0) }
+        unsafe { _mm256_maskstore_epi64(p.cast(), mask64(len), w.0) }
     }
 }
 
@@ -479,7 +449,7 @@ impl Mem<X32> for u32 {
     unsafe fn load_key_partial(p: *const u32, len: usize) -> X32 {
         // SAFETY: see the impl.
         unsafe {
-            let m = first32x4(len);
+            let m = mask32x4(len);
             X32(_mm_or_si128(_mm_maskload_epi32(p.cast(), m), _mm_xor_si128(m, _mm_set1_epi32(-1))))
         }
     }
@@ -487,19 +457,19 @@ impl Mem<X32> for u32 {
     #[inline(always)]
     unsafe fn load_val_partial(p: *const u32, len: usize) -> X32 {
         // SAFETY: see the impl.
-        unsafe { X32(_mm_maskload_epi32(p.cast(), first32x4(len))) }
+        unsafe { X32(_mm_maskload_epi32(p.cast(), mask32x4(len))) }
     }
 
     #[inline(always)]
     unsafe fn store_key_partial(w: X32, p: *mut u32, len: usize) {
         // SAFETY: see the impl.
-        unsafe { _mm_maskstore_epi32(p.cast(), first32x4(len), w.0) }
+        unsafe { _mm_maskstore_epi32(p.cast(), mask32x4(len), w.0) }
     }
 
     #[inline(always)]
     unsafe fn store_val_partial(w: X32, p: *mut u32, len: usize) {
         // SAFETY: see the impl.
-        unsafe { _mm_maskstore_epi32(p.cast(), first32x4(len), w.0) }
+        unsafe { _mm_maskstore_epi32(p.cast(), mask32x4(len), w.0) }
     }
 }
 

@@ -45,6 +45,8 @@
 
 use core::arch::x86_64::*;
 
+use super::{mask32x4, mask32x8, mask64};
+
 use crate::arch::portable::spmv_csr::{
     DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_rows,
     stencil_slices,
@@ -191,26 +193,6 @@ unsafe fn clamp64(idx: __m256i, xmax: usize) -> __m256i {
     }
 }
 
-/// All-ones in 64-bit lanes `j < n` (of 4).
-///
-/// # Safety
-/// AVX2 is enabled.
-#[inline(always)]
-unsafe fn mask64(n: usize) -> __m256i {
-    // SAFETY: register operations only; the caller promises AVX2.
-    unsafe { _mm256_cmpgt_epi64(_mm256_set1_epi64x(n as i64), _mm256_setr_epi64x(0, 1, 2, 3)) }
-}
-
-/// All-ones in 32-bit lanes `j < n` (of 4).
-///
-/// # Safety
-/// SSE2 is enabled.
-#[inline(always)]
-unsafe fn mask32x4(n: usize) -> __m128i {
-    // SAFETY: register operations only.
-    unsafe { _mm_cmpgt_epi32(_mm_set1_epi32(n as i32), _mm_setr_epi32(0, 1, 2, 3)) }
-}
-
 /// Sum of 4 × f32.
 ///
 /// # Safety
@@ -236,16 +218,6 @@ pub(crate) struct F32U32(__m256);
 /// 4 × f32 lanes, 64-bit indices.
 #[derive(Clone, Copy)]
 pub(crate) struct F32U64(__m128);
-
-/// All-ones in 32-bit lanes `j < n` (of 8).
-///
-/// # Safety
-/// AVX2.
-#[inline(always)]
-unsafe fn mask32x8(n: usize) -> __m256i {
-    // SAFETY: register operations only; the caller promises AVX2.
-    unsafe { _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)) }
-}
 
 /// The shared f64 register methods (`zero`, `add`, `sum`, `store`, the run loads).
 macro_rules! f64x4_common {
@@ -434,8 +406,7 @@ impl DotVec for F32U32 {
     ) -> Self {
         // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
         unsafe {
-            let m =
-                _mm256_cmpgt_epi32(_mm256_set1_epi32(n as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+            let m = mask32x8(n);
             let idx = _mm256_min_epu32(_mm256_maskload_epi32(cols.cast(), m), _mm256_set1_epi32(xmax as i32));
             let g = _mm256_mask_i32gather_ps::<4>(_mm256_setzero_ps(), x, idx, _mm256_castsi256_ps(m));
             F32U32(_mm256_fmadd_ps(_mm256_maskload_ps(vals, m), g, acc.0))
