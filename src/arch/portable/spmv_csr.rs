@@ -398,9 +398,13 @@ fn row_dot<T: Scalar, I: Index>(
             crate::arch::prefetch_span(col_idx, r.start + PF_AHEAD, n);
             crate::arch::prefetch_span(vals, r.start + PF_AHEAD, n);
         }
-        match dense_run(cols, x) {
-            Some(xs) if rows.canonical => run(vs, xs),
-            _ => long(cols, vs, x),
+        // Only a canonical row can be a run: other rows skip the test of its ends.
+        if rows.canonical
+            && let Some(xs) = dense_run(cols, x)
+        {
+            run(vs, xs)
+        } else {
+            long(cols, vs, x)
         }
     }
 }
