@@ -331,6 +331,9 @@ fn csr5_edge_cases_match_reference() {
         ("m >> nnz", 4, (0..5000).map(|r| usize::from(r % 97 == 0)).collect()),
         ("one row over many tiles", 1000, [vec![1; 5], vec![10_000], vec![0, 2]].concat()),
         ("rectangular wide", 50_000, (0..300).map(|r| r % 11).collect()),
+        // Rows of a tile and more over an `x` past L1: AVX-512 prefetches `x` ahead of
+        // its gathers, up to the last tile's last columns.
+        ("long rows, wide x", 20_000, vec![600, 1500, 3, 900, 0, 2000, 1]),
     ];
     for (name, ncols, lens) in cases {
         let raw = from_lens::<f64, u32>(ncols.max(1), &lens);

@@ -50,7 +50,7 @@ pub(crate) mod aarch64;
 pub use key::OrdBits;
 #[cfg(feature = "alloc")]
 pub(crate) use pages::advise_huge;
-pub(crate) use prefetch::{PF_AHEAD, prefetch, prefetch_span, store_fence};
+pub(crate) use prefetch::{PF_AHEAD, PF_X_AHEAD, prefetch, prefetch_span, store_fence};
 
 /// Whether this CPU's hardware gathers are slower than a scalar load per lane (AMD and
 /// Hygon x86-64 CPUs, by the CPUID vendor string; see [`crate::Gathers`]).

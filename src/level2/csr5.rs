@@ -14,7 +14,7 @@
 use core::ops::Range;
 
 use super::{Carry, SpMv, check_spmv, scale_y};
-use crate::arch::portable::spmv_csr5::{TileArgs, scale_rows};
+use crate::arch::portable::spmv_csr5::{TileArgs, prefetch_x, scale_rows};
 use crate::formats::Csr5;
 use crate::{DimError, Index, Isa, Scalar};
 
@@ -118,6 +118,7 @@ fn run<T: Scalar, I: Index>(
         x,
         alpha,
         beta,
+        prefetch_x: prefetch_x::<T>(a.nrows(), a.ncols(), a.nnz(), a.omega(), a.sigma()),
         y0,
     };
     let complete = tiles.start..tiles.end.min(ntiles);

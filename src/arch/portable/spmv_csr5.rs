@@ -43,7 +43,7 @@
 use core::mem::MaybeUninit;
 use core::ops::Range;
 
-use crate::arch::PF_AHEAD;
+use crate::arch::{PF_AHEAD, PF_X_AHEAD};
 use crate::formats::csr5::tile::DescFormat;
 use crate::{Index, Scalar};
 
@@ -63,6 +63,16 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     /// AVX2's reasoning. (Two chains in the general tile loop, folded at every step with
     /// heads, lost 5–10% on AVX2 `banded` and `poisson2d`.)
     const RUN_CHAINS: usize = 1;
+    /// Whether a step may prefetch `x` at the columns [`PF_X_AHEAD`] entries ahead (where
+    /// [`TileArgs::prefetch_x`] asks). Measured on the Intel dev VM, `lp_like` (rows of
+    /// 2500 entries on average, `x` of 2^20 entries), CSR5 against row-scalar in
+    /// alternating blocks: AVX-512 hardware gathers `f64` 1.26–1.39x → 1.58–1.61x, `f32`
+    /// 1.19x → 1.59–1.61x (to AVX2's level: the 512-bit gather of lines missing L1 is the
+    /// slow step, not the memory); on the Xeon host (one core, old and new builds
+    /// alternating, seven rounds) level within its noise (`f32` CSR5 23.2–26.2 ms before,
+    /// 24.3–25.0 after). AVX2 lost 3–6% with the same hints on the dev VM, so only
+    /// AVX-512's hardware gathers take them.
+    const PREFETCH_X: bool = false;
     /// `W` values from `p`.
     unsafe fn load(p: *const T) -> Self;
     /// `x[idx[i]]` for each lane; every `idx[i]` indexes `x`.
@@ -118,8 +128,21 @@ pub(crate) struct TileArgs<'a, T, I> {
     pub x: &'a [T],
     pub alpha: T,
     pub beta: T,
+    /// Prefetch `x` ahead of the gathers ([`Lanes::PREFETCH_X`]): set by
+    /// [`prefetch_x`] for matrices whose rows are a tile or longer on average.
+    pub prefetch_x: bool,
     /// The row `y[0]` holds: `y` is the slice of rows a tile range owns.
     pub y0: usize,
+}
+
+/// Whether tiles of `omega * sigma` entries of a matrix of `nrows` rows, `nnz` entries
+/// and `ncols` columns of `T` prefetch `x` ([`Lanes::PREFETCH_X`]): where rows are a
+/// tile long or longer on average (most tiles lie inside one row, a gather and a
+/// multiply-add a step) and `x` does not fit a 64 KiB L1. On rows shorter than a tile the
+/// hints cost 0–10% (AVX-512, Intel dev VM: `rmat`, `dc2_like`, `uniform_random`, rows of
+/// 1–8 entries, `x` of 2^20 entries), so they stay off there.
+pub(crate) fn prefetch_x<T>(nrows: usize, ncols: usize, nnz: usize, omega: usize, sigma: usize) -> bool {
+    nnz / nrows.max(1) >= omega * sigma && ncols.saturating_mul(core::mem::size_of::<T>()) > 64 << 10
 }
 
 /// `y[rows] = beta * y[rows]` (zeros when `beta == 0`): empty rows.
@@ -423,6 +446,12 @@ unsafe fn step<T: Scalar, I: Index, V: Lanes<T, I>>(
     let w = V::W;
     crate::arch::prefetch(a.vals, ahead + j * w);
     crate::arch::prefetch(a.col_idx, ahead + j * w);
+    if V::PREFETCH_X && a.prefetch_x {
+        let at = ahead - PF_AHEAD + j * w + PF_X_AHEAD;
+        if let Some(cs) = a.col_idx.get(at..at + w) {
+            cs.iter().for_each(|c| crate::arch::prefetch(a.x, c.to_usize()));
+        }
+    }
     // SAFETY: the caller's contract.
     unsafe { acc.fma(V::load(vp.add(j * w)), V::gather(a.x.as_ptr(), cp.add(j * w))) }
 }
@@ -639,6 +668,7 @@ pub(crate) fn recast<'a, T: Scalar, I: Index, T2: Scalar, I2: Index>(
         x: try_cast_slice(a.x).ok()?,
         alpha: try_cast(a.alpha).ok()?,
         beta: try_cast(a.beta).ok()?,
+        prefetch_x: a.prefetch_x,
         y0: a.y0,
     })
 }
@@ -678,4 +708,23 @@ pub(crate) fn tiles_isa<T: Scalar, I: Index>(
     }
     let _ = isa;
     tiles(omega, a, range, T::ZERO, y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::prefetch_x;
+
+    #[test]
+    fn only_long_rows_over_an_x_past_l1_prefetch_x() {
+        // `lp_like` (4096 x 2^20, 2500 a row), AVX-512 `f64` tiles of 8 x 32.
+        assert!(prefetch_x::<f64>(4096, 1 << 20, 4096 * 2500, 8, 32));
+        // `f32` tiles of 16 x 32: rows of 2500 are still longer.
+        assert!(prefetch_x::<f32>(4096, 1 << 20, 4096 * 2500, 16, 32));
+        // Rows shorter than a tile (`rmat`: 8 a row).
+        assert!(!prefetch_x::<f64>(1 << 20, 1 << 20, 8 << 20, 8, 32));
+        // `dense` 2048 x 2048: long rows, but `x` (16 KiB) stays in L1.
+        assert!(!prefetch_x::<f64>(2048, 2048, 2048 * 2048, 8, 32));
+        // No rows.
+        assert!(!prefetch_x::<f64>(0, 1 << 20, 0, 8, 32));
+    }
 }

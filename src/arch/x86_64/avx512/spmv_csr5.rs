@@ -33,6 +33,7 @@ macro_rules! f64x8_lanes {
         impl<const HW: bool> Lanes<f64, $i> for F64x8<HW> {
             const W: usize = 8;
             const COMPRESS: bool = true;
+            const PREFETCH_X: bool = HW;
             type Slots = __m256i;
             #[inline(always)]
             unsafe fn slots(p: *const u32) -> __m256i {
@@ -105,6 +106,7 @@ macro_rules! f32x16_lanes {
         impl<const HW: bool> Lanes<f32, $i> for F32x16<HW> {
             const W: usize = 16;
             const COMPRESS: bool = true;
+            const PREFETCH_X: bool = HW;
             type Slots = __m512i;
             #[inline(always)]
             unsafe fn slots(p: *const u32) -> __m512i {
