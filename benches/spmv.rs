@@ -80,8 +80,8 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
             }
         }
     }
-    run(&mut g, &mut y, "coo", &CooOwned::from_csr(&a).view());
-    run(&mut g, &mut y, "jds", &JdsOwned::from_csr(&a).view());
+    run(&mut g, &mut y, "coo", &CooOwned::from_csr(&a).unwrap().view());
+    run(&mut g, &mut y, "jds", &JdsOwned::from_csr(&a).unwrap().view());
     if let Ok(h) = HybOwned::from_csr(&a) {
         run(&mut g, &mut y, "hyb", &h.view());
     }
@@ -206,7 +206,7 @@ fn bench_conversion<T: Scalar>(
     });
     g.bench_function(format!("{}/in_place", T::NAME), |b| {
         b.iter_batched(
-            || CsrOwned::from_csr(&a),
+            || CsrOwned::from_csr(&a).unwrap(),
             |owned| {
                 black_box(
                     Csr5Owned::from_csr_owned(owned, isa).map(|c| c.layout().tiles()).map_err(|(e, _)| e),

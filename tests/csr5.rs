@@ -155,7 +155,8 @@ fn check_roundtrip<T: Scalar, I: Index>(raw: &RawCsr<T, I>) -> Result<(), TestCa
     // the same matrix (row order included) back.
     for isa in Isa::available() {
         let want = Csr5Owned::from_csr_isa(&a, isa).unwrap();
-        let got = Csr5Owned::from_csr_owned(CsrOwned::from_csr(&a), isa).map_err(|(e, _)| e).unwrap();
+        let got =
+            Csr5Owned::from_csr_owned(CsrOwned::from_csr(&a).unwrap(), isa).map_err(|(e, _)| e).unwrap();
         prop_assert_eq!(got.layout(), want.layout());
         let (g, w) = (got.view(), want.view());
         prop_assert_eq!(g.col_idx(), w.col_idx());
@@ -372,7 +373,8 @@ fn large_conversions_stream_to_the_same_arrays() {
     assert!(a.nnz() * 12 >= spblas::primitives::scan::STREAM_MIN_BYTES);
     for isa in Isa::available() {
         let layout = Csr5Layout::new(&a, isa).unwrap();
-        let want = Csr5Owned::from_csr_owned(CsrOwned::from_csr(&a), isa).map_err(|(e, _)| e).unwrap();
+        let want =
+            Csr5Owned::from_csr_owned(CsrOwned::from_csr(&a).unwrap(), isa).map_err(|(e, _)| e).unwrap();
         let w = want.view();
         // One entry in, so neither array starts on a cache line.
         let (mut c, mut v) = (vec![0u32; a.nnz() + 1], vec![0.0f64; a.nnz() + 1]);

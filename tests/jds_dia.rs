@@ -98,7 +98,7 @@ fn check_jds_roundtrip<T: Scalar, I: Index>(raw: &RawCsr<T, I>) -> Result<(), Te
     exp.sort();
     prop_assert_eq!(got, exp);
     // The owned variant holds the same arrays.
-    let o = JdsOwned::from_csr(&a);
+    let o = JdsOwned::from_csr(&a).unwrap();
     let ov = o.view();
     prop_assert_eq!(ov.perm(), &j.perm[..]);
     prop_assert_eq!(ov.jd_ptr(), &j.jd_ptr[..]);
@@ -334,7 +334,7 @@ fn jds_undersized_buffers_are_rejected_and_left_untouched() {
         assert_eq!(err, FormatError::BufferTooSmall { array, needed, got });
         assert!(p.iter().chain(&j).chain(&c).all(|&x| x == 7) && v.iter().all(|&x| x == 7.0));
     }
-    let o = JdsOwned::from_csr(&a);
+    let o = JdsOwned::from_csr(&a).unwrap();
     let j = o.view();
     for (rl, cl, vl, array, needed) in
         [(3, 3, 3, "row_ptr", 4), (4, 2, 3, "col_idx", 3), (4, 3, 2, "vals", 3)]
@@ -710,7 +710,7 @@ fn empty_shapes_work_for_both_formats() {
     for (m, n) in [(0usize, 0usize), (0, 4), (4, 0), (3, 3)] {
         let row_ptr = vec![0u32; m + 1];
         let a = Csr::<f64, u32>::new(m, n, &row_ptr, &[], &[]).unwrap();
-        let j = JdsOwned::from_csr(&a);
+        let j = JdsOwned::from_csr(&a).unwrap();
         let d = DiaOwned::from_csr(&a).unwrap();
         assert_eq!(j.view().ndiag(), 0);
         assert_eq!(d.view().ndiag(), 0);
@@ -731,7 +731,7 @@ fn empty_shapes_work_for_both_formats() {
 #[test]
 fn beta_zero_overwrites_nan_and_alpha_zero_skips_matrix() {
     let a = Csr::<f64, u32>::new(3, 2, &[0, 1, 1, 3], &[0, 0, 1], &[2.0, 3.0, 4.0]).unwrap();
-    let j = JdsOwned::from_csr(&a);
+    let j = JdsOwned::from_csr(&a).unwrap();
     let d = DiaOwned::from_csr(&a).unwrap();
     let ms: [&dyn SpMv<f64>; 2] = [&j.view(), &d.view()];
     for m in ms {
@@ -754,7 +754,7 @@ fn beta_zero_overwrites_nan_and_alpha_zero_skips_matrix() {
 #[test]
 fn wrong_lengths_and_unavailable_isa_are_errors_and_leave_y_untouched() {
     let a = Csr::<f32, u32>::new(2, 3, &[0, 1, 2], &[0, 2], &[2.0, 3.0]).unwrap();
-    let j = JdsOwned::from_csr(&a);
+    let j = JdsOwned::from_csr(&a).unwrap();
     let d = DiaOwned::from_csr(&a).unwrap();
     let ms: [&dyn SpMv<f32>; 2] = [&j.view(), &d.view()];
     for m in ms {
@@ -787,7 +787,7 @@ fn wrong_lengths_and_unavailable_isa_are_errors_and_leave_y_untouched() {
 #[test]
 fn jds_accessors_never_panic_on_any_index() {
     let a = Csr::<f64, u32>::new(2, 2, &[0, 2, 3], &[0, 1, 1], &[1.0, 2.0, 3.0]).unwrap();
-    let o = JdsOwned::from_csr(&a);
+    let o = JdsOwned::from_csr(&a).unwrap();
     let j = o.view();
     assert_eq!(
         (j.diagonal_len(0), j.diagonal_len(1), j.diagonal_len(2), j.diagonal_len(usize::MAX)),

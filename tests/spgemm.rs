@@ -138,7 +138,7 @@ fn check_config<T: Scalar + ScanElem, I: Index + Key>(
     prop_assert_eq!(entries(&h.view()), want, "hybrid {:?}", cfg);
     // Into the memory of an earlier matrix (`b`'s copy, then this product itself): the
     // same arrays as a fresh product, bit for bit.
-    let mut r = CsrOwned::from_csr(b);
+    let mut r = CsrOwned::from_csr(b).unwrap();
     for _ in 0..2 {
         spgemm_reuse(cfg, a, b, &mut r).unwrap();
         let (rv, hv) = (r.view(), h.view());
@@ -539,7 +539,7 @@ fn dimension_mismatch_is_an_error_everywhere() {
     );
     assert_eq!((ci, cv), (vec![9u32; 10], vec![9.0; 10]));
     assert_eq!(spgemm(&a, &a).unwrap_err(), err);
-    let mut c = CsrOwned::from_csr(&a);
+    let mut c = CsrOwned::from_csr(&a).unwrap();
     assert_eq!(spgemm_reuse(SpgemmConfig::new(), &a, &a, &mut c).unwrap_err(), err);
     assert_eq!(c.view().vals(), a.vals());
     assert_eq!(upper_bound(&a, &a, &mut [0u32; 6]).unwrap_err(), err);

@@ -67,7 +67,7 @@ fn check<I: Index>(input: &Input, nrows: usize, ncols: usize, rp: &[I], ci: &[I]
     // Owned, in place: the copying conversion's arrays, and the same matrix back.
     for isa in Isa::available() {
         let want = Csr5Owned::from_csr_isa(&csr, isa).expect("Csr5Owned::from_csr_isa");
-        let got = Csr5Owned::from_csr_owned(CsrOwned::from_csr(&csr), isa)
+        let got = Csr5Owned::from_csr_owned(CsrOwned::from_csr(&csr).expect("CsrOwned::from_csr"), isa)
             .map_err(|(e, _)| e)
             .expect("Csr5Owned::from_csr_owned on a valid CSR");
         let (g, w) = (got.view(), want.view());

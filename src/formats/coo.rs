@@ -194,11 +194,11 @@ pub use owned::CooOwned;
 
 #[cfg(feature = "alloc")]
 mod owned {
-    use alloc::vec;
     use alloc::vec::Vec;
 
     use super::Coo;
     use crate::formats::Csr;
+    use crate::formats::try_vec;
     use crate::{FormatError, Index, Scalar};
 
     /// A COO matrix owning its arrays (feature `alloc`).
@@ -229,12 +229,16 @@ mod owned {
         }
 
         /// Converts a CSR view (see [`Coo::from_csr`]).
-        pub fn from_csr(csr: &Csr<'_, T, I>) -> Self {
+        ///
+        /// # Errors
+        /// [`FormatError::TooLarge`] where the memory for the arrays is not there.
+        pub fn from_csr(csr: &Csr<'_, T, I>) -> Result<Self, FormatError> {
             let nnz = csr.nnz();
-            let (mut row_idx, mut col_idx, mut vals) =
-                (vec![I::ZERO; nnz], vec![I::ZERO; nnz], vec![T::ZERO; nnz]);
+            let mut row_idx = try_vec("row_idx", nnz, I::ZERO)?;
+            let mut col_idx = try_vec("col_idx", nnz, I::ZERO)?;
+            let mut vals = try_vec("vals", nnz, T::ZERO)?;
             let sorted = super::fill_from_csr(csr, &mut row_idx, &mut col_idx, &mut vals);
-            CooOwned { nrows: csr.nrows(), ncols: csr.ncols(), row_idx, col_idx, vals, sorted }
+            Ok(CooOwned { nrows: csr.nrows(), ncols: csr.ncols(), row_idx, col_idx, vals, sorted })
         }
 
         /// The validated view.

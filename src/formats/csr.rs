@@ -271,7 +271,7 @@ mod owned {
     use alloc::vec::Vec;
 
     use super::{Csr, MAX_PANELS, RowOrder};
-    use crate::formats::{check_dims, try_room, try_vec};
+    use crate::formats::{check_dims, try_copy, try_room, try_vec};
     use crate::{FormatError, Index, Scalar};
 
     /// A CSR matrix that owns its arrays (feature `alloc`); [`CsrOwned::view`] lends the
@@ -316,15 +316,18 @@ mod owned {
         }
 
         /// Copies a view.
-        pub fn from_csr(csr: &Csr<'_, T, I>) -> Self {
-            CsrOwned {
+        ///
+        /// # Errors
+        /// [`FormatError::TooLarge`] where the memory for a copy is not there.
+        pub fn from_csr(csr: &Csr<'_, T, I>) -> Result<Self, FormatError> {
+            Ok(CsrOwned {
                 nrows: csr.nrows,
                 ncols: csr.ncols,
-                row_ptr: csr.row_ptr.to_vec(),
-                col_idx: csr.col_idx.to_vec(),
-                vals: csr.vals.to_vec(),
+                row_ptr: try_copy("row_ptr", csr.row_ptr)?,
+                col_idx: try_copy("col_idx", csr.col_idx)?,
+                vals: try_copy("vals", csr.vals)?,
                 order: csr.order,
-            }
+            })
         }
 
         /// Splits `csr` by columns into `ceil(ncols / columns)` panels (one when `ncols`
@@ -381,7 +384,7 @@ mod owned {
             // A panel's rows are pieces of `csr`'s, so a canonical matrix has canonical
             // panels; another's may lose their disorder or duplicates to other panels,
             // and are checked again for their own `RowOrder`.
-            let mut panels = Vec::with_capacity(np);
+            let mut panels = try_room("panels", np)?;
             for ((rp, ci), v) in ptrs.into_iter().zip(cols).zip(vals) {
                 panels.push(match csr.order {
                     RowOrder::Canonical => {

@@ -446,11 +446,11 @@ pub use owned::JdsOwned;
 
 #[cfg(feature = "alloc")]
 mod owned {
-    use alloc::vec;
     use alloc::vec::Vec;
 
     use super::{Jds, JdsLayout};
     use crate::formats::Csr;
+    use crate::formats::try_vec;
     use crate::{FormatError, Index, Scalar};
 
     /// A JDS matrix owning its arrays (feature `alloc`); [`JdsOwned::view`] lends the
@@ -482,16 +482,19 @@ mod owned {
             Ok(JdsOwned { nrows, ncols, perm, jd_ptr, col_idx, vals })
         }
 
-        /// Converts a CSR view (see [`Jds::from_csr`]). Cannot fail: every buffer is
-        /// sized by [`JdsLayout::new`], and no length exceeds one of the input's.
-        pub fn from_csr(csr: &Csr<'_, T, I>) -> Self {
+        /// Converts a CSR view (see [`Jds::from_csr`]): every buffer is sized by
+        /// [`JdsLayout::new`], and no length exceeds one of the input's.
+        ///
+        /// # Errors
+        /// [`FormatError::TooLarge`] where the memory for the arrays is not there.
+        pub fn from_csr(csr: &Csr<'_, T, I>) -> Result<Self, FormatError> {
             let layout = JdsLayout::new(csr);
-            let mut perm = vec![I::ZERO; layout.perm_len()];
-            let mut jd_ptr = vec![I::ZERO; layout.jd_ptr_len()];
-            let mut col_idx = vec![I::ZERO; layout.nnz()];
-            let mut vals = vec![T::ZERO; layout.nnz()];
+            let mut perm = try_vec("perm", layout.perm_len(), I::ZERO)?;
+            let mut jd_ptr = try_vec("jd_ptr", layout.jd_ptr_len(), I::ZERO)?;
+            let mut col_idx = try_vec("col_idx", layout.nnz(), I::ZERO)?;
+            let mut vals = try_vec("vals", layout.nnz(), T::ZERO)?;
             super::fill_from_csr(csr, &mut perm, &mut jd_ptr, &mut col_idx, &mut vals);
-            JdsOwned { nrows: csr.nrows(), ncols: csr.ncols(), perm, jd_ptr, col_idx, vals }
+            Ok(JdsOwned { nrows: csr.nrows(), ncols: csr.ncols(), perm, jd_ptr, col_idx, vals })
         }
 
         /// The validated view.

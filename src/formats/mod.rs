@@ -270,6 +270,14 @@ pub(crate) fn try_vec<X: Clone>(
     Ok(v)
 }
 
+/// A copy of `src`, through [`try_room`].
+#[cfg(feature = "alloc")]
+pub(crate) fn try_copy<X: Clone>(what: &'static str, src: &[X]) -> Result<alloc::vec::Vec<X>, FormatError> {
+    let mut v = try_room(what, src.len())?;
+    v.extend_from_slice(src);
+    Ok(v)
+}
+
 /// `a * b`, or a [`FormatError::TooLarge`] naming `what`.
 pub(crate) fn checked_mul(what: &'static str, a: usize, b: usize) -> Result<usize, FormatError> {
     a.checked_mul(b).ok_or(FormatError::TooLarge { what, value: usize::MAX, max: usize::MAX })

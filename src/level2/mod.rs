@@ -166,7 +166,7 @@ mod tests {
                                 .unwrap()
                         }),
                         ("jds", &|y| {
-                            JdsOwned::from_csr(&a).view().spmv_isa(isa, alpha, &x, beta, y).unwrap()
+                            JdsOwned::from_csr(&a).unwrap().view().spmv_isa(isa, alpha, &x, beta, y).unwrap()
                         }),
                         ("dia", &|y| {
                             DiaOwned::from_csr(&a).unwrap().view().spmv_isa(isa, alpha, &x, beta, y).unwrap()
