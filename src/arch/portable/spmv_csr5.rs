@@ -68,9 +68,10 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     /// 2500 entries on average, `x` of 2^20 entries), CSR5 against row-scalar in
     /// alternating blocks: AVX-512 hardware gathers `f64` 1.26–1.39x → 1.58–1.61x, `f32`
     /// 1.19x → 1.59–1.61x (to AVX2's level: the 512-bit gather of lines missing L1 is the
-    /// slow step, not the memory). On the Xeon host (one core, old and new builds
-    /// alternating, six to nine rounds) the medians went 5–6% the other way, inside that
-    /// host's 1.3x spread between rounds (`f64` 32.3 → 34.2 ms, `f32` 24.1 → 25.3). AVX2
+    /// slow step, not the memory). On the device's Xeon hosts (one core, old and new
+    /// builds alternating, two sessions of six to nine rounds) the medians went 2–7% the
+    /// other way, inside those hosts' 1.3x spread between rounds (`f64` 32.3 → 34.2 and
+    /// 32.9 → 33.4 ms, `f32` 24.1 → 25.3 and 24.1 → 25.9). AVX2
     /// lost 3–6% with the same hints on the dev VM, so only AVX-512's hardware gathers
     /// take them.
     const PREFETCH_X: bool = false;
