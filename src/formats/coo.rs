@@ -197,8 +197,7 @@ mod owned {
     use alloc::vec::Vec;
 
     use super::Coo;
-    use crate::formats::Csr;
-    use crate::formats::try_vec;
+    use crate::formats::{Csr, try_vec};
     use crate::{FormatError, Index, Scalar};
 
     /// A COO matrix owning its arrays (feature `alloc`).

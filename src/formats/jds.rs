@@ -449,8 +449,7 @@ mod owned {
     use alloc::vec::Vec;
 
     use super::{Jds, JdsLayout};
-    use crate::formats::Csr;
-    use crate::formats::try_vec;
+    use crate::formats::{Csr, try_vec};
     use crate::{FormatError, Index, Scalar};
 
     /// A JDS matrix owning its arrays (feature `alloc`); [`JdsOwned::view`] lends the
