@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use spblas::Csr5Owned;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
-use spblas::level2::{CsrMethod, SpmvChoice, SpmvPlan, spmv_csr};
+use spblas::level2::{CsrMethod, SpmvChoice, SpmvConfig, SpmvPlan, spmv_csr};
 use spblas::level3::{
     Bin, NBINS, SpgemmConfig, bin_rows, spgemm_numeric_rows, spgemm_numeric_with, spgemm_reuse,
     spgemm_symbolic_with, spgemm_with_stats, spgemm_workspace_len_with, upper_bound,
@@ -424,7 +424,15 @@ fn run_matrix<T: Scalar, I: Index>(
     let ruled = SpmvPlan::new(a, isa).expect("isa available");
     let ruled_conv = t0.elapsed();
     let tuned_plan = SpmvPlan::tune(a, isa, &x, &mut y_tune, 5).expect("dimensions checked");
+    // The rule's plan again with its copies on huge pages (`SpmvConfig::huge_pages`),
+    // where it has copies.
+    let t0 = Instant::now();
+    let huge = SpmvPlan::with_config(a, &SpmvConfig::new().isa(isa).huge_pages(true)).expect("isa available");
+    let huge_conv = t0.elapsed();
     let mut plans = vec![("plan", &ruled, ruled_conv), ("plan tuned", &tuned_plan, Duration::ZERO)];
+    if !matches!(huge.choice(), SpmvChoice::Csr(_)) {
+        plans.push(("plan huge", &huge, huge_conv));
+    }
     // CSR5 column panels (cache blocking) wherever `x` spans two panels or more, whether
     // or not the rule picks them.
     let columns = spblas::level2::panel_columns::<T>();

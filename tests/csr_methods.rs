@@ -8,8 +8,8 @@ use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vecto
 use proptest::prelude::*;
 use spblas::formats::MAX_PANELS;
 use spblas::level2::{
-    Carry, CsrMethod, MERGE_PATH_PIECE, PANEL_BYTES, SEGMENT_BLOCK, SPECULATIVE_TILE, SpmvChoice, SpmvPlan,
-    apply_carries, merge_path_splits, panel_columns, spmv_csr, spmv_merge_path_piece,
+    Carry, CsrMethod, MERGE_PATH_PIECE, PANEL_BYTES, SEGMENT_BLOCK, SPECULATIVE_TILE, SpmvChoice, SpmvConfig,
+    SpmvPlan, apply_carries, merge_path_splits, panel_columns, spmv_csr, spmv_merge_path_piece,
 };
 use spblas::{Csr, CsrOwned, DimError, Gathers, Index, Isa, RowOrder, Scalar, SpMv};
 
@@ -897,5 +897,68 @@ fn spmv_plan_tune_and_errors() {
             ));
             assert!(y.iter().all(|&v| v == 1.5));
         }
+    }
+}
+
+/// `SpmvConfig`: its defaults are `SpmvPlan::new`'s; with the huge page hint on, every
+/// plan computes bit for bit what the same plan without it does, and its copies of 8 MiB
+/// or more (CSR5, one column panel) carry the kernel's `hg` flag where `/proc` shows it.
+#[test]
+fn spmv_config_builds_the_plans_and_huge_pages_change_nothing() {
+    // 320,000 rows of 7 entries: 2.24M in all, so the CSR5 copy's columns (9 MB of u32)
+    // and values (18 MB of f64) pass the hint's 8 MiB. Elsewhere than x86-64 (AArch64
+    // under qemu, where `/proc` shows no flags) a tenth of that, below the hint.
+    let n = if cfg!(target_arch = "x86_64") { 320_000 } else { 32_000 };
+    let a = from_lens::<f64, u32>(n, n, |_| 7, 11);
+    let a = a.view();
+    let x = vector::<f64>(n, 5);
+    let off = SpmvConfig::new();
+    assert_eq!((off.isa, off.choice, off.huge_pages), (Isa::detect(), None, false));
+    let on = off.huge_pages(true);
+    let hinted = |c: &spblas::Csr5Owned<f64, u32>| {
+        let v = c.view();
+        for (what, addr) in [("col_idx", v.col_idx().as_ptr() as usize), ("vals", v.vals().as_ptr() as usize)]
+        {
+            let Some(flags) = common::vm_flags_of(addr) else {
+                return;
+            };
+            assert!(flags.split_whitespace().any(|f| f == "hg"), "{what}: VmFlags {flags:?}");
+        }
+    };
+    for isa in Isa::available() {
+        let ruled = SpmvPlan::with_config(&a, &off.isa(isa)).unwrap();
+        assert_eq!(ruled.choice(), SpmvPlan::new(&a, isa).unwrap().choice(), "{isa:?}");
+        for choice in [
+            SpmvChoice::Csr(CsrMethod::RowVector),
+            SpmvChoice::Csr5,
+            SpmvChoice::Csr5Panels { columns: n },
+            SpmvChoice::Csr5Panels { columns: n / 3 },
+        ] {
+            let plain = SpmvPlan::with_choice(&a, isa, choice).unwrap();
+            let huge = SpmvPlan::with_config(&a, &on.isa(isa).choice(choice)).unwrap();
+            assert_eq!((plain.choice(), huge.choice(), huge.isa()), (choice, choice, isa));
+            let (mut y0, mut y1) = (vec![f64::NAN; n], vec![f64::NAN; n]);
+            plain.spmv(1.5, &x, 0.0, &mut y0).unwrap();
+            huge.spmv(1.5, &x, 0.0, &mut y1).unwrap();
+            assert_eq!(y0, y1, "{isa:?} {choice}");
+            if let Some(c) = huge.csr5() {
+                hinted(c);
+            }
+            if choice == (SpmvChoice::Csr5Panels { columns: n }) {
+                hinted(&huge.panels().unwrap()[0]);
+            }
+        }
+        let mut y = vec![f64::NAN; n];
+        let tuned = SpmvPlan::tune_with(&a, &on.isa(isa).choice(SpmvChoice::Csr5), &x, &mut y, 2).unwrap();
+        let mut y1 = vec![f64::NAN; n];
+        SpmvPlan::with_choice(&a, isa, tuned.choice()).unwrap().spmv(1.0, &x, 0.0, &mut y1).unwrap();
+        assert_eq!(y, y1, "{isa:?}: tune_with leaves its plan's A x in y");
+        if let Some(c) = tuned.csr5() {
+            hinted(c);
+        }
+    }
+    if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
+        let err = SpmvPlan::with_config(&a, &on.isa(missing).choice(SpmvChoice::Csr5));
+        assert!(matches!(err, Err(DimError::IsaUnavailable { .. })));
     }
 }

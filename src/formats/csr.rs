@@ -271,7 +271,7 @@ mod owned {
     use alloc::vec::Vec;
 
     use super::{Csr, MAX_PANELS, RowOrder};
-    use crate::formats::{check_dims, try_copy, try_room, try_vec};
+    use crate::formats::{check_dims, try_copy, try_room, try_vec, try_vec_paged};
     use crate::{FormatError, Index, Scalar};
 
     /// A CSR matrix that owns its arrays (feature `alloc`); [`CsrOwned::view`] lends the
@@ -343,6 +343,16 @@ mod owned {
         /// [`MAX_PANELS`] panels; [`FormatError::TooLarge`] if the panels' arrays cannot
         /// be allocated.
         pub fn column_panels(csr: &Csr<'_, T, I>, columns: usize) -> Result<Vec<Self>, FormatError> {
+            CsrOwned::column_panels_paged(csr, columns, false)
+        }
+
+        /// [`CsrOwned::column_panels`], the panels' entry arrays backed by huge pages if
+        /// `huge` ([`crate::level2::SpmvConfig::huge_pages`]).
+        pub(crate) fn column_panels_paged(
+            csr: &Csr<'_, T, I>,
+            columns: usize,
+            huge: bool,
+        ) -> Result<Vec<Self>, FormatError> {
             let np = csr.ncols.div_ceil(columns.max(1)).max(1);
             if columns == 0 || np > MAX_PANELS {
                 return Err(FormatError::Parameter { name: "columns", value: columns });
@@ -370,8 +380,8 @@ mod owned {
             cols.try_reserve_exact(np).map_err(|_| room("panels"))?;
             vals.try_reserve_exact(np).map_err(|_| room("panels"))?;
             for &n in &counts {
-                cols.push(try_vec("col_idx", n, I::ZERO)?);
-                vals.push(try_vec("vals", n, T::ZERO)?);
+                cols.push(try_vec_paged("col_idx", n, I::ZERO, huge)?);
+                vals.push(try_vec_paged("vals", n, T::ZERO, huge)?);
             }
             // Entries come in row order, so each panel's cursor only moves forward.
             counts.fill(0);

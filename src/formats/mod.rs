@@ -270,6 +270,24 @@ pub(crate) fn try_vec<X: Clone>(
     Ok(v)
 }
 
+/// [`try_vec`], asking first (if `huge`) for transparent huge pages behind arrays of
+/// 8 MiB or more (`arch::advise_huge`: feature `std` on Linux, elsewhere nothing), before
+/// anything touches them: [`crate::level2::SpmvConfig::huge_pages`].
+#[cfg(feature = "alloc")]
+pub(crate) fn try_vec_paged<X: Clone>(
+    what: &'static str,
+    len: usize,
+    value: X,
+    huge: bool,
+) -> Result<alloc::vec::Vec<X>, FormatError> {
+    let mut v = try_room(what, len)?;
+    if huge {
+        crate::arch::advise_huge(&v);
+    }
+    v.resize(len, value);
+    Ok(v)
+}
+
 /// A copy of `src`, through [`try_room`].
 #[cfg(feature = "alloc")]
 pub(crate) fn try_copy<X: Clone>(what: &'static str, src: &[X]) -> Result<alloc::vec::Vec<X>, FormatError> {

@@ -29,11 +29,11 @@ pub use csr::{
     CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, merge_path_splits, spmv_csr,
     spmv_merge_path_piece,
 };
-#[cfg(feature = "alloc")]
-pub use plan::SpmvPlan;
 pub use plan::{PANEL_BYTES, PANEL_MIN_ROW, PANEL_SAMPLES, SpmvChoice, panel_columns};
 #[cfg(feature = "parallel")]
 pub(crate) use plan::{Run, spmv_panels};
+#[cfg(feature = "alloc")]
+pub use plan::{SpmvConfig, SpmvPlan};
 
 use crate::{DimError, Isa, Scalar};
 

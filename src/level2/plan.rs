@@ -184,10 +184,10 @@ impl core::fmt::Display for SpmvChoice {
     }
 }
 
-#[cfg(feature = "alloc")]
-pub use owned::SpmvPlan;
 #[cfg(feature = "parallel")]
 pub(crate) use owned::{Run, spmv_panels};
+#[cfg(feature = "alloc")]
+pub use owned::{SpmvConfig, SpmvPlan};
 
 #[cfg(feature = "alloc")]
 mod owned {
@@ -196,7 +196,7 @@ mod owned {
 
     use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice};
     use crate::arch::Checked;
-    use crate::formats::{Csr5Owned, CsrOwned};
+    use crate::formats::{Csr5Layout, Csr5Owned, CsrOwned};
     use crate::level2::{SpMv, spmv_csr};
     use crate::{DimError, FormatError};
 
@@ -209,6 +209,66 @@ mod owned {
             FormatError::Parameter { name, value } => DimError::Parameter { name, value },
             FormatError::TooLarge { what, value, max } => DimError::Overflow { what, value, max },
             _ => DimError::Overflow { what: "conversion", value: 0, max: 0 },
+        }
+    }
+
+    /// How [`SpmvPlan::with_config`] and [`SpmvPlan::tune_with`] build a plan (feature
+    /// `alloc`): the [`Isa`], the choice (`None`: [`SpmvChoice::choose`]'s), and whether
+    /// the copies ask for huge pages.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct SpmvConfig {
+        /// The [`Isa`] the plan runs on ([`Isa::detect`] by default).
+        pub isa: Isa,
+        /// `None` (default): [`SpmvChoice::choose`]'s choice, as [`SpmvPlan::new`].
+        /// `Some(c)`: `c`, as [`SpmvPlan::with_choice`]. [`SpmvPlan::tune_with`] ignores
+        /// it: it times the candidates and picks.
+        pub choice: Option<SpmvChoice>,
+        /// Whether the CSR5 copies (one matrix, or the column panels) ask the kernel to
+        /// back their entry arrays of 8 MiB or more by transparent huge pages
+        /// (`madvise(MADV_HUGEPAGE)` before the first write; feature `std` on Linux,
+        /// elsewhere nothing). Off by default. The results are the same either way; the
+        /// speed depends on the machine (development VM, AVX-512, one core, copies built
+        /// alternately in one process, blocks after warm-ups):
+        ///
+        /// - The SpMV gains where 4 KiB pages cost it: `poisson3d_27` CSR5 `f64` 6.4–6.5 →
+        ///   5.5–5.7 ms, `f32` 2.8–3.7 → 2.7 ms (copies on 4 KiB pages differ from copy to
+        ///   copy, 3.7, 3.3 and 2.8 ms; copies on huge pages do not); the irregular
+        ///   matrices 1–8% (`rmat` `f64` 20.3 → 19.5 ms, `dc2_like` 17.8 → 16.4).
+        /// - Building, back to back, spends less on page faults: `poisson3d_27` `f64`
+        ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29.
+        /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
+        ///   the host (free page reporting; see `SpgemmConfig::huge_pages`), huge pages
+        ///   touched first in a process, or after a pause, must be backed again by the
+        ///   host: there the first build in a process took 85–259 ms against 55–100, and
+        ///   builds 3 s apart 31–146 ms against 49–97.
+        ///
+        /// Turn it on for a plan that runs many products (an iterative solver), after
+        /// measuring on the target machine.
+        pub huge_pages: bool,
+    }
+
+    impl Default for SpmvConfig {
+        fn default() -> Self {
+            SpmvConfig { isa: Isa::detect(), choice: None, huge_pages: false }
+        }
+    }
+
+    impl SpmvConfig {
+        /// [`Isa::detect`], the rule's choice, no huge pages.
+        pub fn new() -> Self {
+            Self::default()
+        }
+        /// The same with `isa`.
+        pub fn isa(self, isa: Isa) -> Self {
+            SpmvConfig { isa, ..self }
+        }
+        /// The same with `choice` forced.
+        pub fn choice(self, choice: SpmvChoice) -> Self {
+            SpmvConfig { choice: Some(choice), ..self }
+        }
+        /// The same with the huge page hint on or off ([`SpmvConfig::huge_pages`]).
+        pub fn huge_pages(self, on: bool) -> Self {
+            SpmvConfig { huge_pages: on, ..self }
         }
     }
 
@@ -257,9 +317,23 @@ mod owned {
         /// # Errors
         /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
         pub fn new(a: &Csr<'a, T, I>, isa: Isa) -> Result<Self, DimError> {
+            SpmvPlan::with_config(a, &SpmvConfig::new().isa(isa))
+        }
+
+        /// The plan `config` describes: [`SpmvPlan::new`] if it names no choice, else
+        /// [`SpmvPlan::with_choice`], the copies on huge pages if it asks
+        /// ([`SpmvConfig::huge_pages`]).
+        ///
+        /// # Errors
+        /// As [`SpmvPlan::new`] or [`SpmvPlan::with_choice`].
+        pub fn with_config(a: &Csr<'a, T, I>, config: &SpmvConfig) -> Result<Self, DimError> {
+            let (isa, huge) = (config.isa, config.huge_pages);
             Checked::new(isa)?;
-            let plan = SpmvPlan::with_choice(a, isa, SpmvChoice::choose(a, isa));
-            plan.or_else(|_| SpmvPlan::with_choice(a, isa, SpmvChoice::Csr(CsrMethod::choose(a, isa))))
+            match config.choice {
+                Some(choice) => SpmvPlan::build(a, isa, choice, huge),
+                None => SpmvPlan::build(a, isa, SpmvChoice::choose(a, isa), huge)
+                    .or_else(|_| SpmvPlan::build(a, isa, SpmvChoice::Csr(CsrMethod::choose(a, isa)), huge)),
+            }
         }
 
         /// The plan that runs `choice` for `a` on `isa`.
@@ -273,12 +347,20 @@ mod owned {
         /// [`DimError::Overflow`] with the format error's own fields if the arrays of the
         /// copies cannot be allocated.
         pub fn with_choice(a: &Csr<'a, T, I>, isa: Isa, choice: SpmvChoice) -> Result<Self, DimError> {
-            Checked::new(isa)?;
+            SpmvPlan::with_config(a, &SpmvConfig::new().isa(isa).choice(choice))
+        }
+
+        /// [`SpmvPlan::with_choice`] after the `Isa` check, the copies on huge pages if
+        /// `huge`.
+        fn build(a: &Csr<'a, T, I>, isa: Isa, choice: SpmvChoice, huge: bool) -> Result<Self, DimError> {
             let run = match choice {
                 SpmvChoice::Csr(m) => Run::Csr(m),
-                SpmvChoice::Csr5 => Run::Csr5(Box::new(Csr5Owned::from_csr_isa(a, isa).map_err(dim_error)?)),
+                SpmvChoice::Csr5 => {
+                    let layout = Csr5Layout::new(a, isa).map_err(dim_error)?;
+                    Run::Csr5(Box::new(Csr5Owned::from_csr_paged(a, &layout, huge).map_err(dim_error)?))
+                }
                 SpmvChoice::Csr5Panels { columns } => {
-                    let panels = CsrOwned::column_panels(a, columns).map_err(dim_error)?;
+                    let panels = CsrOwned::column_panels_paged(a, columns, huge).map_err(dim_error)?;
                     // Panels without entries add nothing; the first stays when all are
                     // empty, to scale `y` by `beta`.
                     let full = panels.iter().filter(|p| p.nnz() > 0).count();
@@ -318,15 +400,33 @@ mod owned {
             y: &mut [T],
             rounds: usize,
         ) -> Result<Self, DimError> {
+            SpmvPlan::tune_with(a, &SpmvConfig::new().isa(isa), x, y, rounds)
+        }
+
+        /// [`SpmvPlan::tune`] on `config`'s [`Isa`], the copies it times (and the one it
+        /// keeps) on huge pages if `config` asks ([`SpmvConfig::huge_pages`]);
+        /// `config.choice` is ignored (feature `std`).
+        ///
+        /// # Errors
+        /// As [`SpmvPlan::tune`].
+        #[cfg(feature = "std")]
+        pub fn tune_with(
+            a: &Csr<'a, T, I>,
+            config: &SpmvConfig,
+            x: &[T],
+            y: &mut [T],
+            rounds: usize,
+        ) -> Result<Self, DimError> {
+            let (isa, huge) = (config.isa, config.huge_pages);
             let method = CsrMethod::tune(a, isa, x, y, rounds)?;
             let mut plans = Vec::with_capacity(3);
-            plans.push(SpmvPlan::with_choice(a, isa, SpmvChoice::Csr(method))?);
-            if let Ok(csr5) = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5) {
+            plans.push(SpmvPlan::build(a, isa, SpmvChoice::Csr(method), huge)?);
+            if let Ok(csr5) = SpmvPlan::build(a, isa, SpmvChoice::Csr5, huge) {
                 plans.push(csr5);
             }
             let columns = super::panel_columns::<T>();
             if a.ncols() > columns
-                && let Ok(panels) = SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5Panels { columns })
+                && let Ok(panels) = SpmvPlan::build(a, isa, SpmvChoice::Csr5Panels { columns }, huge)
             {
                 plans.push(panels);
             }

@@ -752,7 +752,7 @@ mod owned {
     use alloc::vec::Vec;
 
     use super::{Csr5, Csr5Aux, Csr5Layout, Csr5Parts, build, check_layout, fill_aux};
-    use crate::formats::{Csr, CsrOwned, RowOrder, try_room, try_vec};
+    use crate::formats::{Csr, CsrOwned, RowOrder, try_room, try_vec, try_vec_paged};
     use crate::{FormatError, Index, Isa, Scalar};
 
     /// A CSR5 matrix that owns its arrays (feature `alloc`), `row_ptr` included.
@@ -822,8 +822,18 @@ mod owned {
         /// # Errors
         /// As [`Csr5::from_csr`].
         pub fn from_csr_layout(csr: &Csr<'_, T, I>, layout: &Csr5Layout) -> Result<Self, FormatError> {
-            let mut col_idx = try_vec("col_idx", layout.nnz(), I::ZERO)?;
-            let mut vals = try_vec("vals", layout.nnz(), T::ZERO)?;
+            Csr5Owned::from_csr_paged(csr, layout, false)
+        }
+
+        /// [`Csr5Owned::from_csr_layout`], its entry arrays backed by huge pages if
+        /// `huge` ([`crate::level2::SpmvConfig::huge_pages`]).
+        pub(crate) fn from_csr_paged(
+            csr: &Csr<'_, T, I>,
+            layout: &Csr5Layout,
+            huge: bool,
+        ) -> Result<Self, FormatError> {
+            let mut col_idx = try_vec_paged("col_idx", layout.nnz(), I::ZERO, huge)?;
+            let mut vals = try_vec_paged("vals", layout.nnz(), T::ZERO, huge)?;
             let mut aux = Aux::new(layout)?;
             Csr5::from_csr(csr, layout, &mut col_idx, &mut vals, aux.borrow())?;
             let mut row_ptr = try_room("row_ptr", csr.row_ptr().len())?;
