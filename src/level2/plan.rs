@@ -235,7 +235,10 @@ mod owned {
         ///   copy, 3.7, 3.3 and 2.8 ms; copies on huge pages do not); the irregular
         ///   matrices 1–8% (`rmat` `f64` 20.3 → 19.5 ms, `dc2_like` 17.8 → 16.4).
         /// - Building, back to back, spends less on page faults: `poisson3d_27` `f64`
-        ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29.
+        ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29. On the Xeon host of the
+        ///   README (one core, two processes) the same, the first build in a process
+        ///   included (`poisson3d_27` 43–65 → 25–40 ms, `rmat` 63–76 → 44–49), and the
+        ///   SpMV level (within −6% and +2%).
         /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
         ///   the host (free page reporting; see `SpgemmConfig::huge_pages`), huge pages
         ///   touched first in a process, or after a pause, must be backed again by the
