@@ -237,7 +237,7 @@ mod owned {
         /// - Building, back to back, spends less on page faults: `poisson3d_27` `f64`
         ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29. On the Xeon host of the
         ///   README (one core, two processes) the same, the first build in a process
-        ///   included (`poisson3d_27` 43–65 → 25–40 ms, `rmat` 63–76 → 44–49), and the
+        ///   included (`poisson3d_27` 43–65 → 25–40 ms, `rmat` 63–76 → 43–49), and the
         ///   SpMV level (within −6% and +2%).
         /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
         ///   the host (free page reporting; see `SpgemmConfig::huge_pages`), huge pages
