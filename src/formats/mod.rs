@@ -265,9 +265,7 @@ pub(crate) fn try_vec<X: Clone>(
     len: usize,
     value: X,
 ) -> Result<alloc::vec::Vec<X>, FormatError> {
-    let mut v = try_room(what, len)?;
-    v.resize(len, value);
-    Ok(v)
+    try_vec_paged(what, len, value, false)
 }
 
 /// [`try_vec`], asking first (if `huge`) for transparent huge pages behind arrays of
