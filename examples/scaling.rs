@@ -12,8 +12,9 @@
 //!
 //! With `--spgemm` it measures the threaded SpGEMM instead (`parallel::spgemm`, `A²` of
 //! every square suite matrix with at most 250M candidate products): the median of five
-//! runs per thread count and the speedup over one thread; `--huge-pages` hints the
-//! output to transparent huge pages (`SpgemmConfig::huge_pages(true)`).
+//! runs per thread count and the speedup over one thread. `--huge-pages` hints the
+//! SpGEMM output, or the SpMV plan's copies, to transparent huge pages
+//! (`SpgemmConfig::huge_pages(true)`, `SpmvConfig::huge_pages(true)`).
 //!
 //! For every matrix and thread count the four drivers and a threaded streaming read of
 //! the same number of bytes run interleaved (one call of each per round, the median of
@@ -28,7 +29,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use spblas::generate::{SuiteScale, suite_entries};
-use spblas::level2::SpmvPlan;
+use spblas::level2::{SpmvConfig, SpmvPlan};
 use spblas::level3::{SpgemmConfig, upper_bound};
 use spblas::parallel::{available_threads, spgemm, spmv_csr, spmv_csr_merge_path, spmv_csr5, spmv_plan};
 use spblas::{Csr5Owned, CsrOwned, Isa, Scalar};
@@ -77,13 +78,14 @@ fn threaded_read(buf: &[u64], threads: usize) {
     });
 }
 
-fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, isa: Isa, threads: &[usize]) {
+fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, cfg: &SpmvConfig, threads: &[usize]) {
+    let isa = cfg.isa;
     let a = a.view();
     let c5 = Csr5Owned::from_csr_isa(&a, isa).expect("suite matrices convert");
     let c5 = c5.view();
     let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 7) as f64)).collect();
     let (m, nnz) = (a.nrows(), a.nnz());
-    let plan = SpmvPlan::new(&a, isa).expect("available isa");
+    let plan = SpmvPlan::with_config(&a, cfg).expect("available isa");
     let (mut y_rb, mut y_mp, mut y_c5) = (vec![T::ZERO; m], vec![T::ZERO; m], vec![T::ZERO; m]);
     let mut y_pl = vec![T::ZERO; m];
     let bytes = (m + 1 + nnz) * 4 + (2 * nnz + m) * std::mem::size_of::<T>();
@@ -152,7 +154,7 @@ fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: scaling [--small] [--spgemm [--huge-pages]] [--threads 1,2,4] [--isa portable|avx2|avx512|neon] [--matrix NAME ...]"
+                    "usage: scaling [--small] [--spgemm] [--huge-pages] [--threads 1,2,4] [--isa portable|avx2|avx512|neon] [--matrix NAME ...]"
                 );
                 std::process::exit(2);
             }
@@ -170,6 +172,7 @@ fn main() {
         spgemm_scaling(scale, SpgemmConfig::new().isa(isa).huge_pages(huge_pages), &threads);
         return;
     }
+    println!("plan huge page hint {}", if huge_pages { "on" } else { "off" });
     println!(
         "| matrix           | prec | thr | row-block GB/s %rd | merge-path GB/s %rd  x rb | csr5 GB/s  %rd  x rb  x 1t | plan GB/s  %rd  x rb | read GB/s | plan |"
     );
@@ -178,7 +181,7 @@ fn main() {
     );
     for entry in suite_entries(scale).iter().filter(|e| only.is_empty() || only.iter().any(|n| n == e.name)) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
-        run_matrix(entry.name, &a, isa, &threads);
+        run_matrix(entry.name, &a, &SpmvConfig::new().isa(isa).huge_pages(huge_pages), &threads);
     }
 }
 
