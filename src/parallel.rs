@@ -187,11 +187,17 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
 /// `y = alpha * A * x + beta * y` for the CSR5 column panels of a
 /// [`crate::level2::SpmvChoice::Csr5Panels`] plan (all of one shape, `A` their sum) on
 /// `threads` workers (0 = [`available_threads`]). Worker `w` runs range `w` of equal
-/// tile ranges of every panel in turn, adding into a `y` of its own (so no worker waits
-/// for another between panels, and all read the same panel's stretch of `x` at once,
-/// each from its own L2 cache); then the workers' `y`s are added up, row blocks in
-/// parallel. Within rounding of the serial plan (the sums associate differently), the
-/// same bits for the same thread count.
+/// tile ranges of every panel in turn, adding into a `y` of its own that spans only the
+/// rows those ranges own (so no worker waits for another between panels, and all read
+/// the same panel's stretch of `x` at once, each from its own L2 cache); then the
+/// workers' `y`s are added up, row blocks in parallel. Within rounding of the serial
+/// plan (the sums associate differently), the same bits for the same thread count.
+///
+/// A whole `y` per worker, as before, cost `rmat` (1M rows, 16 panels of `f64`) more to
+/// clear and add up than the panels saved: on the Xeon host of the README
+/// (`scaling --matrix rmat`, AVX-512) the panel plan ran 20 GB/s at 16 threads against
+/// 41 for one CSR5; with spans, 50–52 against 44–49 (at 4 and 8 threads 0.83–0.88x
+/// CSR5, at one 1.04x), while `lp_like` kept 1.6–2.3x CSR5 at 1–16 threads.
 ///
 /// Running [`spmv_csr5`] on each panel instead, with a join per panel, measured 6 GB/s
 /// at 16 threads against 10.6 GB/s on one (`lp_like`, 16 panels, Xeon host): each
@@ -209,7 +215,6 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
-    use crate::level2::apply_carries;
     use crate::level2::csr5::{owned_rows, spmv_tiles};
     let Some(first) = panels.first() else {
         return Err(DimError::Parameter { name: "panels", value: 0 });
@@ -225,24 +230,49 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
     if alpha == T::ZERO || threads == 1 {
         return crate::level2::spmv_panels(panels, isa, alpha, x, beta, y);
     }
+    // Worker `w` runs tile range `w` of every panel: its rows in panel `p` are
+    // `owned_rows`, plus the row its carry goes to (the row after them). Its `y` covers
+    // the span of those rows over all panels, not all of `y`: on a matrix of many rows
+    // (`rmat`, 1M) a whole `y` per worker cost more to clear and to sum than the panels
+    // saved (16 threads: 20 GB/s against CSR5's 41 on the Xeon host).
+    let ranges = |w: usize| {
+        panels.iter().map(move |p| {
+            let a = p.view();
+            let n = a.tiles() + 1;
+            let tiles = n * w / threads..n * (w + 1) / threads;
+            let rows = owned_rows(&a, tiles.clone()).unwrap_or(0..0);
+            (tiles, rows)
+        })
+    };
+    let span = |w: usize| {
+        let (lo, hi) = ranges(w)
+            .filter(|(t, _)| !t.is_empty())
+            .fold((m, 0), |(lo, hi), (_, r)| (lo.min(r.start), hi.max((r.end + 1).min(m))));
+        lo..hi.max(lo)
+    };
     let room =
         DimError::Overflow { what: "room", value: m, max: isize::MAX as usize / size_of::<T>().max(1) };
     let partial = thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|w| {
-                s.spawn(move || -> Result<Vec<T>, DimError> {
+                s.spawn(move || -> Result<(Range<usize>, Vec<T>), DimError> {
+                    let span = span(w);
                     let mut own = Vec::new();
-                    own.try_reserve_exact(m).map_err(|_| room)?;
-                    own.resize(m, T::ZERO);
-                    for p in panels {
-                        let a = p.view();
-                        let n = a.tiles() + 1;
-                        let tiles = n * w / threads..n * (w + 1) / threads;
-                        let rows = owned_rows(&a, tiles.clone()).unwrap_or(0..0);
-                        let carry = spmv_tiles(&a, isa, tiles, alpha, x, T::ONE, &mut own[rows])?;
-                        apply_carries(carry.as_slice(), &mut own)?;
+                    own.try_reserve_exact(span.len()).map_err(|_| room)?;
+                    own.resize(span.len(), T::ZERO);
+                    for (p, (tiles, rows)) in panels.iter().zip(ranges(w)) {
+                        if tiles.is_empty() {
+                            continue;
+                        }
+                        let local = rows.start - span.start..rows.end - span.start;
+                        let carry = spmv_tiles(&p.view(), isa, tiles, alpha, x, T::ONE, &mut own[local])?;
+                        for c in carry.iter().filter(|c| c.row < m) {
+                            let slot = c.row.checked_sub(span.start).and_then(|i| own.get_mut(i));
+                            let slot = slot.ok_or(DimError::Parameter { name: "carry.row", value: c.row })?;
+                            *slot += c.value;
+                        }
                     }
-                    Ok(own)
+                    Ok((span, own))
                 })
             })
             .collect();
@@ -262,9 +292,17 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
     let block = m.div_ceil(blocks).max(1);
     let parts = &parts;
     let sum_block = move |b: usize, chunk: &mut [T]| {
+        let first = b * block;
+        let rows = first..first + chunk.len();
+        // The workers whose spans meet this block, in worker order.
+        let near: Vec<&(Range<usize>, Vec<T>)> =
+            parts.iter().filter(|(span, _)| span.start < rows.end && rows.start < span.end).collect();
         for (k, yi) in chunk.iter_mut().enumerate() {
-            let i = b * block + k;
-            let sum = parts.iter().fold(T::ZERO, |acc, p| acc + p[i]);
+            let i = first + k;
+            let sum = near
+                .iter()
+                .filter(|(span, _)| span.contains(&i))
+                .fold(T::ZERO, |acc, (span, own)| acc + own[i - span.start]);
             *yi = if beta == T::ZERO { sum } else { beta * *yi + sum };
         }
     };
