@@ -773,8 +773,9 @@ fn spmv_choice_follows_its_documented_rule() {
     let (stencil27, band) = (grid(27, 3), grid(20, 20));
     let short_stencil = grid(15, 3);
     // Few long rows over a wide `x` (an LP matrix): 1024 entries a row over 16 panels of
-    // `f64` (64 a row in each), over 8 of `f32`; rows of 100 and 412 (under 32 per panel)
-    // stay CSR5; `x` of three panels still splits, of one does not.
+    // `f64` (64 a row in each), over 8 of `f32`; rows of 100 and 412 (6 and 26 per panel:
+    // under AVX2's 32, the longer over AVX-512's 16) stay CSR5 on AVX2 and split on
+    // AVX-512; `x` of three panels still splits, of one does not.
     let lp = from_lens::<f64, u32>(64, n, |_| 1024, 5);
     let lp32 = from_lens::<f32, u32>(64, n, |_| 1024, 5);
     let lp_short = from_lens::<f64, u32>(64, n, |i| if i % 2 == 0 { 100 } else { 412 }, 5);
@@ -785,13 +786,18 @@ fn spmv_choice_follows_its_documented_rule() {
     let heavy =
         |short: usize| from_lens::<f64, u32>(4096, n, move |i| if i % 64 == 0 { 600 } else { short }, 5);
     let (heavy46, heavy25) = (heavy(11), heavy(28));
+    // One row in 16 of 300 entries (19 a panel: AVX-512's long rows, not AVX2's), the
+    // others of 11 (65% of the entries).
+    let heavy300 = from_lens::<f64, u32>(4096, n, |i| if i % 16 == 0 { 300 } else { 11 }, 5);
     for isa in Isa::ALL {
         let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
         let split = |c: usize| if simd { SpmvChoice::Csr5Panels { columns: c } } else { SpmvChoice::Csr5 };
+        let split512 = if isa == Isa::Avx512 { split(65536) } else { SpmvChoice::Csr5 };
         let cases = [
             (SpmvChoice::choose(&lp.view(), isa), split(65536)),
             (SpmvChoice::choose(&lp32.view(), isa), split(131072)),
-            (SpmvChoice::choose(&lp_short.view(), isa), SpmvChoice::Csr5),
+            (SpmvChoice::choose(&lp_short.view(), isa), split512),
+            (SpmvChoice::choose(&heavy300.view(), isa), split512),
             (SpmvChoice::choose(&lp_narrow.view(), isa), split(65536)),
             (SpmvChoice::choose(&lp_one.view(), isa), SpmvChoice::Csr5),
             (SpmvChoice::choose(&heavy46.view(), isa), split(65536)),

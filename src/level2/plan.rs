@@ -69,8 +69,28 @@ pub const fn panel_columns<T>() -> usize {
 /// 1.56x one CSR5 on AVX-512 (9.4 against 14.7 ms) and 1.22x on AVX2, its `f64` panels
 /// 1.05x and 0.89x, and `dc2_like` (15% of its entries in long rows) 1.09x and 0.89x in
 /// `f32`. With a share `p` of the entries gaining about 3x and the rest losing to 0.7x,
-/// panels pay from `p` ≈ 0.4.
+/// panels pay from `p` ≈ 0.4. This is the AVX2 threshold; AVX-512 takes
+/// [`PANEL_MIN_ROW_AVX512`].
 pub const PANEL_MIN_ROW: usize = 32;
+
+/// [`PANEL_MIN_ROW`] on AVX-512, whose tile loop closes a step's segments without a
+/// branch per row (`vcompress`), so that running every row in every panel costs it less
+/// than it costs AVX2. Measured on `rmat` `f64` (44% of its entries in rows of 256 or
+/// more: 16 a panel in 16 panels, 24% in rows of 512 or more), panels against one CSR5
+/// in alternating blocks (blocks of 4 after 2 warm-ups, 8 rounds, two runs a machine):
+/// AVX-512 1.26x and 1.31x on the Intel dev VM (22.7 against 28.6 ms, 20.2 against 26.5)
+/// and 1.03x and 1.09x on the Xeon host of the README; AVX2 0.94x and 0.95x, and 0.80x
+/// and 0.81x. Halving the threshold moves no other suite matrix: `dc2_like` has 15% of
+/// its entries in rows of 128 or more, the rest none or nearly all.
+pub const PANEL_MIN_ROW_AVX512: usize = 16;
+
+/// The per-panel row threshold of [`SpmvChoice::choose`]'s panel rule on `isa`.
+const fn panel_min_row(isa: Isa) -> usize {
+    match isa {
+        Isa::Avx512 => PANEL_MIN_ROW_AVX512,
+        _ => PANEL_MIN_ROW,
+    }
+}
 
 /// Entries [`SpmvChoice::choose`] samples by position for its panel rule.
 pub const PANEL_SAMPLES: usize = 64;
@@ -114,9 +134,10 @@ impl SpmvChoice {
     /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with [`panel_columns`] before either when
     ///   `x` spans two panels or more, most sampled entries read `x` far from the
     ///   diagonal, and at least 3 in 8 of [`PANEL_SAMPLES`] entries picked by position lie
-    ///   in rows of [`PANEL_MIN_ROW`] entries per panel or more: wide matrices of long
-    ///   rows (an LP constraint matrix) or with a heavy tail of them (a power-law graph in
-    ///   `f32`), whose reads of `x` miss the L2 cache;
+    ///   in rows of [`PANEL_MIN_ROW`] entries per panel or more ([`PANEL_MIN_ROW_AVX512`]
+    ///   on AVX-512): wide matrices of long rows (an LP constraint matrix) or with a heavy
+    ///   tail of them (a power-law graph: in `f32` on both widths, in `f64` on AVX-512),
+    ///   whose reads of `x` miss the L2 cache;
     /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise, and on portable
     ///   and NEON.
     ///
@@ -153,7 +174,7 @@ impl SpmvChoice {
         let columns = panel_columns::<T>();
         let panels = a.ncols().div_ceil(columns);
         if panels >= 2 && s.scattered() {
-            let (long, sampled) = entries_in_rows_of(a, PANEL_MIN_ROW.saturating_mul(panels));
+            let (long, sampled) = entries_in_rows_of(a, panel_min_row(isa).saturating_mul(panels));
             if sampled > 0 && 8 * long >= 3 * sampled {
                 return SpmvChoice::Csr5Panels { columns };
             }
