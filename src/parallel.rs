@@ -230,42 +230,37 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
     if alpha == T::ZERO || threads == 1 {
         return crate::level2::spmv_panels(panels, isa, alpha, x, beta, y);
     }
-    // Worker `w` runs tile range `w` of every panel: its rows in panel `p` are
-    // `owned_rows`, plus the row its carry goes to (the row after them). Its `y` covers
+    // Worker `w` runs tile range `w` of every panel that has one: its rows in panel `p`
+    // are `owned_rows`, plus the row its carry goes to (the row after them). Its `y` covers
     // the span of those rows over all panels, not all of `y`: on a matrix of many rows
     // (`rmat`, 1M) a whole `y` per worker cost more to clear and to sum than the panels
     // saved (16 threads: 20 GB/s against CSR5's 41 on the Xeon host).
-    let ranges = |w: usize| {
-        panels.iter().map(move |p| {
-            let a = p.view();
-            let n = a.tiles() + 1;
-            let tiles = n * w / threads..n * (w + 1) / threads;
-            let rows = owned_rows(&a, tiles.clone()).unwrap_or(0..0);
-            (tiles, rows)
-        })
-    };
-    let span = |w: usize| {
-        let (lo, hi) = ranges(w)
-            .filter(|(t, _)| !t.is_empty())
-            .fold((m, 0), |(lo, hi), (_, r)| (lo.min(r.start), hi.max((r.end + 1).min(m))));
-        lo..hi.max(lo)
-    };
     let room =
         DimError::Overflow { what: "room", value: m, max: isize::MAX as usize / size_of::<T>().max(1) };
     let partial = thread::scope(|s| {
         let handles: Vec<_> = (0..threads)
             .map(|w| {
                 s.spawn(move || -> Result<(Range<usize>, Vec<T>), DimError> {
-                    let span = span(w);
+                    let mine: Vec<_> = panels
+                        .iter()
+                        .filter_map(|p| {
+                            let a = p.view();
+                            let n = a.tiles() + 1;
+                            let tiles = n * w / threads..n * (w + 1) / threads;
+                            let rows = owned_rows(&a, tiles.clone()).unwrap_or(0..0);
+                            (!tiles.is_empty()).then_some((a, tiles, rows))
+                        })
+                        .collect();
+                    let (lo, hi) = mine
+                        .iter()
+                        .fold((m, 0), |(lo, hi), (_, _, r)| (lo.min(r.start), hi.max((r.end + 1).min(m))));
+                    let span = lo..hi.max(lo);
                     let mut own = Vec::new();
                     own.try_reserve_exact(span.len()).map_err(|_| room)?;
                     own.resize(span.len(), T::ZERO);
-                    for (p, (tiles, rows)) in panels.iter().zip(ranges(w)) {
-                        if tiles.is_empty() {
-                            continue;
-                        }
+                    for (a, tiles, rows) in mine {
                         let local = rows.start - span.start..rows.end - span.start;
-                        let carry = spmv_tiles(&p.view(), isa, tiles, alpha, x, T::ONE, &mut own[local])?;
+                        let carry = spmv_tiles(&a, isa, tiles, alpha, x, T::ONE, &mut own[local])?;
                         for c in carry.iter().filter(|c| c.row < m) {
                             let slot = c.row.checked_sub(span.start).and_then(|i| own.get_mut(i));
                             let slot = slot.ok_or(DimError::Parameter { name: "carry.row", value: c.row })?;
