@@ -1,9 +1,18 @@
-//! Thread drivers (features `std` + `parallel`) over the chunked kernels (DESIGN
-//! principle 5): the core splits work into independent chunks; this module runs them on
-//! `std::thread::scope` workers. Nothing else in the crate depends on threads.
+//! Thread drivers (feature `parallel`) over the chunked kernels: the core splits work into
+//! independent chunks; this module runs them as tasks on the caller's [`rayon`] pool (the
+//! global pool, or the one a caller entered with `ThreadPool::install`), so workers persist
+//! between calls and threaded SpMV inside rayon code adds no threads of its own. Nothing
+//! else in the crate depends on threads.
+//!
+//! Every driver takes a task count `threads`: 0 (the recommended value) runs
+//! [`available_threads`] tasks, or one on the calling thread when the work is too small to
+//! repay a fork (fewer than 32 768 rows plus entries); any other value runs that many
+//! tasks, capped by the work items. No driver spawns an OS thread per call. Where the
+//! pool cannot be started (the OS refuses threads), every driver runs serially instead
+//! of failing.
 
 use core::ops::Range;
-use std::thread;
+use std::sync::OnceLock;
 
 use std::vec::Vec;
 
@@ -14,10 +23,65 @@ use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{CsrMethod, DimError, Index, Isa, RowOrder, Scalar};
 
-/// The number of threads [`spmv_csr`] uses when asked for 0: the machine's available
-/// parallelism, or 1 if unknown.
+/// Rows plus entries below which an SpMV driver runs on the calling thread: a fork and
+/// join on the pool costs about as much as a serial SpMV of this size (see
+/// `benches/records/` for the per-call overhead).
+pub(crate) const SERIAL_WORK: usize = 1 << 15;
+
+/// Whether the rayon pool the drivers would run on is there. Inside a pool it is; outside,
+/// the global pool is started once here, by the fallible builder, so that a refused thread
+/// becomes a serial run instead of rayon's panic.
+fn pool_ready() -> bool {
+    static READY: OnceLock<bool> = OnceLock::new();
+    if rayon::current_thread_index().is_some() {
+        return true;
+    }
+    *READY.get_or_init(|| match rayon::ThreadPoolBuilder::new().build_global() {
+        Ok(()) => true,
+        // Someone (the caller, or rayon on an earlier use) built it already.
+        Err(_) => std::panic::catch_unwind(rayon::current_num_threads).is_ok(),
+    })
+}
+
+/// The number of tasks the drivers use when asked for 0: the current rayon pool's threads
+/// (the caller's pool inside `ThreadPool::install`, else the global pool, which
+/// `RAYON_NUM_THREADS` sizes), or 1 where no pool can be started.
 pub fn available_threads() -> usize {
-    thread::available_parallelism().map_or(1, |n| n.get())
+    if pool_ready() { rayon::current_num_threads().max(1) } else { 1 }
+}
+
+/// The task count for a request of `threads` capped by `most` (the work items): as asked,
+/// or for 0, [`available_threads`] but 1 below [`SERIAL_WORK`] rows plus entries.
+fn tasks(threads: usize, most: usize, work: usize) -> usize {
+    let threads = match threads {
+        0 if work < SERIAL_WORK => 1,
+        0 => available_threads(),
+        t => t,
+    };
+    threads.clamp(1, most.max(1))
+}
+
+/// Runs `f` on every task, in parallel on the rayon pool (on the calling thread when there
+/// is one task or no pool), and returns the results in task order. A panic in a task (a
+/// bug) is passed on to the caller.
+fn fork<A: Send, R: Send>(tasks: Vec<A>, f: impl Fn(A) -> R + Sync + Send) -> Vec<R> {
+    use rayon::prelude::*;
+    if tasks.len() <= 1 || !pool_ready() {
+        return tasks.into_iter().map(f).collect();
+    }
+    tasks.into_par_iter().map(f).collect()
+}
+
+/// Cuts `y` into consecutive chunks of the given lengths (the last takes what is left).
+fn split_y<'y, T>(mut y: &'y mut [T], lens: impl Iterator<Item = usize>) -> Vec<&'y mut [T]> {
+    let mut out = Vec::new();
+    for len in lens {
+        let len = len.min(y.len());
+        let (chunk, tail) = core::mem::take(&mut y).split_at_mut(len);
+        out.push(chunk);
+        y = tail;
+    }
+    out
 }
 
 /// Splits the rows of `a` into `parts` contiguous ranges holding about `nnz / parts`
@@ -121,19 +185,12 @@ fn row_blocks<T: Scalar, I: Index>(
     threads: usize,
 ) -> Result<(), DimError> {
     check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
-    let threads = if threads == 0 { available_threads() } else { threads };
-    let threads = threads.min(a.nrows().max(1));
+    let threads = tasks(threads, a.nrows(), a.nrows() + a.nnz());
     let mut bounds = std::vec![0usize; threads + 1];
     balanced_row_partition(a, threads, &mut bounds)?;
-    thread::scope(|s| {
-        let mut rest = y;
-        for w in bounds.windows(2) {
-            let rows: Range<usize> = w[0]..w[1];
-            let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(rows.len());
-            rest = tail;
-            s.spawn(move || spmv_rows_by(a, method, isa, rows, alpha, x, beta, chunk));
-        }
-    });
+    let chunks = split_y(y, bounds.windows(2).map(|w| w[1] - w[0]));
+    let work: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
+    fork(work, |(rows, chunk)| spmv_rows_by(a, method, isa, rows, alpha, x, beta, chunk));
     Ok(())
 }
 
@@ -158,28 +215,16 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
     use crate::level2::csr5::{owned_rows, spmv_tiles};
     check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
     let n = a.tiles() + 1;
-    let threads = if threads == 0 { available_threads() } else { threads }.clamp(1, n);
+    let threads = tasks(threads, n, a.nrows() + a.nnz());
     let cut = |p: usize| n * p / threads;
-    let carries = thread::scope(|s| {
-        let mut rest: &mut [T] = &mut *y;
-        let mut handles = std::vec::Vec::with_capacity(threads);
-        for p in 0..threads {
-            let tiles = cut(p)..cut(p + 1);
-            let rows = owned_rows(a, tiles.clone()).unwrap_or(0..0);
-            let len = rows.len().min(rest.len());
-            let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(len);
-            rest = tail;
-            handles.push(s.spawn(move || spmv_tiles(a, isa, tiles, alpha, x, beta, chunk)));
-        }
-        handles.into_iter().map(|h| h.join()).collect::<std::vec::Vec<_>>()
-    });
-    let mut all = std::vec::Vec::with_capacity(threads);
+    let ranges: Vec<_> = (0..threads).map(|p| cut(p)..cut(p + 1)).collect();
+    let rows: Vec<_> = ranges.iter().map(|t| owned_rows(a, t.clone()).unwrap_or(0..0)).collect();
+    let chunks = split_y(&mut *y, rows.iter().map(Range::len));
+    let work: Vec<_> = ranges.into_iter().zip(chunks).collect();
+    let carries = fork(work, |(tiles, chunk)| spmv_tiles(a, isa, tiles, alpha, x, beta, chunk));
+    let mut all = Vec::with_capacity(threads);
     for c in carries {
-        // A worker cannot fail after the checks above; a panic would be a bug, passed on.
-        match c {
-            Ok(r) => all.extend(r?),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        all.extend(c?);
     }
     apply_carries(&all, y)
 }
@@ -224,9 +269,8 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
     if let Some(k) = panels.iter().position(|p| (p.view().nrows(), p.view().ncols()) != (m, n)) {
         return Err(DimError::Parameter { name: "panels", value: k });
     }
-    let threads = if threads == 0 { available_threads() } else { threads };
     let most = panels.iter().map(|p| p.view().tiles() + 1).max().unwrap_or(1);
-    let threads = threads.clamp(1, most);
+    let threads = tasks(threads, most, m + panels.iter().map(|p| p.view().nnz()).sum::<usize>());
     if alpha == T::ZERO || threads == 1 {
         return crate::level2::spmv_panels(panels, isa, alpha, x, beta, y);
     }
@@ -234,52 +278,41 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
     // are `owned_rows`, plus the row its carry goes to (the row after them). Its `y` covers
     // the span of those rows over all panels, not all of `y`: on a matrix of many rows
     // (`rmat`, 1M) a whole `y` per worker cost more to clear and to sum than the panels
-    // saved (16 threads: 20 GB/s against CSR5's 41 on the Xeon host).
+    // saved.
     let room =
         DimError::Overflow { what: "room", value: m, max: isize::MAX as usize / size_of::<T>().max(1) };
-    let partial = thread::scope(|s| {
-        let handles: Vec<_> = (0..threads)
-            .map(|w| {
-                s.spawn(move || -> Result<(Range<usize>, Vec<T>), DimError> {
-                    let mine: Vec<_> = panels
-                        .iter()
-                        .filter_map(|p| {
-                            let a = p.view();
-                            let n = a.tiles() + 1;
-                            let tiles = n * w / threads..n * (w + 1) / threads;
-                            let rows = owned_rows(&a, tiles.clone()).unwrap_or(0..0);
-                            (!tiles.is_empty()).then_some((a, tiles, rows))
-                        })
-                        .collect();
-                    let (lo, hi) = mine
-                        .iter()
-                        .fold((m, 0), |(lo, hi), (_, _, r)| (lo.min(r.start), hi.max((r.end + 1).min(m))));
-                    let span = lo..hi.max(lo);
-                    let mut own = Vec::new();
-                    own.try_reserve_exact(span.len()).map_err(|_| room)?;
-                    own.resize(span.len(), T::ZERO);
-                    for (a, tiles, rows) in mine {
-                        let local = rows.start - span.start..rows.end - span.start;
-                        let carry = spmv_tiles(&a, isa, tiles, alpha, x, T::ONE, &mut own[local])?;
-                        for c in carry.iter().filter(|c| c.row < m) {
-                            let slot = c.row.checked_sub(span.start).and_then(|i| own.get_mut(i));
-                            let slot = slot.ok_or(DimError::Parameter { name: "carry.row", value: c.row })?;
-                            *slot += c.value;
-                        }
-                    }
-                    Ok((span, own))
-                })
+    let partial = fork((0..threads).collect(), |w| -> Result<(Range<usize>, Vec<T>), DimError> {
+        let mine: Vec<_> = panels
+            .iter()
+            .filter_map(|p| {
+                let a = p.view();
+                let n = a.tiles() + 1;
+                let tiles = n * w / threads..n * (w + 1) / threads;
+                let rows = owned_rows(&a, tiles.clone()).unwrap_or(0..0);
+                (!tiles.is_empty()).then_some((a, tiles, rows))
             })
             .collect();
-        handles.into_iter().map(|h| h.join()).collect::<Vec<_>>()
+        let (lo, hi) =
+            mine.iter().fold((m, 0), |(lo, hi), (_, _, r)| (lo.min(r.start), hi.max((r.end + 1).min(m))));
+        let span = lo..hi.max(lo);
+        let mut own = Vec::new();
+        own.try_reserve_exact(span.len()).map_err(|_| room)?;
+        own.resize(span.len(), T::ZERO);
+        for (a, tiles, rows) in mine {
+            let local = rows.start - span.start..rows.end - span.start;
+            let carry = spmv_tiles(&a, isa, tiles, alpha, x, T::ONE, &mut own[local])?;
+            for c in carry.iter().filter(|c| c.row < m) {
+                let slot = c.row.checked_sub(span.start).and_then(|i| own.get_mut(i));
+                let slot = slot.ok_or(DimError::Parameter { name: "carry.row", value: c.row })?;
+                *slot += c.value;
+            }
+        }
+        Ok((span, own))
     });
     let mut parts = Vec::with_capacity(threads);
     for r in partial {
-        // Only the allocation can fail after the checks above; a panic would be a bug.
-        match r {
-            Ok(r) => parts.push(r?),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        // Only the allocation can fail after the checks above.
+        parts.push(r?);
     }
     // y = beta y + the workers' sums, in worker order, on row blocks of at least
     // SUM_ROWS rows (a block of fewer costs less than the thread that would add it).
@@ -301,15 +334,7 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
             *yi = if beta == T::ZERO { sum } else { beta * *yi + sum };
         }
     };
-    if blocks == 1 {
-        sum_block(0, y);
-    } else {
-        thread::scope(|s| {
-            for (b, chunk) in y.chunks_mut(block).enumerate() {
-                s.spawn(move || sum_block(b, chunk));
-            }
-        });
-    }
+    fork(y.chunks_mut(block).enumerate().collect(), |(b, chunk)| sum_block(b, chunk));
     Ok(())
 }
 
@@ -337,30 +362,17 @@ pub fn spmv_csr_merge_path<T: Scalar, I: Index>(
 ) -> Result<(), DimError> {
     use crate::level2::{apply_carries, merge_path_splits, spmv_merge_path_piece};
     check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
-    let threads = if threads == 0 { available_threads() } else { threads };
-    let threads = threads.clamp(1, (a.nrows() + a.nnz()).max(1));
+    let work = a.nrows() + a.nnz();
+    let threads = tasks(threads, work, work);
     let mut splits = std::vec![(0usize, 0usize); threads + 1];
     merge_path_splits(a, threads, &mut splits)?;
-    let results = thread::scope(|s| {
-        let mut rest: &mut [T] = &mut *y;
-        let handles: std::vec::Vec<_> = splits
-            .windows(2)
-            .map(|w| {
-                let (start, end) = (w[0], w[1]);
-                let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(end.0 - start.0);
-                rest = tail;
-                s.spawn(move || spmv_merge_path_piece(a, isa, start, end, alpha, x, beta, chunk))
-            })
-            .collect();
-        handles.into_iter().map(|h| h.join()).collect::<std::vec::Vec<_>>()
-    });
-    let mut carries = std::vec::Vec::with_capacity(threads);
-    for r in results {
-        // A piece cannot fail after the checks above; a panic would be a bug, passed on.
-        match r {
-            Ok(c) => carries.push(c?),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+    let chunks = split_y(&mut *y, splits.windows(2).map(|w| w[1].0 - w[0].0));
+    let work: Vec<_> = splits.windows(2).map(|w| (w[0], w[1])).zip(chunks).collect();
+    let results =
+        fork(work, |((start, end), chunk)| spmv_merge_path_piece(a, isa, start, end, alpha, x, beta, chunk));
+    let mut carries = Vec::with_capacity(threads);
+    for c in results {
+        carries.push(c?);
     }
     apply_carries(&carries, y)
 }
@@ -386,8 +398,7 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let isa = check_operands(&cfg, a, b)?;
     let rule = Rule::new(cfg.method, a, b);
     let nrows = a.nrows();
-    let threads = if threads == 0 { available_threads() } else { threads };
-    let threads = threads.min(nrows.max(1));
+    let threads = if threads == 0 { available_threads() } else { threads }.clamp(1, nrows.max(1));
     // Cut where the running sum of upper bounds (stage 1; plus one per row, so that runs
     // of empty rows split too) passes each `k / threads` share.
     let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
@@ -409,23 +420,13 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     while bounds.len() <= threads {
         bounds.push(nrows);
     }
-    let pieces = thread::scope(|s| {
-        let workers: Vec<_> = bounds
-            .windows(2)
-            .map(|w| {
-                let rows = w[0]..w[1];
-                s.spawn(move || hybrid_rows(isa, rule, cfg.huge_pages, a, b, rows, None).map(|(p, _)| p))
-            })
-            .collect();
-        workers.into_iter().map(|h| h.join()).collect::<Vec<_>>()
-    });
+    let ranges: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
+    let pieces =
+        fork(ranges, |rows| hybrid_rows(isa, rule, cfg.huge_pages, a, b, rows, None).map(|(p, _)| p));
     let mut parts: Vec<Piece<T, I>> = Vec::with_capacity(pieces.len());
     for p in pieces {
-        // An error (allocation) is passed on; a panic would be a bug, passed on too.
-        match p {
-            Ok(r) => parts.push(r?),
-            Err(panic) => std::panic::resume_unwind(panic),
-        }
+        // An error (allocation) is passed on.
+        parts.push(p?);
     }
     let nnz = parts.iter().fold(0usize, |s, p| s.saturating_add(p.col_idx.len()));
     if nnz > I::MAX_USIZE {

@@ -672,7 +672,9 @@ fn long_stencil_blocks_equal_the_reference() {
 
 /// `choose`'s documented rule on the shapes that decide it: random columns over a 4 MiB
 /// `x` (so almost every read is far from the diagonal), rows of 1..=10 entries (uneven)
-/// or of 5 (even), and a matrix with fewer entries than rows.
+/// or of 5 (even); a 2D five-point grid (short even rows near the diagonal); dense rows
+/// and one dense row among empty ones (entries in long runs); a matrix with no more
+/// entries than rows, and one too small to sample.
 #[test]
 fn choose_follows_its_documented_rule() {
     let (m, n) = (4096, 1 << 20);
@@ -681,15 +683,29 @@ fn choose_follows_its_documented_rule() {
     let uneven64 = from_lens::<f64, u32>(m, n, |i| 1 + i % 10, 3);
     let near = from_lens::<f32, u32>(m, 64, |i| 1 + i % 10, 3);
     let sparse = from_lens::<f32, u32>(m, n, |i| usize::from(i % 3 == 0), 3);
+    let diagonal = stencil::<f64>(m, m, &[0], None, 3);
+    let grid = stencil::<f64>(m, m, &[-64, -1, 0, 1, 64], None, 3);
+    let dense = from_runs_dense::<f64, u32>(64);
+    let tiny = from_runs_dense::<f64, u32>(40);
+    let one_row = {
+        let row_ptr: Vec<u32> = (0..=1000u32).map(|i| if i > 500 { 100_000 } else { 0 }).collect();
+        let col_idx: Vec<u32> = (0..100_000).collect();
+        CsrOwned::from_parts(1000, 100_000, row_ptr, col_idx, vec![1.0f64; 100_000]).unwrap()
+    };
     for isa in Isa::ALL {
-        // The segmented sum only where gathers are slow (AMD and Hygon by default).
-        let gathers = matches!(isa, Isa::Avx2 | Isa::Avx512) && Gathers::current() == Gathers::Loads;
-        let want = if gathers { CsrMethod::SegmentedSum } else { CsrMethod::RowVector };
-        assert_eq!(CsrMethod::choose(&uneven.view(), isa), want, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&even.view(), isa), CsrMethod::RowVector, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&uneven64.view(), isa), want, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&near.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        // Where lanes are loaded one by one, RowVector only for rows it reads without gathers.
+        let loads = matches!(isa, Isa::Avx2 | Isa::Avx512) && Gathers::current() == Gathers::Loads;
+        let irregular = if loads { CsrMethod::RowScalar } else { CsrMethod::RowVector };
+        assert_eq!(CsrMethod::choose(&uneven.view(), isa), irregular, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&even.view(), isa), irregular, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&uneven64.view(), isa), irregular, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&near.view(), isa), irregular, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&grid.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&dense.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&one_row.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&sparse.view(), isa), CsrMethod::RowScalar, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&diagonal.view(), isa), CsrMethod::RowScalar, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&tiny.view(), isa), CsrMethod::RowScalar, "{isa:?}");
     }
 }
 

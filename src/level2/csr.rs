@@ -94,46 +94,26 @@ impl CsrMethod {
         CsrMethod::ALL.into_iter().find(|m| m.name() == name)
     }
 
-    /// The method [`SpMv`] runs for `a` on `isa`: O(1), from `nrows`, `nnz` and a sample
-    /// of at most 64 rows (8 entries each; no pass over the matrix).
+    /// The method [`SpMv`] runs for `a` on `isa`: O(1) reads of the matrix (a sample of at
+    /// most 64 rows, 8 entries each, and 32 binary searches of `row_ptr`).
     ///
-    /// - [`RowScalar`](CsrMethod::RowScalar) when the matrix has fewer entries than rows;
-    /// - [`SegmentedSum`](CsrMethod::SegmentedSum) on AVX2 and AVX-512, on CPUs whose
-    ///   gathers are slow ([`Gathers::current`](crate::Gathers::current) is `Loads`: AMD
-    ///   and Hygon unless set otherwise), when the rows are short (at most 16 entries on
-    ///   average) of uneven lengths (the sampled lengths span at least 4), rarely empty
-    ///   (at most one sampled row in 16) and read `x` all over (more than half of the
-    ///   sampled entries lie more than 256 KiB of `x` from the diagonal);
-    /// - [`RowVector`](CsrMethod::RowVector) otherwise.
+    /// - [`RowScalar`](CsrMethod::RowScalar) for matrices of fewer than 2048 entries
+    ///   (choosing would cost more than any method saves) or no more entries than rows;
+    /// - where the width gathers in hardware ([`Gathers::current`](crate::Gathers::current)
+    ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector);
+    /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) only for the
+    ///   shapes whose rows it reads without gathers: most entries in rows of 8 or more that
+    ///   are runs of consecutive columns (dense and banded rows: `x` by vector loads), or
+    ///   short rows of even lengths that read `x` near the diagonal and are rarely empty (a
+    ///   structured grid: its stencil blocks); else [`RowScalar`](CsrMethod::RowScalar).
     ///
-    /// Why (single-thread medians, `examples/suite.rs --only spmv`, the methods timed in
-    /// one run; a shared, noisy 2-core AVX-512 machine, so single ratios scatter by
-    /// ±10–30%):
-    /// - RowVector runs rows shorter than 8 entries inline through the loop of
-    ///   RowScalar, prefetching the values and column indices ahead (and, on AVX2 and
-    ///   AVX-512, blocks of 4–16 such rows of a structured-grid operator at once), and
-    ///   calls the vector dot product out of line for longer ones. It measured 1.0–3.2×
-    ///   RowScalar's speed on AVX-512 (short rows: poisson2d `f64` 1.95×, uniform_random
-    ///   2.2–2.3×; long rows: banded 1.9×, dense `f32` 3.1×). RowVector costs one length
-    ///   test per row where it cannot win, so only an almost empty matrix (fewer entries
-    ///   than rows) keeps RowScalar.
-    /// - Short rows of uneven lengths scattered over a large `x` (dc2_like: 1 to 10 entries a row)
-    ///   cost the row loop a mispredicted exit per row on top of its misses in `x`. The segmented
-    ///   sum issues the reads of `x` as full-width gathers over a block of entries, whatever the
-    ///   row lengths: on dc2_like it led RowVector by 1.3× in `f32` (7.8 against 10.3 ms, AVX-512)
-    ///   and by 1.07–1.25× in `f64` (both widths, three runs). That is the AMD EPYC development VM;
-    ///   on the Xeon device host RowVector led the segmented sum on dc2_like by 1.17–1.33×
-    ///   (AVX-512, speedups over row-scalar in one run: 1.14 against 0.86 in `f64`, 1.21 against
-    ///   1.03 in `f32`), so the rule keeps RowVector there. Rows of one length (uniform_random: 5)
-    ///   do not mispredict, and there the prefetching row loop led the segmented sum by 1.75× (3.8
-    ///   against 6.6 ms). On matrices with many empty rows (rmat: half its rows) or local reads of
-    ///   `x` (the stencils, banded) the segmented sum's per-row bookkeeping loses (poisson2d 5.1
-    ///   against 2.3 ms), so RowVector stays there.
-    /// - The speculative and merge-path methods exist for load balance across cores
-    ///   (thesis 8.3.3, 8.4). On one core they do the work of the segmented sum or of
-    ///   RowVector plus bookkeeping and measured no better than either on any suite
-    ///   matrix, so `choose` never picks them; thread runtimes call merge path explicitly
-    ///   through its piece API.
+    /// Why: RowVector is the row loop with SIMD dot products for long rows, stencil blocks
+    /// and software prefetches; where a gather is a scalar load per lane those cost more
+    /// than they save on irregular rows, and the plain loop of RowScalar led it on every
+    /// power-law, circuit and mostly-empty matrix of the peer suite (tables in
+    /// `benches/records/`). The segmented, speculative and merge-path methods never led
+    /// both row methods on one core, so `choose` never picks them; thread runtimes call
+    /// merge path explicitly through its piece API.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> CsrMethod {
         CsrMethod::choose_sampled(a, isa, None)
     }
@@ -147,20 +127,17 @@ impl CsrMethod {
         sample: Option<&RowSample>,
     ) -> CsrMethod {
         let (m, nnz) = (a.nrows(), a.nnz());
-        if nnz < m {
+        if nnz < CHOOSE_TINY || nnz <= m {
             return CsrMethod::RowScalar;
         }
-        // The segmented sum leads only on CPUs with slow gathers (see above).
         let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
-        if slow_gathers && nnz <= CHOOSE_SHORT * m && {
-            let s = sample.copied().unwrap_or_else(|| RowSample::of(a));
-            s.rarely_empty() && s.uneven() && s.scattered()
-        } {
-            CsrMethod::SegmentedSum
-        } else {
-            CsrMethod::RowVector
+        if !slow_gathers {
+            return CsrMethod::RowVector;
         }
+        let s = sample.copied().unwrap_or_else(|| RowSample::of(a));
+        let grid = nnz <= CHOOSE_SHORT * m && !s.uneven() && !s.scattered() && s.rarely_empty();
+        if grid || entries_in_long_runs(a) { CsrMethod::RowVector } else { CsrMethod::RowScalar }
     }
 
     /// The fastest method for `a` on `isa` on this machine, by timing (feature `std`):
@@ -238,8 +215,39 @@ const CHOOSE_ENTRIES: usize = 8;
 /// Least spread (longest minus shortest) of the sampled row lengths for which
 /// [`RowSample::uneven`] calls them uneven.
 const CHOOSE_UNEVEN: usize = 4;
-/// Longest mean row length for which [`CsrMethod::choose`] considers the segmented sum.
-const CHOOSE_SHORT: usize = 16;
+/// Longest mean row length of a structured grid's short rows for [`CsrMethod::choose`].
+const CHOOSE_SHORT: usize = 8;
+/// Entries below which [`CsrMethod::choose`] takes the row loop without sampling.
+const CHOOSE_TINY: usize = 2048;
+/// Entries [`entries_in_long_runs`] samples.
+const RUN_SAMPLES: usize = 32;
+/// Shortest row whose dot product [`CsrMethod::RowVector`] runs on SIMD lanes.
+const RUN_MIN_ROW: usize = 8;
+
+/// Whether at least 3 in 4 of [`RUN_SAMPLES`] entries, picked by position (the
+/// golden-ratio sequence, so a period in the matrix cannot alias them away), lie in rows
+/// of [`RUN_MIN_ROW`] entries or more next to the consecutive column: dense and banded
+/// rows, which the row-vector loop reads by vector loads of `x`. Weighted by entries, so
+/// one dense row among empty ones counts for its entries. O(log m) per sample.
+pub(crate) fn entries_in_long_runs<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
+    let (nnz, row_ptr, col_idx) = (a.nnz(), a.row_ptr(), a.col_idx());
+    let mut runs = 0;
+    for k in 0..RUN_SAMPLES {
+        let u = (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let p = ((u as u128 * nnz as u128) >> 64) as usize;
+        let i = row_ptr.partition_point(|r| r.to_usize() <= p).saturating_sub(1);
+        let (Some(r0), Some(r1)) = (row_ptr.get(i), row_ptr.get(i + 1)) else { continue };
+        let (r0, r1) = (r0.to_usize(), r1.to_usize());
+        if r1.saturating_sub(r0) < RUN_MIN_ROW {
+            continue;
+        }
+        // The neighbour inside the row: the next entry, or the previous one for the last.
+        let q = if p + 1 < r1 { p + 1 } else { p.saturating_sub(1) };
+        let (Some(c), Some(d)) = (col_idx.get(p.min(q)), col_idx.get(p.max(q))) else { continue };
+        runs += usize::from(d.to_usize() == c.to_usize().wrapping_add(1));
+    }
+    4 * runs >= 3 * RUN_SAMPLES
+}
 /// Distance from the diagonal, in bytes of `x`, beyond which [`RowSample`] counts a
 /// read of `x` as scattered: past a 256 KiB L2, so most such reads miss it.
 const CHOOSE_FAR_BYTES: usize = 256 << 10;

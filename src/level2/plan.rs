@@ -12,7 +12,7 @@
 //! [`SpmvChoice`] names the choice among the three; [`SpmvPlan`] (feature `alloc`) holds
 //! it with the copies it needs and runs it.
 
-use super::csr::{CsrMethod, RowSample};
+use super::csr::{CsrMethod, RowSample, entries_in_long_runs};
 use crate::formats::Csr;
 use crate::{Index, Isa, Scalar};
 
@@ -133,7 +133,8 @@ impl SpmvChoice {
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
     /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with [`panel_columns`] before either when
     ///   `x` spans two panels or more, most sampled entries read `x` far from the
-    ///   diagonal, and at least 3 in 8 of [`PANEL_SAMPLES`] entries picked by position lie
+    ///   diagonal, fewer than 3 in 4 entries lie in long runs of consecutive columns, and
+    ///   at least 3 in 8 of [`PANEL_SAMPLES`] entries picked by position lie
     ///   in rows of [`PANEL_MIN_ROW`] entries per panel or more ([`PANEL_MIN_ROW_AVX512`]
     ///   on AVX-512): wide matrices of long rows (an LP constraint matrix) or with a heavy
     ///   tail of them (a power-law graph: in `f32` on both widths, in `f64` on AVX-512),
@@ -173,7 +174,9 @@ impl SpmvChoice {
         let s = RowSample::of(a);
         let columns = panel_columns::<T>();
         let panels = a.ncols().div_ceil(columns);
-        if panels >= 2 && s.scattered() {
+        // Rows of consecutive columns read `x` by vector loads in the row loop, whatever
+        // its width: no panel saves them a miss.
+        if panels >= 2 && s.scattered() && !entries_in_long_runs(a) {
             let (long, sampled) = entries_in_rows_of(a, panel_min_row(isa).saturating_mul(panels));
             if sampled > 0 && 8 * long >= 3 * sampled {
                 return SpmvChoice::Csr5Panels { columns };
