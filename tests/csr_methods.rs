@@ -685,6 +685,7 @@ fn choose_follows_its_documented_rule() {
     let sparse = from_lens::<f32, u32>(m, n, |i| usize::from(i % 3 == 0), 3);
     let diagonal = stencil::<f64>(m, m, &[0], None, 3);
     let grid = stencil::<f64>(m, m, &[-64, -1, 0, 1, 64], None, 3);
+    let clusters = stencil::<f64>(m, m, &[-65, -64, -63, -1, 0, 1, 63, 64, 65], None, 3);
     let dense = from_runs_dense::<f64, u32>(64);
     let tiny = from_runs_dense::<f64, u32>(40);
     let one_row = {
@@ -701,6 +702,7 @@ fn choose_follows_its_documented_rule() {
         assert_eq!(CsrMethod::choose(&uneven64.view(), isa), irregular, "{isa:?}");
         assert_eq!(CsrMethod::choose(&near.view(), isa), irregular, "{isa:?}");
         assert_eq!(CsrMethod::choose(&grid.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&clusters.view(), isa), irregular, "{isa:?}");
         assert_eq!(CsrMethod::choose(&dense.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&one_row.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&sparse.view(), isa), CsrMethod::RowScalar, "{isa:?}");
@@ -805,6 +807,12 @@ fn spmv_choice_follows_its_documented_rule() {
     // One row in 16 of 300 entries (19 a panel: AVX-512's long rows, not AVX2's), the
     // others of 11 (65% of the entries).
     let heavy300 = from_lens::<f64, u32>(4096, n, |i| if i % 16 == 0 { 300 } else { 11 }, 5);
+    // One row of 200 000 consecutive columns among 999 empty ones over a wide `x`: the row
+    // loop reads it by vector loads, neither panels nor CSR5.
+    let one_row = {
+        let row_ptr: Vec<u32> = (0..=1000u32).map(|i| if i > 500 { 200_000 } else { 0 }).collect();
+        CsrOwned::from_parts(1000, n, row_ptr, (0..200_000).collect(), vec![1.0f64; 200_000]).unwrap()
+    };
     for isa in Isa::ALL {
         let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
         let split = |c: usize| if simd { SpmvChoice::Csr5Panels { columns: c } } else { SpmvChoice::Csr5 };
@@ -818,6 +826,7 @@ fn spmv_choice_follows_its_documented_rule() {
             (SpmvChoice::choose(&lp_one.view(), isa), SpmvChoice::Csr5),
             (SpmvChoice::choose(&heavy46.view(), isa), split(65536)),
             (SpmvChoice::choose(&heavy25.view(), isa), SpmvChoice::Csr5),
+            (SpmvChoice::choose(&one_row.view(), isa), SpmvChoice::Csr(CsrMethod::RowVector)),
         ];
         for (k, (got, want)) in cases.into_iter().enumerate() {
             // Portable and NEON keep CSR: whatever `CsrMethod::choose` says.

@@ -106,13 +106,11 @@ proptest! {
     }
 }
 
-/// Short rows of uneven lengths (1 to 10) scattered over a wide `x`, in f32: where
-/// `CsrMethod::choose` picks the segmented sum (AVX2 and AVX-512 on CPUs with slow
-/// gathers), the threaded driver runs it on row ranges and must still give the serial
-/// bits (its blocks stay on the serial grid).
+/// Short rows of uneven lengths (1 to 10) scattered over a wide `x`, in f32: a plan of
+/// the segmented sum, which the threaded driver runs on row ranges, must still give the
+/// serial bits at every thread count (its blocks stay on the serial grid).
 #[test]
 fn threaded_segmented_sum_equals_serial_bitwise() {
-    use spblas::CsrMethod;
     let (m, n) = (3000usize, 1_000_000usize);
     let mut row_ptr = vec![0u32];
     let mut col_idx = Vec::new();
@@ -129,19 +127,12 @@ fn threaded_segmented_sum_equals_serial_bitwise() {
     let x: Vec<f32> = (0..a.ncols()).map(|j| 1.0 + j as f32 / 7.0).collect();
     let y0: Vec<f32> = (0..a.nrows()).map(|i| i as f32 / 3.0).collect();
     for isa in Isa::available() {
-        let picked = CsrMethod::choose(&a, isa);
-        let slow = spblas::Gathers::current() == spblas::Gathers::Loads;
-        let want_pick = if matches!(isa, Isa::Avx2 | Isa::Avx512) && slow {
-            CsrMethod::SegmentedSum
-        } else {
-            CsrMethod::RowVector
-        };
-        assert_eq!(picked, want_pick, "{isa:?}");
+        let plan = SpmvPlan::with_choice(&a, isa, SpmvChoice::Csr(CsrMethod::SegmentedSum)).unwrap();
         let mut want = y0.clone();
-        a.spmv_isa(isa, 1.5, &x, 0.5, &mut want).unwrap();
-        for threads in 1..8 {
+        spblas::level2::spmv_csr(&a, CsrMethod::SegmentedSum, isa, 1.5, &x, 0.5, &mut want).unwrap();
+        for threads in 0..8 {
             let mut got = y0.clone();
-            spmv_csr(&a, isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
+            spmv_plan(&plan, 1.5, &x, 0.5, &mut got, threads).unwrap();
             let bits = |v: &[f32]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "{isa:?}, {threads} threads");
         }
@@ -317,4 +308,49 @@ fn threaded_spgemm_equals_serial_exactly() {
     // Dimension errors as in the serial product.
     let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[]).unwrap();
     assert!(spblas::parallel::spgemm(SpgemmConfig::new(), &a.view(), &a.view(), 4).is_err());
+}
+
+/// The drivers run on the caller's rayon pool: inside a pool of 3 threads, 0 threads means
+/// 3 tasks and the results equal the serial ones bit for bit (the row blocks) or within
+/// rounding (CSR5, merge path); a request for 50 000 threads runs (capped by the work, on
+/// the pool's threads) instead of spawning them, and a matrix too small to split runs on
+/// the calling thread.
+#[test]
+fn drivers_run_on_the_callers_pool() {
+    let n = 20_000;
+    let raw = from_lens_f64(n, n, |i| 1 + i % 7);
+    let a = raw.view();
+    let x: Vec<f64> = (0..n).map(|j| 1.0 + (j % 5) as f64 * 0.5).collect();
+    let mut want = vec![0.0; n];
+    a.spmv(1.0, &x, 0.0, &mut want).unwrap();
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
+    pool.install(|| {
+        assert_eq!(spblas::parallel::available_threads(), 3);
+        for threads in [0, 2, 50_000] {
+            let mut got = vec![f64::NAN; n];
+            spmv_csr(&a, Isa::detect(), 1.0, &x, 0.0, &mut got, threads).unwrap();
+            assert_eq!(got, want, "{threads} threads");
+            let mut got = vec![f64::NAN; n];
+            spmv_csr_merge_path(&a, Isa::detect(), 1.0, &x, 0.0, &mut got, threads).unwrap();
+            assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-9 * w.abs().max(1.0)));
+        }
+    });
+    // From a thread outside any pool too (the global pool).
+    let mut got = vec![f64::NAN; n];
+    spmv_csr(&a, Isa::detect(), 1.0, &x, 0.0, &mut got, 0).unwrap();
+    assert_eq!(got, want);
+}
+
+fn from_lens_f64(m: usize, n: usize, len: impl Fn(usize) -> usize) -> CsrOwned<f64, u32> {
+    let mut row_ptr = vec![0u32];
+    let mut col_idx = Vec::new();
+    for i in 0..m {
+        let mut row: Vec<u32> = (0..len(i)).map(|k| ((i * 7919 + k * 104_729) % n) as u32).collect();
+        row.sort_unstable();
+        row.dedup();
+        col_idx.extend(row);
+        row_ptr.push(col_idx.len() as u32);
+    }
+    let vals = (0..col_idx.len()).map(|k| (k % 13) as f64 * 0.25 - 1.5).collect();
+    CsrOwned::from_parts(m, n, row_ptr, col_idx, vals).unwrap()
 }

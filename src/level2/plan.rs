@@ -121,6 +121,9 @@ impl SpmvChoice {
     /// [`CsrMethod::choose`], at most 576 reads, and where `x` spans two panels
     /// [`PANEL_SAMPLES`] binary searches of `row_ptr`), on AVX2 and AVX-512:
     ///
+    /// - [`Csr`](SpmvChoice::Csr)`(`[`RowVector`](CsrMethod::RowVector)`)` when 3 in 4
+    ///   sampled entries lie in rows of 8 or more that are one run of consecutive columns
+    ///   (dense and banded rows, read by vector loads);
     /// - [`Csr5`](SpmvChoice::Csr5) when more than half of the sampled entries read `x`
     ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
     ///   4 (uneven rows, or empty rows among rows of 4 or more): the irregular matrices
@@ -133,8 +136,7 @@ impl SpmvChoice {
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
     /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with [`panel_columns`] before either when
     ///   `x` spans two panels or more, most sampled entries read `x` far from the
-    ///   diagonal, fewer than 3 in 4 entries lie in long runs of consecutive columns, and
-    ///   at least 3 in 8 of [`PANEL_SAMPLES`] entries picked by position lie
+    ///   diagonal, and at least 3 in 8 of [`PANEL_SAMPLES`] entries picked by position lie
     ///   in rows of [`PANEL_MIN_ROW`] entries per panel or more ([`PANEL_MIN_ROW_AVX512`]
     ///   on AVX-512): wide matrices of long rows (an LP constraint matrix) or with a heavy
     ///   tail of them (a power-law graph: in `f32` on both widths, in `f64` on AVX-512),
@@ -175,8 +177,11 @@ impl SpmvChoice {
         let columns = panel_columns::<T>();
         let panels = a.ncols().div_ceil(columns);
         // Rows of consecutive columns read `x` by vector loads in the row loop, whatever
-        // its width: no panel saves them a miss.
-        if panels >= 2 && s.scattered() && !entries_in_long_runs(a) {
+        // its width: neither panels nor CSR5 save them a miss.
+        if entries_in_long_runs(a) {
+            return SpmvChoice::Csr(CsrMethod::RowVector);
+        }
+        if panels >= 2 && s.scattered() {
             let (long, sampled) = entries_in_rows_of(a, panel_min_row(isa).saturating_mul(panels));
             if sampled > 0 && 8 * long >= 3 * sampled {
                 return SpmvChoice::Csr5Panels { columns };
@@ -408,13 +413,15 @@ mod owned {
             Ok(SpmvPlan { a: *a, isa, run })
         }
 
-        /// The fastest plan for `a` on `isa` on this machine, by timing (feature `std`):
-        /// [`CsrMethod::tune`] picks the fastest CSR method in `rounds` rounds, then that method,
-        /// CSR5 (converted once) and, when `x` spans two [`panel_columns`](super::panel_columns) or
-        /// more, CSR5 panels of that width run in turn for `rounds` more rounds, and the smallest
-        /// median wins (ties keep the earlier: CSR, which needs no copy, before CSR5). Costs one or
-        /// two conversions and about `8 * (rounds + 1)` SpMVs; `rounds` is clamped to 1..=64. `x`
-        /// and `y` are the caller's; `y` is overwritten and holds `A x` on return.
+        /// The fastest plan for `a` on `isa` on this machine, by timing (feature `std`): the
+        /// rule's plan ([`SpmvPlan::new`]), the row-scalar and row-vector methods, CSR5
+        /// (converted once) and, when `x` spans two [`panel_columns`](super::panel_columns) or
+        /// more, CSR5 panels of that width run in turn, in rotating order, for `rounds` rounds
+        /// after a warm-up. Another plan replaces the rule's only when its median is at least
+        /// 5% lower (so noise between equal plans cannot flip the choice from run to run).
+        /// Costs one or two conversions and at most `5 * (rounds + 1)` SpMVs; `rounds` is
+        /// clamped to 1..=64. `x` and `y` are the caller's; `y` is overwritten and holds `A x`
+        /// on return.
         ///
         /// # Errors
         /// As [`spmv_csr`]: [`DimError::IsaUnavailable`] or [`DimError::Length`], before
@@ -445,17 +452,29 @@ mod owned {
             rounds: usize,
         ) -> Result<Self, DimError> {
             let (isa, huge) = (config.isa, config.huge_pages);
-            let method = CsrMethod::tune(a, isa, x, y, rounds)?;
-            let mut plans = Vec::with_capacity(3);
-            plans.push(SpmvPlan::build(a, isa, SpmvChoice::Csr(method), huge)?);
-            if let Ok(csr5) = SpmvPlan::build(a, isa, SpmvChoice::Csr5, huge) {
-                plans.push(csr5);
-            }
+            crate::level2::check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+            // The rule's plan first (the incumbent), then the two row methods (the others
+            // never led both on one core), CSR5 and, for a wide `x`, the panels.
+            let rule = SpmvChoice::choose(a, isa);
             let columns = super::panel_columns::<T>();
-            if a.ncols() > columns
-                && let Ok(panels) = SpmvPlan::build(a, isa, SpmvChoice::Csr5Panels { columns }, huge)
-            {
-                plans.push(panels);
+            let mut choices = Vec::with_capacity(5);
+            choices.push(rule);
+            choices.extend([CsrMethod::RowScalar, CsrMethod::RowVector].map(SpmvChoice::Csr));
+            choices.push(SpmvChoice::Csr5);
+            if a.ncols() > columns {
+                choices.push(SpmvChoice::Csr5Panels { columns });
+            }
+            let mut plans = Vec::with_capacity(choices.len());
+            for (k, &c) in choices.iter().enumerate() {
+                if k > 0 && c == rule {
+                    continue;
+                }
+                // The rule's plan must build; another that cannot (memory) is left out.
+                match SpmvPlan::build(a, isa, c, huge) {
+                    Ok(p) => plans.push(p),
+                    Err(e) if k == 0 => return Err(e),
+                    Err(_) => {}
+                }
             }
             let k =
                 crate::level2::csr::fastest(plans.len(), rounds, |k| plans[k].spmv(T::ONE, x, T::ZERO, y))?;
