@@ -61,15 +61,29 @@ fn tasks(threads: usize, most: usize, work: usize) -> usize {
     threads.clamp(1, most.max(1))
 }
 
-/// Runs `f` on every task, in parallel on the rayon pool (on the calling thread when there
-/// is one task or no pool), and returns the results in task order. A panic in a task (a
-/// bug) is passed on to the caller.
+/// Runs `f` on every task, in parallel on the rayon pool (on the calling thread alone when
+/// there is one task or no pool), and returns the results in task order. The calling thread
+/// runs the first task itself and hands the others to the pool (`rayon::in_place_scope`):
+/// from outside a pool that costs one wake-up of a worker, not a round trip of the whole
+/// call through the pool. A panic in a task (a bug) is passed on to the caller.
 fn fork<A: Send, R: Send>(tasks: Vec<A>, f: impl Fn(A) -> R + Sync + Send) -> Vec<R> {
-    use rayon::prelude::*;
     if tasks.len() <= 1 || !pool_ready() {
         return tasks.into_iter().map(f).collect();
     }
-    tasks.into_par_iter().map(f).collect()
+    let mut out: Vec<Option<R>> = (0..tasks.len()).map(|_| None).collect();
+    let f = &f;
+    rayon::in_place_scope(|s| {
+        let mut work = tasks.into_iter().zip(out.iter_mut());
+        let first = work.next();
+        for (a, slot) in work {
+            s.spawn(move |_| *slot = Some(f(a)));
+        }
+        if let Some((a, slot)) = first {
+            *slot = Some(f(a));
+        }
+    });
+    // The scope waited for every task, so every slot is filled.
+    out.into_iter().flatten().collect()
 }
 
 /// Cuts `y` into consecutive chunks of the given lengths (the last takes what is left).
