@@ -21,9 +21,13 @@
 //! each over the rounds), so all five see the same machine state. Columns: GB/s by the
 //! thesis's byte formula (8.4.2); `%rd`, that as a share of the threaded read; `x rb`,
 //! the speedup over the row-block driver at the same thread count; `x 1t`, CSR5's
-//! speedup over its own one-thread run; the plan's choice in the last column. Every
-//! driver spawns its workers per call (`std::thread::scope`), so small matrices show
-//! that cost.
+//! speedup over its own one-thread run; the plan's choice in the last column. The
+//! drivers run on rayon's global pool (`RAYON_NUM_THREADS` sizes it).
+//!
+//! With `--overhead` it measures what a threaded call costs beyond its work instead: on
+//! small random matrices (8 entries a row), the serial `Csr::spmv` and the row-block
+//! driver at each thread count and at 0 (the driver's own choice, serial below its
+//! threshold), in µs per call, and the overhead `t(threads) - t(serial) / threads`.
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
@@ -132,6 +136,7 @@ fn main() {
     let mut threads: Vec<usize> = Vec::new();
     let mut isa = Isa::detect();
     let mut spgemm_only = false;
+    let mut overhead = false;
     let mut huge_pages = false;
     let mut only: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
@@ -139,6 +144,7 @@ fn main() {
         match a.as_str() {
             "--small" => scale = SuiteScale::Small,
             "--spgemm" => spgemm_only = true,
+            "--overhead" => overhead = true,
             "--huge-pages" => huge_pages = true,
             "--matrix" => only.push(args.next().unwrap_or_default()),
             "--threads" => {
@@ -154,7 +160,7 @@ fn main() {
             }
             _ => {
                 eprintln!(
-                    "usage: scaling [--small] [--spgemm] [--huge-pages] [--threads 1,2,4] [--isa portable|avx2|avx512|neon] [--matrix NAME ...]"
+                    "usage: scaling [--small] [--spgemm | --overhead] [--huge-pages] [--threads 1,2,4] [--isa portable|avx2|avx512|neon] [--matrix NAME ...]"
                 );
                 std::process::exit(2);
             }
@@ -168,6 +174,10 @@ fn main() {
         }
     }
     println!("isa {}, {} hardware threads", isa.name(), available_threads());
+    if overhead {
+        call_overhead(isa, &threads);
+        return;
+    }
     if spgemm_only {
         spgemm_scaling(scale, SpgemmConfig::new().isa(isa).huge_pages(huge_pages), &threads);
         return;
@@ -211,6 +221,53 @@ fn spgemm_scaling(scale: SuiteScale, cfg: SpgemmConfig, threads: &[usize]) {
             let ms = times[2].as_secs_f64() * 1e3;
             let base = *one.get_or_insert(ms);
             println!("| {:<16} | {t:>3} | {ms:>7.1} | {:>4.1} |", entry.name, base / ms);
+        }
+    }
+}
+
+/// Per-call cost of the row-block driver on small matrices against the serial call, all
+/// interleaved (see [`medians`]).
+fn call_overhead(isa: Isa, threads: &[usize]) {
+    println!("| rows | entries | serial µs | threads | driver µs | overhead µs | auto µs |");
+    println!("|------|---------|-----------|---------|-----------|-------------|---------|");
+    for m in [128usize, 1024, 4096, 16384, 65536] {
+        let mut row_ptr = vec![0u32];
+        let mut col_idx = Vec::new();
+        for i in 0..m {
+            let mut row: Vec<u32> = (0..8).map(|k| ((i * 7919 + k * 104_729) % m) as u32).collect();
+            row.sort_unstable();
+            row.dedup();
+            col_idx.extend(row);
+            row_ptr.push(col_idx.len() as u32);
+        }
+        let vals = vec![1.0f64; col_idx.len()];
+        let a = spblas::Csr::<f64, u32>::new(m, m, &row_ptr, &col_idx, &vals).expect("valid");
+        let x = vec![1.0f64; m];
+        let (mut y0, mut y1, mut y2) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
+        for &t in threads {
+            let times = medians(&mut [
+                &mut || {
+                    spblas::level2::spmv_csr(
+                        &a,
+                        spblas::CsrMethod::choose(&a, isa),
+                        isa,
+                        1.0,
+                        black_box(&x),
+                        0.0,
+                        &mut y0,
+                    )
+                    .expect("checked")
+                },
+                &mut || spmv_csr(&a, isa, 1.0, black_box(&x), 0.0, &mut y1, t).expect("checked"),
+                &mut || spmv_csr(&a, isa, 1.0, black_box(&x), 0.0, &mut y2, 0).expect("checked"),
+            ]);
+            let us = |d: Duration| d.as_secs_f64() * 1e6;
+            let (s, d, auto) = (us(times[0]), us(times[1]), us(times[2]));
+            println!(
+                "| {m} | {} | {s:.2} | {t} | {d:.2} | {:.2} | {auto:.2} |",
+                col_idx.len(),
+                d - s / t as f64
+            );
         }
     }
 }

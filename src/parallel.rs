@@ -18,7 +18,7 @@ use std::vec::Vec;
 
 use crate::formats::{Csr, CsrOwned};
 use crate::level2::{Run, SpmvPlan, check_spmv, csr::spmv_rows_by};
-use crate::level3::{Piece, Rule, SpgemmConfig, advise, check_operands, hybrid_rows, upper_bound};
+use crate::level3::{Piece, Rule, SpgemmConfig, advise, check_operands, hybrid_rows, row_upper_bound};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{CsrMethod, DimError, Index, Isa, RowOrder, Scalar};
@@ -161,7 +161,8 @@ pub fn spmv_csr<T: Scalar, I: Index>(
 
 /// `y = alpha * A * x + beta * y` by a [`SpmvPlan`] on its [`Isa`], on `threads` workers (0 =
 /// [`available_threads`]): a CSR5 plan as [`spmv_csr5`] (equal tile ranges, then the carries), a
-/// CSR5-panels plan by [`spmv_csr5_panels`], a merge-path plan as [`spmv_csr_merge_path`], and the
+/// CSR5-panels plan by [`spmv_csr5_panels`], a merge-path plan as [`spmv_csr_merge_path`], a DIA
+/// plan on equal row blocks (the serial plan's bits), and the
 /// other CSR methods on the row blocks of [`spmv_csr`], each block by the plan's method (so the
 /// rows are the serial plan's bit for bit, but for the speculative segmented sum, whose blocks run
 /// the segmented sum: within rounding).
@@ -181,6 +182,18 @@ pub fn spmv_plan<T: Scalar, I: Index>(
         Run::Csr5(c5) => spmv_csr5(&c5.view(), isa, alpha, x, beta, y, threads),
         Run::Csr5Panels(panels, _) => spmv_csr5_panels(panels, isa, alpha, x, beta, y, threads),
         Run::Csr(CsrMethod::MergePath) => spmv_csr_merge_path(&a, isa, alpha, x, beta, y, threads),
+        Run::Dia(d) => {
+            // Rows of DIA hold equal work: equal row blocks, each by the serial kernel.
+            check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+            let m = a.nrows();
+            let threads = tasks(threads, m, m + a.nnz());
+            let cut = |p: usize| m * p / threads;
+            let chunks = split_y(y, (0..threads).map(|p| cut(p + 1) - cut(p)));
+            let d = d.view();
+            let work: Vec<_> = (0..threads).map(cut).zip(chunks).collect();
+            fork(work, |(first, chunk)| crate::level2::dia_rows(&d, first, alpha, x, beta, chunk));
+            Ok(())
+        }
         &Run::Csr(m) => row_blocks(&a, m, isa, alpha, x, beta, y, threads),
     }
 }
@@ -391,18 +404,19 @@ pub fn spmv_csr_merge_path<T: Scalar, I: Index>(
     apply_carries(&carries, y)
 }
 
-/// `C = A·B` (thesis chapter 9) on `threads` workers (0 = [`available_threads`]): the
-/// rows of `A` cut into contiguous ranges holding about equal shares of the candidate
-/// products (the upper bounds of 9.4.1), each range multiplied by the serial hybrid
-/// allocation of [`crate::level3::spgemm_with_stats`], and the pieces joined. The kernel
-/// choice (the per-bin rule and its sample, or `cfg.method`) is made once for the whole
-/// product, so every row comes out exactly as the serial [`crate::level3::spgemm_with`]
-/// computes it.
+/// `C = A·B` (thesis chapter 9) on `threads` tasks (0 = [`available_threads`], or one
+/// below 32 768 rows plus entries of `A`): the rows of `A` cut into contiguous ranges
+/// holding about equal shares of the candidate products (the upper bounds of 9.4.1,
+/// summed over fine row blocks in parallel), each range multiplied by the serial hybrid
+/// allocation of [`crate::level3::spgemm_with_stats`], and the pieces joined onto the
+/// first one's arrays. The kernel choice (the per-bin rule and its sample, or
+/// `cfg.method`) is made once for the whole product, so every row comes out exactly as the
+/// serial [`crate::level3::spgemm_with`] computes it; one task runs that serial call.
 ///
 /// # Errors
 /// As [`crate::level3::spgemm_with_stats`]; [`DimError::Overflow`] (`"nnz(C)"`) if the
-/// joined `nnz(C)` does not fit `I`, or (`"room"`) if the joined arrays or the upper
-/// bounds cannot be allocated.
+/// joined `nnz(C)` does not fit `I`, or (`"room"`) if the joined arrays cannot be
+/// allocated.
 pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
@@ -410,27 +424,38 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     threads: usize,
 ) -> Result<CsrOwned<T, I>, DimError> {
     let isa = check_operands(&cfg, a, b)?;
-    let rule = Rule::new(cfg.method, a, b);
     let nrows = a.nrows();
-    let threads = if threads == 0 { available_threads() } else { threads }.clamp(1, nrows.max(1));
-    // Cut where the running sum of upper bounds (stage 1; plus one per row, so that runs
-    // of empty rows split too) passes each `k / threads` share.
-    let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
-    let mut ub = Vec::new();
-    ub.try_reserve_exact(nrows).map_err(|_| room_err)?;
-    ub.resize(nrows, I::ZERO);
-    let total = upper_bound(a, b, &mut ub)?.saturating_add(nrows);
+    let threads = tasks(threads, nrows, nrows + a.nnz());
+    if threads == 1 {
+        return crate::level3::spgemm_with(cfg, a, b);
+    }
+    let rule = Rule::new(cfg.method, a, b);
+    // Fine blocks of equal rows plus entries of `A`, their candidate products (plus one
+    // per row, so that runs of empty rows split too) summed in parallel; the ranges are
+    // cut at the block ends where the running sum passes each `k / threads` share.
+    let nblocks = (threads * SPGEMM_BLOCKS).min(nrows);
+    let mut fine = std::vec![0usize; nblocks + 1];
+    balanced_row_partition(a, nblocks, &mut fine)?;
+    let blocks: Vec<Range<usize>> = fine.windows(2).map(|w| w[0]..w[1]).collect();
+    let sums = fork(blocks.chunks(SPGEMM_BLOCKS).collect(), |chunk| {
+        chunk
+            .iter()
+            .map(|rows| {
+                rows.clone().fold(0usize, |s, i| s.saturating_add(row_upper_bound(a, b, i)).saturating_add(1))
+            })
+            .collect::<Vec<usize>>()
+    });
+    let total = sums.iter().flatten().fold(0usize, |s, &u| s.saturating_add(u));
     let mut bounds = Vec::with_capacity(threads + 1);
     bounds.push(0);
     let mut run = 0usize;
-    for (i, u) in ub.iter().enumerate() {
-        run = run.saturating_add(u.to_usize()).saturating_add(1);
+    for (rows, u) in blocks.iter().zip(sums.iter().flatten()) {
+        run = run.saturating_add(*u);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
-            bounds.push(i + 1);
+            bounds.push(rows.end);
         }
     }
-    drop(ub);
     while bounds.len() <= threads {
         bounds.push(nrows);
     }
@@ -446,16 +471,20 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     if nnz > I::MAX_USIZE {
         return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
     }
-    // Fallible like the pieces' own arrays: a join too large to allocate is an error.
-    let (mut row_ptr, mut col_idx, mut vals) = (Vec::new(), Vec::new(), Vec::new());
-    row_ptr.try_reserve_exact(nrows + 1).map_err(|_| room_err)?;
-    col_idx.try_reserve_exact(nnz).map_err(|_| room_err)?;
-    vals.try_reserve_exact(nnz).map_err(|_| room_err)?;
+    // The first piece's arrays grow to hold the rest (a large block grows in place or
+    // by remapping its pages, not by a copy); fallibly, like the pieces' own arrays.
+    let room_err = DimError::Overflow { what: "room", value: nnz, max: isize::MAX as usize };
+    let mut rest = parts.into_iter();
+    let Some(Piece { mut row_ptr, mut col_idx, mut vals }) = rest.next() else {
+        return crate::level3::spgemm_with(cfg, a, b);
+    };
+    row_ptr.try_reserve_exact((nrows + 1).saturating_sub(row_ptr.len())).map_err(|_| room_err)?;
+    col_idx.try_reserve_exact(nnz - col_idx.len()).map_err(|_| room_err)?;
+    vals.try_reserve_exact(nnz - vals.len()).map_err(|_| room_err)?;
     advise(&row_ptr, cfg.huge_pages);
     advise(&col_idx, cfg.huge_pages);
     advise(&vals, cfg.huge_pages);
-    row_ptr.push(I::ZERO);
-    for p in parts {
+    for p in rest {
         let base = col_idx.len();
         // `base + len <= nnz <= I::MAX`, checked above.
         row_ptr.extend(p.row_ptr[1..].iter().map(|&r| I::from_usize_unchecked(base + r.to_usize())));
@@ -464,3 +493,6 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     }
     Ok(CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical))
 }
+
+/// Row blocks per task whose candidate products [`spgemm`] sums to place its cuts.
+const SPGEMM_BLOCKS: usize = 16;

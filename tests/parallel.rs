@@ -354,3 +354,31 @@ fn from_lens_f64(m: usize, n: usize, len: impl Fn(usize) -> usize) -> CsrOwned<f
     let vals = (0..col_idx.len()).map(|k| (k % 13) as f64 * 0.25 - 1.5).collect();
     CsrOwned::from_parts(m, n, row_ptr, col_idx, vals).unwrap()
 }
+
+/// A DIA plan on threads gives the serial plan's bits at every task count.
+#[test]
+fn threaded_dia_plan_equals_serial_bitwise() {
+    let n = 50_000;
+    let offsets = [-224isize, -1, 0, 1, 224];
+    let mut triplets = Vec::new();
+    for i in 0..n {
+        for d in offsets {
+            let j = i as isize + d;
+            if (0..n as isize).contains(&j) {
+                triplets.push((i, j as usize, 1.0 + ((i * 7 + j as usize) % 11) as f64 * 0.125));
+            }
+        }
+    }
+    let a = CsrOwned::<f64, u32>::from_triplets(n, n, &triplets).unwrap();
+    let a = a.view();
+    let x: Vec<f64> = (0..n).map(|j| 0.5 + (j % 9) as f64 * 0.25).collect();
+    let y0: Vec<f64> = (0..n).map(|i| (i % 5) as f64).collect();
+    let plan = SpmvPlan::with_choice(&a, Isa::detect(), SpmvChoice::Dia).unwrap();
+    let mut want = y0.clone();
+    plan.spmv(1.5, &x, 0.5, &mut want).unwrap();
+    for threads in 0..6 {
+        let mut got = y0.clone();
+        spmv_plan(&plan, 1.5, &x, 0.5, &mut got, threads).unwrap();
+        assert_eq!(got, want, "{threads} threads");
+    }
+}

@@ -35,6 +35,50 @@ pub enum SpmvChoice {
         /// Columns per panel.
         columns: usize,
     },
+    /// DIA (thesis 5.2.1) copy: the matrix stored on its diagonals, read with no
+    /// indices. For stencils and bands, whose few diagonals hold almost every slot, that
+    /// reads 8 or 4 bytes an entry where CSR reads 12 or 8 (plus `row_ptr`). The same bits
+    /// as the row-scalar loop wherever `x` is finite (a padding zero inside the matrix
+    /// times an infinite or NaN `x` gives NaN, as in any DIA or dense product).
+    Dia,
+}
+
+/// Most diagonals [`SpmvChoice::choose`] takes DIA for.
+const DIA_MAX_DIAGS: usize = 64;
+
+/// Whether `a` looks like a stencil or band to [`SpmvChoice::choose`]: canonical, and
+/// over 64 evenly spaced rows (all their entries) at most `DIA_MAX_DIAGS` distinct
+/// diagonals `j - i`, whose slots in the sampled rows the entries fill 7 in 8. O(1): at
+/// most 64 × 64 reads. [`SpmvPlan`] checks the whole matrix before it converts
+/// (`ndiag * nrows <= 5/4 nnz`).
+fn dia_like<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
+    let (m, n, row_ptr, col_idx) = (a.nrows(), a.ncols(), a.row_ptr(), a.col_idx());
+    if a.row_order() != crate::RowOrder::Canonical || a.nnz() == 0 || m < DIA_MAX_DIAGS {
+        return false;
+    }
+    let mut offs = [0i128; DIA_MAX_DIAGS];
+    let (mut ndiag, mut seen) = (0usize, 0usize);
+    let samples = 64.min(m);
+    for k in 0..samples {
+        let i = k * m / samples;
+        let (r0, r1) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
+        if r1 - r0 > DIA_MAX_DIAGS {
+            return false;
+        }
+        for c in &col_idx[r0..r1] {
+            let d = c.to_usize() as i128 - i as i128;
+            if !offs[..ndiag].contains(&d) {
+                if ndiag == DIA_MAX_DIAGS {
+                    return false;
+                }
+                offs[ndiag] = d;
+                ndiag += 1;
+            }
+        }
+        seen += r1 - r0;
+    }
+    // Every slot of the sampled rows on those diagonals, as the copy would store them.
+    8 * seen >= 7 * ndiag * samples
 }
 
 /// The bytes of `x` one column panel of [`SpmvChoice::choose`] reads: 512 KiB, half the
@@ -119,7 +163,14 @@ fn entries_in_rows_of<T: Scalar, I: Index>(a: &Csr<'_, T, I>, len: usize) -> (us
 impl SpmvChoice {
     /// The choice for `a` on `isa` by a fixed cheap rule (the row sample of
     /// [`CsrMethod::choose`], at most 576 reads, and where `x` spans two panels
-    /// [`PANEL_SAMPLES`] binary searches of `row_ptr`), on AVX2 and AVX-512:
+    /// [`PANEL_SAMPLES`] binary searches of `row_ptr`):
+    ///
+    /// - [`Dia`](SpmvChoice::Dia) on every `Isa` when a sample of 64 rows finds a
+    ///   canonical matrix on at most 64 diagonals whose slots its entries fill 7 in 8:
+    ///   stencils and bands, where MKL's optimized SpMV led every
+    ///   CSR method (the peer tables in `benches/records/`).
+    ///
+    /// and on AVX2 and AVX-512:
     ///
     /// - [`Csr`](SpmvChoice::Csr)`(`[`RowVector`](CsrMethod::RowVector)`)` when 3 in 4
     ///   sampled entries lie in rows of 8 or more that are one run of consecutive columns
@@ -169,6 +220,9 @@ impl SpmvChoice {
     /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like` (AMD VM:
     ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
+        if dia_like(a) {
+            return SpmvChoice::Dia;
+        }
         if !matches!(isa, Isa::Avx2 | Isa::Avx512) {
             return SpmvChoice::Csr(CsrMethod::choose(a, isa));
         }
@@ -203,6 +257,7 @@ impl SpmvChoice {
             SpmvChoice::Csr(m) => m.name(),
             SpmvChoice::Csr5 => "csr5",
             SpmvChoice::Csr5Panels { .. } => "csr5-panels",
+            SpmvChoice::Dia => "dia",
         }
     }
 }
@@ -223,9 +278,9 @@ mod owned {
     use alloc::boxed::Box;
     use alloc::vec::Vec;
 
-    use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice};
+    use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice, dia_like};
     use crate::arch::Checked;
-    use crate::formats::{Csr5Layout, Csr5Owned, CsrOwned};
+    use crate::formats::{Csr5Layout, Csr5Owned, CsrOwned, Dia, DiaLayout, DiaOwned};
     use crate::level2::{SpMv, spmv_csr};
     use crate::{DimError, FormatError};
 
@@ -338,6 +393,7 @@ mod owned {
         Csr5(Box<Csr5Owned<T, I>>),
         /// The panels with entries (the first alone when none has), and their width.
         Csr5Panels(Vec<Csr5Owned<T, I>>, usize),
+        Dia(Box<DiaOwned<T>>),
     }
 
     impl<'a, T: Scalar, I: Index> SpmvPlan<'a, T, I> {
@@ -409,13 +465,15 @@ mod owned {
                     }
                     Run::Csr5Panels(c5, columns)
                 }
+                SpmvChoice::Dia => Run::Dia(Box::new(dia_copy(a)?)),
             };
             Ok(SpmvPlan { a: *a, isa, run })
         }
 
         /// The fastest plan for `a` on `isa` on this machine, by timing (feature `std`): the
         /// rule's plan ([`SpmvPlan::new`]), the row-scalar and row-vector methods, CSR5
-        /// (converted once) and, when `x` spans two [`panel_columns`](super::panel_columns) or
+        /// (converted once), DIA where the rule's sample finds few full diagonals and, when
+        /// `x` spans two [`panel_columns`](super::panel_columns) or
         /// more, CSR5 panels of that width run in turn, in rotating order, for `rounds` rounds
         /// after a warm-up. Another plan replaces the rule's only when its median is at least
         /// 5% lower (so noise between equal plans cannot flip the choice from run to run).
@@ -461,18 +519,24 @@ mod owned {
             choices.push(rule);
             choices.extend([CsrMethod::RowScalar, CsrMethod::RowVector].map(SpmvChoice::Csr));
             choices.push(SpmvChoice::Csr5);
+            if dia_like(a) {
+                choices.push(SpmvChoice::Dia);
+            }
             if a.ncols() > columns {
                 choices.push(SpmvChoice::Csr5Panels { columns });
             }
             let mut plans = Vec::with_capacity(choices.len());
             for (k, &c) in choices.iter().enumerate() {
-                if k > 0 && c == rule {
+                if k > 0 && plans.iter().any(|p: &SpmvPlan<'a, T, I>| p.choice() == c) {
                     continue;
                 }
-                // The rule's plan must build; another that cannot (memory) is left out.
                 match SpmvPlan::build(a, isa, c, huge) {
                     Ok(p) => plans.push(p),
-                    Err(e) if k == 0 => return Err(e),
+                    // The rule's plan falls back as in `SpmvPlan::new`; another that cannot
+                    // be built (memory, a DIA copy of too many empty slots) is left out.
+                    Err(_) if k == 0 => {
+                        plans.push(SpmvPlan::build(a, isa, SpmvChoice::Csr(CsrMethod::choose(a, isa)), huge)?)
+                    }
                     Err(_) => {}
                 }
             }
@@ -487,6 +551,7 @@ mod owned {
                 Run::Csr(m) => SpmvChoice::Csr(m),
                 Run::Csr5(_) => SpmvChoice::Csr5,
                 Run::Csr5Panels(_, columns) => SpmvChoice::Csr5Panels { columns },
+                Run::Dia(_) => SpmvChoice::Dia,
             }
         }
 
@@ -523,6 +588,37 @@ mod owned {
                 _ => None,
             }
         }
+
+        /// The DIA copy, for [`SpmvChoice::Dia`].
+        pub fn dia(&self) -> Option<&DiaOwned<T>> {
+            match &self.run {
+                Run::Dia(d) => Some(d),
+                _ => None,
+            }
+        }
+    }
+
+    /// The DIA copy of a plan: only of a canonical matrix (DIA adds duplicates up, which
+    /// would change the sums) whose diagonals hold at least 4 in 5 of its slots.
+    fn dia_copy<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> Result<DiaOwned<T>, DimError> {
+        if a.row_order() != crate::RowOrder::Canonical {
+            return Err(DimError::NotCanonical { operand: "A" });
+        }
+        let span = Dia::<T>::offsets_scratch_len(a);
+        let mut offsets = Vec::new();
+        offsets.try_reserve_exact(span).map_err(|_| DimError::Overflow {
+            what: "offsets",
+            value: span,
+            max: 0,
+        })?;
+        offsets.resize(span, 0isize);
+        let ndiag = Dia::<T>::offsets_from_csr(a, &mut offsets).map_err(dim_error)?;
+        let layout = DiaLayout::new(a, ndiag).map_err(dim_error)?;
+        if 4 * layout.data_len() > 5 * a.nnz() {
+            return Err(DimError::Parameter { name: "dia fill", value: ndiag });
+        }
+        drop(offsets);
+        DiaOwned::from_csr(a).map_err(dim_error)
     }
 
     /// `y = alpha * A * x + beta * y` for `A` the sum of `panels` (all of one shape, as
@@ -561,6 +657,7 @@ mod owned {
                 Run::Csr(m) => spmv_csr(&self.a, *m, isa, alpha, x, beta, y),
                 Run::Csr5(c) => c.view().spmv_isa(isa, alpha, x, beta, y),
                 Run::Csr5Panels(panels, _) => spmv_panels(panels, isa, alpha, x, beta, y),
+                Run::Dia(d) => d.view().spmv_isa(isa, alpha, x, beta, y),
             }
         }
     }

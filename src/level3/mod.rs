@@ -91,6 +91,7 @@ pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse, spgem
 #[cfg(feature = "parallel")]
 pub(crate) use owned::{Piece, advise, hybrid_rows};
 pub use rows::{RowMethod, SPA_INSERTION_MAX, SPA_SORT_RATIO};
+pub(crate) use stages::row_upper_bound;
 pub use stages::{
     Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, SHORT_SPA_SPAN,
     SHORT_SPREAD_METHOD, bin_rows, upper_bound,
@@ -103,7 +104,7 @@ use crate::primitives::scan::ScanElem;
 use crate::{Csr, DimError, Index, Isa, RowOrder, Scalar};
 
 use rows::{Ctx, Kernel, PREFETCH_ROWS, Scratch};
-use stages::{check_buf, check_inner, row_upper_bound};
+use stages::{check_buf, check_inner};
 
 /// How to run an SpGEMM: the SIMD width of the sorting steps, optionally one
 /// accumulation method forced onto every non-empty row (for tests and benchmarks), and
