@@ -189,9 +189,8 @@ pub fn spmv_plan<T: Scalar, I: Index>(
             let threads = tasks(threads, m, m + a.nnz());
             let cut = |p: usize| m * p / threads;
             let chunks = split_y(y, (0..threads).map(|p| cut(p + 1) - cut(p)));
-            let d = d.view();
             let work: Vec<_> = (0..threads).map(cut).zip(chunks).collect();
-            fork(work, |(first, chunk)| crate::level2::dia_rows(&d, first, alpha, x, beta, chunk));
+            fork(work, |(first, chunk)| d.rows(first, alpha, x, beta, chunk));
             Ok(())
         }
         &Run::Csr(m) => row_blocks(&a, m, isa, alpha, x, beta, y, threads),

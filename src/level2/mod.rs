@@ -18,7 +18,7 @@
 mod coo;
 pub(crate) mod csr;
 pub mod csr5;
-mod dia;
+pub(crate) mod dia;
 mod ell;
 mod hyb;
 mod jds;
@@ -29,8 +29,6 @@ pub use csr::{
     CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, merge_path_splits, spmv_csr,
     spmv_merge_path_piece,
 };
-#[cfg(feature = "parallel")]
-pub(crate) use dia::dia_rows;
 pub use plan::{PANEL_BYTES, PANEL_MIN_ROW, PANEL_MIN_ROW_AVX512, PANEL_SAMPLES, SpmvChoice, panel_columns};
 pub(crate) use plan::{Run, spmv_panels};
 #[cfg(feature = "alloc")]

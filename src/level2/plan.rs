@@ -52,7 +52,7 @@ const DIA_MAX_DIAGS: usize = 64;
 /// most 64 × 64 reads. [`SpmvPlan`] checks the whole matrix before it converts
 /// (`ndiag * nrows <= 5/4 nnz`).
 fn dia_like<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
-    let (m, n, row_ptr, col_idx) = (a.nrows(), a.ncols(), a.row_ptr(), a.col_idx());
+    let (m, row_ptr, col_idx) = (a.nrows(), a.row_ptr(), a.col_idx());
     if a.row_order() != crate::RowOrder::Canonical || a.nnz() == 0 || m < DIA_MAX_DIAGS {
         return false;
     }
@@ -393,7 +393,7 @@ mod owned {
         Csr5(Box<Csr5Owned<T, I>>),
         /// The panels with entries (the first alone when none has), and their width.
         Csr5Panels(Vec<Csr5Owned<T, I>>, usize),
-        Dia(Box<DiaOwned<T>>),
+        Dia(Box<crate::level2::dia::DiaBlocks<T>>),
     }
 
     impl<'a, T: Scalar, I: Index> SpmvPlan<'a, T, I> {
@@ -465,7 +465,15 @@ mod owned {
                     }
                     Run::Csr5Panels(c5, columns)
                 }
-                SpmvChoice::Dia => Run::Dia(Box::new(dia_copy(a)?)),
+                SpmvChoice::Dia => {
+                    let copy = dia_copy(a)?;
+                    let blocks = crate::level2::dia::DiaBlocks::new(&copy.view());
+                    Run::Dia(Box::new(blocks.ok_or(DimError::Overflow {
+                        what: "dia",
+                        value: a.nrows(),
+                        max: 0,
+                    })?))
+                }
             };
             Ok(SpmvPlan { a: *a, isa, run })
         }
@@ -588,14 +596,6 @@ mod owned {
                 _ => None,
             }
         }
-
-        /// The DIA copy, for [`SpmvChoice::Dia`].
-        pub fn dia(&self) -> Option<&DiaOwned<T>> {
-            match &self.run {
-                Run::Dia(d) => Some(d),
-                _ => None,
-            }
-        }
     }
 
     /// The DIA copy of a plan: only of a canonical matrix (DIA adds duplicates up, which
@@ -657,7 +657,11 @@ mod owned {
                 Run::Csr(m) => spmv_csr(&self.a, *m, isa, alpha, x, beta, y),
                 Run::Csr5(c) => c.view().spmv_isa(isa, alpha, x, beta, y),
                 Run::Csr5Panels(panels, _) => spmv_panels(panels, isa, alpha, x, beta, y),
-                Run::Dia(d) => d.view().spmv_isa(isa, alpha, x, beta, y),
+                Run::Dia(d) => {
+                    crate::level2::check_spmv(isa, self.a.nrows(), self.a.ncols(), x, y)?;
+                    d.rows(0, alpha, x, beta, y);
+                    Ok(())
+                }
             }
         }
     }
