@@ -87,7 +87,7 @@ fn fork<A: Send, R: Send>(tasks: Vec<A>, f: impl Fn(A) -> R + Sync + Send) -> Ve
 }
 
 /// Cuts `y` into consecutive chunks of the given lengths (the last takes what is left).
-fn split_y<'y, T>(mut y: &'y mut [T], lens: impl Iterator<Item = usize>) -> Vec<&'y mut [T]> {
+fn split_y<T>(mut y: &mut [T], lens: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
     let mut out = Vec::new();
     for len in lens {
         let len = len.min(y.len());

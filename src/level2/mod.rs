@@ -30,6 +30,7 @@ pub use csr::{
     spmv_merge_path_piece,
 };
 pub use plan::{PANEL_BYTES, PANEL_MIN_ROW, PANEL_MIN_ROW_AVX512, PANEL_SAMPLES, SpmvChoice, panel_columns};
+#[cfg(feature = "parallel")]
 pub(crate) use plan::{Run, spmv_panels};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};

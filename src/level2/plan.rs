@@ -278,7 +278,7 @@ mod owned {
     use alloc::boxed::Box;
     use alloc::vec::Vec;
 
-    use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice, dia_like};
+    use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice};
     use crate::arch::Checked;
     use crate::formats::{Csr5Layout, Csr5Owned, CsrOwned, Dia, DiaLayout, DiaOwned};
     use crate::level2::{SpMv, spmv_csr};
@@ -527,7 +527,7 @@ mod owned {
             choices.push(rule);
             choices.extend([CsrMethod::RowScalar, CsrMethod::RowVector].map(SpmvChoice::Csr));
             choices.push(SpmvChoice::Csr5);
-            if dia_like(a) {
+            if super::dia_like(a) {
                 choices.push(SpmvChoice::Dia);
             }
             if a.ncols() > columns {
