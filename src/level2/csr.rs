@@ -233,31 +233,43 @@ const RUN_SAMPLES: usize = 32;
 /// Shortest row whose dot product [`CsrMethod::RowVector`] runs on SIMD lanes.
 const RUN_MIN_ROW: usize = 8;
 
-/// Whether at least 3 in 4 of [`RUN_SAMPLES`] entries, picked by position (the
-/// golden-ratio sequence, so a period in the matrix cannot alias them away), lie in rows
+/// The rows holding `count` entries of `a` picked by position, each row weighed by its
+/// length (its share of the work): the golden-ratio sequence `frac(k φ) nnz`, since
+/// evenly spaced positions alias with a matrix whose long rows recur with a period (one
+/// row in 64, say) and can miss all of them. A binary search of `row_ptr` per sample,
+/// O(log m); nothing for a matrix without entries.
+pub(crate) fn sampled_rows<'a, T: Scalar, I: Index>(
+    a: &Csr<'a, T, I>,
+    count: usize,
+) -> impl Iterator<Item = Range<usize>> + 'a {
+    let (nnz, row_ptr) = (a.nnz(), a.row_ptr());
+    (0..if nnz == 0 { 0 } else { count }).filter_map(move |k| {
+        let u = (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        let p = ((u as u128 * nnz as u128) >> 64) as usize;
+        // The row holding entry `p`: the last `i` with `row_ptr[i] <= p`.
+        let i = row_ptr.partition_point(|r| r.to_usize() <= p).saturating_sub(1);
+        Some(row_ptr.get(i)?.to_usize()..row_ptr.get(i + 1)?.to_usize())
+    })
+}
+
+/// Whether at least 3 in 4 of [`RUN_SAMPLES`] entries, picked by [`sampled_rows`], lie in rows
 /// of [`RUN_MIN_ROW`] entries or more that are one run of consecutive columns, in a
 /// canonical matrix: dense and banded rows, which the row-vector loop reads by vector
 /// loads of `x` with no `col_idx`. Weighted by entries, so one dense row among empty ones
 /// counts for its entries. O(log m) per sample.
 pub(crate) fn entries_in_long_runs<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
-    let (nnz, row_ptr, col_idx) = (a.nnz(), a.row_ptr(), a.col_idx());
-    if !canonical(a) || nnz == 0 {
+    let col_idx = a.col_idx();
+    if !canonical(a) || a.nnz() == 0 {
         return false;
     }
-    let mut runs = 0;
-    for k in 0..RUN_SAMPLES {
-        let u = (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let p = ((u as u128 * nnz as u128) >> 64) as usize;
-        let i = row_ptr.partition_point(|r| r.to_usize() <= p).saturating_sub(1);
-        let (Some(r0), Some(r1)) = (row_ptr.get(i), row_ptr.get(i + 1)) else { continue };
-        let (r0, r1) = (r0.to_usize(), r1.to_usize());
-        if r1 < r0 + RUN_MIN_ROW {
-            continue;
-        }
+    let runs = sampled_rows(a, RUN_SAMPLES)
+        .filter(|r| r.len() >= RUN_MIN_ROW)
         // Strictly increasing columns whose ends span the row's length are one run.
-        let (Some(c0), Some(c1)) = (col_idx.get(r0), col_idx.get(r1 - 1)) else { continue };
-        runs += usize::from(c1.to_usize().wrapping_sub(c0.to_usize()) == r1 - r0 - 1);
-    }
+        .filter(|r| {
+            let (c0, c1) = (col_idx[r.start].to_usize(), col_idx[r.end - 1].to_usize());
+            c1.wrapping_sub(c0) == r.len() - 1
+        })
+        .count();
     4 * runs >= 3 * RUN_SAMPLES
 }
 /// Distance from the diagonal, in bytes of `x`, beyond which [`RowSample`] counts a

@@ -12,7 +12,7 @@
 //! [`SpmvChoice`] names the choice among the three; [`SpmvPlan`] (feature `alloc`) holds
 //! it with the copies it needs and runs it.
 
-use super::csr::{CsrMethod, RowSample, entries_in_long_runs};
+use super::csr::{CsrMethod, RowSample, entries_in_long_runs, sampled_rows};
 use crate::formats::Csr;
 use crate::{Index, Isa, Scalar};
 
@@ -141,22 +141,10 @@ pub const PANEL_SAMPLES: usize = 64;
 
 /// Of [`PANEL_SAMPLES`] entries of `a` picked by position (each row weighed by its
 /// length, as its share of the work), how many lie in rows of at least `len` entries:
-/// `(long, sampled)`. A binary search of `row_ptr` per sample, O(log m). The positions
-/// are the golden-ratio sequence `frac(k φ) nnz`: evenly spaced ones alias with a
-/// matrix whose long rows recur with a period (one row in 64, say) and can miss all of
-/// them.
+/// `(long, sampled)`, by [`sampled_rows`].
 fn entries_in_rows_of<T: Scalar, I: Index>(a: &Csr<'_, T, I>, len: usize) -> (usize, usize) {
-    let (nnz, row_ptr) = (a.nnz(), a.row_ptr());
-    let sampled = PANEL_SAMPLES.min(nnz);
-    let mut long = 0;
-    for k in 0..sampled {
-        let u = (k as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        let p = ((u as u128 * nnz as u128) >> 64) as usize;
-        // The row holding entry `p`: the last `i` with `row_ptr[i] <= p`.
-        let i = row_ptr.partition_point(|r| r.to_usize() <= p).saturating_sub(1);
-        let (Some(r0), Some(r1)) = (row_ptr.get(i), row_ptr.get(i + 1)) else { continue };
-        long += usize::from(r1.to_usize().saturating_sub(r0.to_usize()) >= len);
-    }
+    let sampled = PANEL_SAMPLES.min(a.nnz());
+    let long = sampled_rows(a, sampled).filter(|r| r.len() >= len).count();
     (long, sampled)
 }
 
@@ -226,15 +214,15 @@ impl SpmvChoice {
         if !matches!(isa, Isa::Avx2 | Isa::Avx512) {
             return SpmvChoice::Csr(CsrMethod::choose(a, isa));
         }
-        // One row sample serves both rules.
-        let s = RowSample::of(a);
-        let columns = panel_columns::<T>();
-        let panels = a.ncols().div_ceil(columns);
         // Rows of consecutive columns read `x` by vector loads in the row loop, whatever
         // its width: neither panels nor CSR5 save them a miss.
         if entries_in_long_runs(a) {
             return SpmvChoice::Csr(CsrMethod::RowVector);
         }
+        // One row sample serves both rules.
+        let s = RowSample::of(a);
+        let columns = panel_columns::<T>();
+        let panels = a.ncols().div_ceil(columns);
         if panels >= 2 && s.scattered() {
             let (long, sampled) = entries_in_rows_of(a, panel_min_row(isa).saturating_mul(panels));
             if sampled > 0 && 8 * long >= 3 * sampled {
