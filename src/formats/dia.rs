@@ -288,13 +288,7 @@ impl<'a, T: Scalar> Dia<'a, T> {
     /// The range of rows `i` whose slot on a diagonal with offset `off` lies inside the
     /// matrix (`0 <= i + off < ncols`); empty if none.
     pub fn row_range(&self, off: isize) -> core::ops::Range<usize> {
-        let start = if off < 0 { off.unsigned_abs() } else { 0 };
-        let end = if off < 0 {
-            self.ncols.saturating_add(off.unsigned_abs())
-        } else {
-            self.ncols.saturating_sub(off.unsigned_abs())
-        };
-        start.min(self.nrows)..end.min(self.nrows).max(start.min(self.nrows))
+        row_range(self.nrows, self.ncols, off)
     }
     /// Iterates over the in-range slots as `(row, col, value)`, zeros included, diagonal
     /// after diagonal.
@@ -339,6 +333,18 @@ fn check_offsets(nrows: usize, ncols: usize, offsets: &[isize]) -> Result<(), Fo
         prev = Some(offset);
     }
     Ok(())
+}
+
+/// [`Dia::row_range`] of an `nrows × ncols` matrix, for the blocked DIA copy of the SpMV
+/// plans too.
+pub(crate) fn row_range(nrows: usize, ncols: usize, off: isize) -> core::ops::Range<usize> {
+    let start = if off < 0 { off.unsigned_abs() } else { 0 };
+    let end = if off < 0 {
+        ncols.saturating_add(off.unsigned_abs())
+    } else {
+        ncols.saturating_sub(off.unsigned_abs())
+    };
+    start.min(nrows)..end.min(nrows).max(start.min(nrows))
 }
 
 /// `(row, col)` of every CSR entry in storage order.

@@ -6,7 +6,11 @@
 //! almost every slot ([`super::SpmvChoice::Dia`]).
 
 use super::{SpMv, axpby, check_spmv, scale_y};
+#[cfg(feature = "alloc")]
+use crate::Index;
 use crate::formats::Dia;
+#[cfg(feature = "alloc")]
+use crate::formats::{Csr, dia::row_range};
 use crate::{DimError, Isa, Scalar};
 
 impl<T: Scalar> SpMv<T> for Dia<'_, T> {
@@ -57,14 +61,28 @@ pub(crate) fn dia_rows<T: Scalar>(
             if lo >= hi {
                 continue;
             }
-            let xs = &x[lo.wrapping_add_signed(off)..hi.wrapping_add_signed(off)];
-            for ((a, &v), &xj) in acc[lo - r0..hi - r0].iter_mut().zip(&diag[lo..hi]).zip(xs) {
-                *a += v * xj;
-            }
+            add_diagonal(&mut acc[lo - r0..hi - r0], &diag[lo..hi], x, lo, off);
         }
-        for (yi, &dot) in y_blk.iter_mut().zip(acc.iter()) {
-            *yi = axpby(alpha, dot, beta, *yi);
-        }
+        put_block(y_blk, acc, alpha, beta);
+    }
+}
+
+/// `acc[k] += vals[k] * x[first + k + off]`: one diagonal's stretch of a block, rows
+/// `first..first + acc.len()`, all inside the matrix (the caller clipped them).
+#[inline(always)]
+fn add_diagonal<T: Scalar>(acc: &mut [T], vals: &[T], x: &[T], first: usize, off: isize) {
+    let x0 = first.wrapping_add_signed(off);
+    let xs = &x[x0..x0 + acc.len()];
+    for ((a, &v), &xj) in acc.iter_mut().zip(vals).zip(xs) {
+        *a += v * xj;
+    }
+}
+
+/// `y[k] = alpha * acc[k] + beta * y[k]` for a finished block.
+#[inline(always)]
+fn put_block<T: Scalar>(y: &mut [T], acc: &[T], alpha: T, beta: T) {
+    for (yi, &dot) in y.iter_mut().zip(acc) {
+        *yi = axpby(alpha, dot, beta, *yi);
     }
 }
 
@@ -90,22 +108,21 @@ pub(crate) struct DiaBlocks<T> {
 
 #[cfg(feature = "alloc")]
 impl<T: Scalar> DiaBlocks<T> {
-    /// The blocked copy of `dia` (the same slots, reordered), or `None` if its memory
-    /// cannot be had.
-    pub(crate) fn new(dia: &Dia<'_, T>) -> Option<Self> {
-        let (m, ndiag) = (dia.nrows(), dia.offsets().len());
-        let blocks = m.div_ceil(BLOCK_ROWS);
-        let len = blocks.checked_mul(ndiag)?.checked_mul(BLOCK_ROWS)?;
+    /// The blocked copy of a canonical `a` on the diagonals `offsets` (sorted, holding every
+    /// entry's diagonal: [`Dia::offsets_from_csr`]'s), each entry added to its zeroed slot
+    /// as [`crate::DiaOwned::from_csr`] does; `None` if its memory cannot be had.
+    pub(crate) fn from_csr<I: Index>(a: &Csr<'_, T, I>, offsets: alloc::vec::Vec<isize>) -> Option<Self> {
+        let (m, ndiag) = (a.nrows(), offsets.len());
+        let len = m.div_ceil(BLOCK_ROWS).checked_mul(ndiag)?.checked_mul(BLOCK_ROWS)?;
         let mut data = alloc::vec::Vec::new();
         data.try_reserve_exact(len).ok()?;
         data.resize(len, T::ZERO);
-        for (d, diag) in dia.data().chunks_exact(m.max(1)).enumerate() {
-            for (b, part) in diag.chunks(BLOCK_ROWS).enumerate() {
-                let at = (b * ndiag + d) * BLOCK_ROWS;
-                data[at..at + part.len()].copy_from_slice(part);
+        for (i, j, v) in a.iter() {
+            if let Ok(d) = offsets.binary_search(&(j as isize - i as isize)) {
+                data[((i / BLOCK_ROWS) * ndiag + d) * BLOCK_ROWS + i % BLOCK_ROWS] += v;
             }
         }
-        Some(DiaBlocks { nrows: m, ncols: dia.ncols(), offsets: dia.offsets().to_vec(), data })
+        Some(DiaBlocks { nrows: m, ncols: a.ncols(), offsets, data })
     }
 
     /// The rows `first..first + y_rows.len()` of `y = alpha * A * x + beta * y`, as
@@ -116,7 +133,7 @@ impl<T: Scalar> DiaBlocks<T> {
             scale_y(beta, y_rows);
             return;
         }
-        let (m, n, ndiag) = (self.nrows, self.ncols as isize, self.offsets.len());
+        let (m, ndiag) = (self.nrows, self.offsets.len());
         let mut acc = [T::ZERO; BLOCK_ROWS];
         let end = first + y_rows.len();
         let mut r = first;
@@ -129,21 +146,15 @@ impl<T: Scalar> DiaBlocks<T> {
             let slots = &self.data[b * ndiag * BLOCK_ROWS..];
             for (d, &off) in self.offsets.iter().enumerate() {
                 // Rows of `rows` whose column `i + off` lies in `0..ncols`.
-                let lo = (rows.start as isize).max(-off) as usize;
-                let hi = (rows.end as isize).min(n - off).max(lo as isize) as usize;
+                let in_range = row_range(m, self.ncols, off);
+                let (lo, hi) = (in_range.start.max(rows.start), in_range.end.min(rows.end));
                 if lo >= hi {
                     continue;
                 }
                 let vals = &slots[d * BLOCK_ROWS + (lo - b0)..d * BLOCK_ROWS + (hi - b0)];
-                let xs = &x[lo.wrapping_add_signed(off)..hi.wrapping_add_signed(off)];
-                for ((a, &v), &xj) in acc[lo - rows.start..hi - rows.start].iter_mut().zip(vals).zip(xs) {
-                    *a += v * xj;
-                }
+                add_diagonal(&mut acc[lo - rows.start..hi - rows.start], vals, x, lo, off);
             }
-            let y = &mut y_rows[rows.start - first..rows.end - first];
-            for (yi, &dot) in y.iter_mut().zip(acc.iter()) {
-                *yi = axpby(alpha, dot, beta, *yi);
-            }
+            put_block(&mut y_rows[rows.start - first..rows.end - first], acc, alpha, beta);
             r = rows.end;
         }
     }

@@ -268,7 +268,8 @@ mod owned {
 
     use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice};
     use crate::arch::Checked;
-    use crate::formats::{Csr5Layout, Csr5Owned, CsrOwned, Dia, DiaLayout, DiaOwned};
+    use crate::formats::{Csr5Layout, Csr5Owned, CsrOwned, Dia, DiaLayout};
+    use crate::level2::dia::DiaBlocks;
     use crate::level2::{SpMv, spmv_csr};
     use crate::{DimError, FormatError};
 
@@ -381,7 +382,7 @@ mod owned {
         Csr5(Box<Csr5Owned<T, I>>),
         /// The panels with entries (the first alone when none has), and their width.
         Csr5Panels(Vec<Csr5Owned<T, I>>, usize),
-        Dia(Box<crate::level2::dia::DiaBlocks<T>>),
+        Dia(Box<DiaBlocks<T>>),
     }
 
     impl<'a, T: Scalar, I: Index> SpmvPlan<'a, T, I> {
@@ -453,15 +454,7 @@ mod owned {
                     }
                     Run::Csr5Panels(c5, columns)
                 }
-                SpmvChoice::Dia => {
-                    let copy = dia_copy(a)?;
-                    let blocks = crate::level2::dia::DiaBlocks::new(&copy.view());
-                    Run::Dia(Box::new(blocks.ok_or(DimError::Overflow {
-                        what: "dia",
-                        value: a.nrows(),
-                        max: 0,
-                    })?))
-                }
+                SpmvChoice::Dia => Run::Dia(Box::new(dia_copy(a)?)),
             };
             Ok(SpmvPlan { a: *a, isa, run })
         }
@@ -586,9 +579,10 @@ mod owned {
         }
     }
 
-    /// The DIA copy of a plan: only of a canonical matrix (DIA adds duplicates up, which
-    /// would change the sums) whose diagonals hold at least 4 in 5 of its slots.
-    fn dia_copy<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> Result<DiaOwned<T>, DimError> {
+    /// The DIA copy of a plan, by row blocks: only of a canonical matrix (DIA adds
+    /// duplicates up, which would change the sums) whose diagonals hold at least 4 in 5 of
+    /// its slots.
+    fn dia_copy<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> Result<DiaBlocks<T>, DimError> {
         if a.row_order() != crate::RowOrder::Canonical {
             return Err(DimError::NotCanonical { operand: "A" });
         }
@@ -605,8 +599,8 @@ mod owned {
         if 4 * layout.data_len() > 5 * a.nnz() {
             return Err(DimError::Parameter { name: "dia fill", value: ndiag });
         }
-        drop(offsets);
-        DiaOwned::from_csr(a).map_err(dim_error)
+        offsets.truncate(ndiag);
+        DiaBlocks::from_csr(a, offsets).ok_or(DimError::Overflow { what: "dia", value: a.nrows(), max: 0 })
     }
 
     /// `y = alpha * A * x + beta * y` for `A` the sum of `panels` (all of one shape, as
