@@ -167,19 +167,18 @@ fn has_neon() -> bool {
 
 /// How the x86-64 CSR5 tile kernels read `x` at a step's column indices: one hardware
 /// gather instruction per step, or one scalar load per lane put together in a register.
+/// Both give the same values, bit for bit.
 ///
-/// Which is faster depends on the CPU, not on the matrix. `suite -- --only spmv`'s
-/// CSR5 on one core, hardware gathers → loads: on the AMD EPYC development VM (AVX-512,
-/// Zen 4 class, whose gathers are microcoded) `poisson2d` `f64` 4.9–5.9 → 2.8–2.9 ms and
-/// `banded` `f32` 1.37–1.38 → 1.10 ms; on the Xeon device host (AVX-512, not affected by
-/// Gather Data Sampling) the other way, `banded` `f32` 1.30–1.38 → 1.82 ms. So
-/// [`Gathers::detect`] takes [`Loads`](Gathers::Loads) on AMD and Hygon CPUs and
-/// [`Hardware`](Gathers::Hardware) elsewhere. Both give the same values, bit for bit.
+/// Which is faster depends on the core, not on the matrix: gathers are microcoded on AMD
+/// cores and slowed by the Gather Data Sampling mitigation on affected Intel ones, fast
+/// elsewhere. So [`Gathers::detect`] measures instead of asking the vendor: once per
+/// process it times both ways on a table in L1 (about 20 µs), and takes
+/// [`Loads`](Gathers::Loads) where they take at most half the gathers' time. The same
+/// answer picks the CSR row method ([`crate::CsrMethod::choose`]): where gathers are slow,
+/// the row-vector dot products pay off only on rows they read without gathers.
 ///
 /// The CSR kernels (row-vector dot products, the segmented sums' products) always use
-/// hardware gathers: with loads they ran at 0.52–1.38x the speed on the AMD VM, slower on
-/// every irregular matrix (`uniform_random` segmented sum 7.8 → 12.7 ms), faster only on
-/// some regular ones.
+/// hardware gathers where they gather.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Gathers {
     /// `vgatherdpd` and kin.
@@ -192,8 +191,9 @@ pub enum Gathers {
 static GATHERS: core::sync::atomic::AtomicU8 = core::sync::atomic::AtomicU8::new(0);
 
 impl Gathers {
-    /// This CPU's default (see the type's docs). On non-x86-64 targets, and under Miri,
-    /// [`Hardware`](Gathers::Hardware) (no kernel there gathers).
+    /// This core's faster way, measured (see the type's docs). Without AVX2, on
+    /// non-x86-64 targets and under Miri, [`Hardware`](Gathers::Hardware) (no kernel there
+    /// gathers).
     pub fn detect() -> Gathers {
         if crate::arch::slow_gathers() { Gathers::Loads } else { Gathers::Hardware }
     }

@@ -850,7 +850,8 @@ fn spmv_choice_follows_its_documented_rule() {
             ("some empty", &some_empty, simd),
             // Even rows far from the diagonal: CSR5 where the gathers are hardware.
             ("even", &even, simd && Gathers::current() == Gathers::Hardware),
-            ("near", &near, false),
+            // Uneven rows near the diagonal: CSR5 where the gathers are hardware too.
+            ("near", &near, simd && Gathers::current() == Gathers::Hardware),
             ("27-point rows", &stencil27, simd),
             ("band rows", &band, false),
             ("stencil rows of 15", &short_stencil, false),

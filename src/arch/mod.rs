@@ -52,22 +52,26 @@ pub use key::OrdBits;
 pub(crate) use pages::advise_huge;
 pub(crate) use prefetch::{PF_AHEAD, PF_X_AHEAD, prefetch, prefetch_span, store_fence};
 
-/// Whether this CPU's hardware gathers are slower than a scalar load per lane (AMD and
-/// Hygon x86-64 CPUs, by the CPUID vendor string; see [`crate::Gathers`]).
+/// Whether a scalar load per lane reads `x` clearly faster than a hardware gather on this
+/// core: measured once ([`crate::Gathers::detect`]) by timing both on an L1-resident table
+/// (`avx2::spmv_csr5::gather_costs`); loads must take at most [`LOADS_SHARE`] of the
+/// gathers' time. `false` without AVX2 (no kernel gathers then) and under Miri.
 pub(crate) fn slow_gathers() -> bool {
     #[cfg(all(target_arch = "x86_64", not(miri)))]
-    {
-        // Leaf 0: the vendor string, on every x86-64 CPU.
-        let r = core::arch::x86_64::__cpuid(0);
-        // "AuthenticAMD" and "HygonGenuine", as EBX, EDX, ECX.
-        matches!(
-            (r.ebx, r.edx, r.ecx),
-            (0x6874_7541, 0x6974_6e65, 0x444d_4163) | (0x6f67_7948, 0x6e65_476e, 0x656e_6975)
-        )
+    if let Ok(c) = Checked::new(crate::Isa::Avx2) {
+        let (hw, loads) = x86_64::avx2::spmv_csr5::gather_costs(c);
+        return loads.saturating_mul(LOADS_SHARE.1) <= hw.saturating_mul(LOADS_SHARE.0);
     }
-    #[cfg(not(all(target_arch = "x86_64", not(miri))))]
     false
 }
+
+/// Loads replace gathers only at or below this share (numerator, denominator) of their
+/// time in the calibration, whose table sits in L1: in the kernels, where `x` comes from
+/// further out, the gap narrows, and cores whose calibrated loads took well over half the
+/// gathers' time ran the kernels faster with gathers (`examples/gathers.rs`, records in
+/// `benches/records/`).
+#[cfg(all(target_arch = "x86_64", not(miri)))]
+const LOADS_SHARE: (u64, u64) = (1, 2);
 
 /// Proof that this machine can run an [`Isa`]: the token every dispatcher into the SIMD
 /// kernels takes.

@@ -167,9 +167,11 @@ impl SpmvChoice {
     ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
     ///   4 (uneven rows, or empty rows among rows of 4 or more): the irregular matrices
     ///   CSR5 was made for;
-    /// - [`Csr5`](SpmvChoice::Csr5) when most sampled entries read `x` far from the
-    ///   diagonal, rows of even length too, where the CPU gathers in hardware
-    ///   ([`Gathers::current`](crate::Gathers::current) is `Hardware`: not AMD);
+    /// - where the CPU gathers in hardware ([`Gathers::current`](crate::Gathers::current)
+    ///   is `Hardware`), [`Csr5`](SpmvChoice::Csr5) also when the sampled row lengths
+    ///   span at least 4 near the diagonal too (circuits, small power-law graphs), and
+    ///   when most sampled entries read `x` far from the diagonal, rows of even length
+    ///   too;
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
@@ -201,6 +203,9 @@ impl SpmvChoice {
     ///   CSR5 by up to 1.9x, as it did on the short rows of `poisson2d`. (On the Intel
     ///   dev VM CSR5 led row-vector on `dense` `f64` by 1.1–1.25x, until row-vector read
     ///   the runs of canonical rows without `col_idx`: now 1.35–1.5x ahead.)
+    /// - Uneven short rows near the diagonal (`circuit_like`, `dc2_like`, `rmat_s14` of
+    ///   the peer suite) went by the gathers too: CSR5 led row-vector by 1.1–1.7x on the
+    ///   Xeon host, tied or trailed row-scalar on the AMD VM (peer tables).
     /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went
     ///   by the gathers: row-vector led by 1.18x on the AMD VM (CSR5 reading `x` by a
     ///   load per lane), CSR5 by 1.1–1.3x on the Xeon host and, two runs per width, by
@@ -230,7 +235,7 @@ impl SpmvChoice {
             }
         }
         let gathers = crate::Gathers::current() == crate::Gathers::Hardware;
-        let irregular = s.scattered() && (s.uneven() || gathers);
+        let irregular = ((s.scattered() || gathers) && s.uneven()) || (s.scattered() && gathers);
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
         if irregular || long_gathered {
             SpmvChoice::Csr5

@@ -2,7 +2,7 @@
 //! `arch::portable::spmv_csr5` over 256-bit registers — 4 `f64` or 8 `f32` lanes, so
 //! `omega` = 4 / 8, or two registers per step for `omega` = 8 / 16 (the default layout,
 //! see [`omega_for`]) — with hardware gathers of `x`, or where [`Gathers::current`] says so
-//! (AMD CPUs) a scalar load per lane put together with `_mm256_set_*`: the same values.
+//! (where loads measured faster) a scalar load per lane put together with `_mm256_set_*`: the same values.
 //!
 //! `f32` with `u32` columns uses the 32-bit gather, whose indices are signed: it runs only
 //! when `x` has at most `2^31` entries (beyond, the portable kernel runs). `u64`
@@ -264,4 +264,111 @@ pub(crate) fn tiles<T: Scalar, I: Index>(
         _ => return None,
     };
     Some((carry, goes_on))
+}
+
+/// `f64` entries of the table the gather measurement reads: 8 KiB, in L1 on every x86-64
+/// core, so it times the instructions and not the memory behind them.
+const CAL_X: usize = 1024;
+/// Column indices read per pass: 256 steps of 4 `f64` lanes, and 128 of 8 `f32` lanes.
+const CAL_COLS: usize = 1024;
+/// Interleaved passes of each way; the fastest pass of each counts, so an interrupt or a
+/// clock step that hits one pass does not decide.
+const CAL_PASSES: usize = 9;
+
+/// Pseudo-random columns below [`CAL_X`] (a 32-bit LCG's high bits), fixed at compile time.
+static CAL_IDX: [u32; CAL_COLS] = {
+    let mut idx = [0u32; CAL_COLS];
+    let (mut s, mut k) = (0x2545_f491u32, 0);
+    while k < CAL_COLS {
+        s = s.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+        idx[k] = (s >> 22) % CAL_X as u32;
+        k += 1;
+    }
+    idx
+};
+static CAL_F64: [f64; CAL_X] = [1.0; CAL_X];
+static CAL_F32: [f32; CAL_X] = [1.0; CAL_X];
+
+/// Time-stamp counter ticks, after earlier instructions have finished.
+#[inline(always)]
+fn ticks() -> u64 {
+    // SAFETY: `lfence` and `rdtsc` exist on every x86-64 CPU and touch no memory.
+    unsafe {
+        _mm_lfence();
+        _rdtsc()
+    }
+}
+
+/// Ticks for one pass over [`CAL_IDX`]: a tile step's work for every column, in both
+/// precisions (`f64` 4 lanes a step, `f32` 8) — load the values, read `x` at the columns
+/// by hardware gathers (`HW`) or a load per lane, multiply-add — as the CSR5 tile kernels
+/// above do. The value loads and FMAs are there because they compete with the loads for
+/// the same ports: timed alone, loads beat gathers on cores where the kernels gather
+/// faster.
+///
+/// # Safety
+/// AVX2 and FMA are present.
+#[target_feature(enable = "avx2,fma")]
+unsafe fn cal_pass<const HW: bool>() -> u64 {
+    let (x64, x32, idx) = (CAL_F64.as_ptr(), CAL_F32.as_ptr(), CAL_IDX.as_ptr());
+    let (mut a64, mut a32) = ([_mm256_setzero_pd(); 4], [_mm256_setzero_ps(); 4]);
+    let t0 = ticks();
+    // SAFETY: every step reads 4 or 8 indices inside `CAL_IDX` and as many values inside
+    // a table at the same offset (`CAL_COLS` is a multiple of 32 and at most `CAL_X`),
+    // and every index is below `CAL_X`, the length of both tables.
+    unsafe {
+        for k in (0..CAL_COLS).step_by(16) {
+            for (j, acc) in a64.iter_mut().enumerate() {
+                let p = idx.add(k + 4 * j);
+                let v = if HW { gather_f64_u32(x64, p) } else { loads4(x64, p) };
+                *acc = _mm256_fmadd_pd(_mm256_loadu_pd(x64.add(k + 4 * j)), v, *acc);
+            }
+        }
+        for k in (0..CAL_COLS).step_by(32) {
+            for (j, acc) in a32.iter_mut().enumerate() {
+                let p = idx.add(k + 8 * j);
+                let v = if HW { gather_f32_u32(x32, p) } else { loads8(x32, p) };
+                *acc = _mm256_fmadd_ps(_mm256_loadu_ps(x32.add(k + 8 * j)), v, *acc);
+            }
+        }
+    }
+    let t = ticks().wrapping_sub(t0);
+    core::hint::black_box((a64, a32));
+    t
+}
+
+/// The fastest of [`CAL_PASSES`] interleaved passes by hardware gathers and by loads, in
+/// time-stamp ticks: what [`Gathers::detect`] decides by. About 20 µs.
+pub(crate) fn gather_costs(c: Checked) -> (u64, u64) {
+    let (mut hw, mut loads) = (u64::MAX, u64::MAX);
+    if !matches!(c.isa(), Isa::Avx2 | Isa::Avx512) {
+        return (0, 0);
+    }
+    for _ in 0..CAL_PASSES {
+        // SAFETY: `c` proves AVX2 and FMA (AVX-512 machines have them too).
+        unsafe {
+            hw = hw.min(cal_pass::<true>());
+            loads = loads.min(cal_pass::<false>());
+        }
+    }
+    (hw, loads)
+}
+
+#[cfg(all(test, feature = "std"))]
+mod tests {
+    extern crate std;
+
+    use super::*;
+
+    /// Both ways are timed and take time (a pass that the compiler had removed would read
+    /// 0 or near it); the numbers go to the test log for the record of this machine.
+    #[test]
+    fn gather_costs_are_measured() {
+        let Ok(c) = Checked::new(Isa::Avx2) else { return };
+        let (hw, loads) = gather_costs(c);
+        std::eprintln!("gather costs (ticks per pass): hardware {hw}, loads {loads}");
+        // 384 reads of 4 or 8 lanes: under a tick a read means nothing was timed.
+        assert!(hw >= 384 && loads >= 384, "hardware {hw}, loads {loads}");
+        assert_eq!(gather_costs(Checked::new(Isa::Portable).unwrap()), (0, 0));
+    }
 }

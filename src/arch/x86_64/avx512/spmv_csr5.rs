@@ -4,7 +4,7 @@
 //! (`vptestmd`), zero-masking moves to restart the lanes that closed a segment, and
 //! `vcompress` to append those segments to the tile's list (`Lanes::COMPRESS`).
 //!
-//! Or, where [`Gathers::current`] says so (AMD CPUs, whose gathers are microcoded), a
+//! Or, where [`Gathers::current`] says so (where loads measured faster), a
 //! scalar load per lane put together with `_mm512_set_*`: the same values.
 //!
 //! `f32` with `u32` columns uses the 32-bit gather, whose indices are signed: it runs only
