@@ -6,7 +6,7 @@
 
 use core::fmt;
 
-/// A SIMD instruction set a kernel can be run on (DESIGN principle 3).
+/// A SIMD instruction set a kernel can be run on (ARCHITECTURE.md, principle 3).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 #[non_exhaustive]
 pub enum Isa {

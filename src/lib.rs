@@ -49,7 +49,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_op_in_unsafe_fn)]
 #![deny(unsafe_code)]
-// No panics in library code (DESIGN principle 2): no `unwrap`/`expect`/`panic!` and
+// No panics in library code (ARCHITECTURE.md, principle 2): no `unwrap`/`expect`/`panic!` and
 // friends outside tests, and every public `Result` says when it fails. Indexing is not
 // linted (`clippy::indexing_slicing`): the kernels index slices whose bounds the format
 // validation established, and `get(..)` everywhere would add error paths that cannot be
@@ -76,7 +76,7 @@ extern crate std;
 mod arch;
 mod error;
 pub mod formats;
-// The feature is `gen` (DESIGN.md); the module cannot be, `gen` being a keyword in
+// The feature is `gen`; the module cannot be, `gen` being a keyword in
 // edition 2024.
 #[cfg(feature = "gen")]
 pub mod generate;

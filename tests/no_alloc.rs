@@ -1,4 +1,4 @@
-//! Kernels own no memory (DESIGN principle 1): a counting global allocator proves that
+//! Kernels own no memory (ARCHITECTURE.md, principle 1): a counting global allocator proves that
 //! every kernel — SpMV of every format on every available `Isa` and every CSR method,
 //! the CSR5 conversions (copying and in place), the conversions into caller buffers,
 //! the primitives, Level 1 with its workspace, and SpGEMM's symbolic and numeric phases

@@ -222,7 +222,7 @@ fn roundtrip<I: Index>(
 }
 
 /// `Csr5::from_csr` with one buffer (chosen by `which`) one element short: an error, and
-/// no buffer written (DESIGN: nothing half-written on error).
+/// no buffer written (ARCHITECTURE.md, principle 2: nothing half-written on error).
 fn short_buffers_write_nothing<I: Index>(csr: &Csr<'_, f64, I>, layout: &Csr5Layout, which: u8) {
     let nnz = csr.nnz();
     let mut lens = [

@@ -1,10 +1,10 @@
-//! The only home of `unsafe` SIMD intrinsics (DESIGN principle 4).
+//! The only home of `unsafe` SIMD intrinsics (ARCHITECTURE.md, principle 4).
 //!
 //! One module per width — [`portable`], `x86_64::avx2`, `x86_64::avx512`,
 //! `aarch64::neon` — and inside each, one file per primitive family (`scan`, `sort`,
 //! `merge`, `heap`) with the same function names in every width, so the dispatchers read
-//! as one `match isa`. (DESIGN.md drew one file per width; with four primitive families
-//! each width would pass 2,000 lines, so each width is a folder.)
+//! as one `match isa`. (With seven kernel families in one file a width would pass 2,000
+//! lines, so each width is a folder.)
 //!
 //! Besides the intrinsics, the crate's two other `unsafe` hints live here too:
 //! `prefetch` (cache hints) and `pages` (the transparent huge page hint of large owned

@@ -18,7 +18,7 @@
 //!
 //! Merge path is also exposed as pieces ([`merge_path_splits`], [`spmv_merge_path_piece`],
 //! [`apply_carries`](super::apply_carries)) so a thread runtime can run them independently
-//! (DESIGN principle 5).
+//! (ARCHITECTURE.md, principle 5).
 
 use core::ops::Range;
 
@@ -401,7 +401,7 @@ pub fn spmv_csr<T: Scalar, I: Index>(
 }
 
 /// `y_rows = alpha * A[rows, :] * x + beta * y_rows`, where `y_rows` holds exactly the
-/// rows `rows`: the chunk a thread driver hands to one worker (DESIGN principle 5).
+/// rows `rows`: the chunk a thread driver hands to one worker (ARCHITECTURE.md, principle 5).
 /// Lengths must have been checked: `x.len() == ncols`, `rows` within `0..nrows`,
 /// `y_rows.len() == rows.len()`. The row loop of thesis Alg. 28.
 pub(crate) fn spmv_rows<T: Scalar, I: Index>(

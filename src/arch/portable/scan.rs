@@ -600,7 +600,7 @@ arch_scan_elem! {
 /// width implements per element type), the kernels built on it, and the entry points
 /// named like the portable ones (`reduce_f64`, `inclusive_scan_f64`, ...).
 ///
-/// The kernels are the same on every width (DESIGN principle 3: one algorithm, several
+/// The kernels are the same on every width (ARCHITECTURE.md, principle 3: one algorithm, several
 /// widths); only the operations differ:
 /// - scans (Alg. 6–9 results): each vector is scanned in-register in `log2(W)` shift-add
 ///   steps (Hillis–Steele), then the running total of everything before it — held
