@@ -516,6 +516,43 @@ fn empty_shapes() {
     }
 }
 
+/// Rows of at most one candidate product, which go straight into `C`: a permutation
+/// times a matrix, a diagonal with empty rows squared, rows of `A` whose one product
+/// comes from their last entry (the others reference empty rows of `B`), and a `B` whose
+/// rows are unsorted with duplicates elsewhere — every method, every `Isa`, the hybrid
+/// product and the threaded one.
+#[test]
+fn rows_of_one_product_go_straight_into_c() {
+    let n = 300;
+    let perm: Vec<(usize, usize, f64)> = (0..n).map(|i| (i, (i * 7 + 3) % n, 1.0 + (i % 5) as f64)).collect();
+    let diag: Vec<(usize, usize, f64)> =
+        (0..n).filter(|i| i % 3 != 0).map(|i| (i, i, -2.0 + (i % 4) as f64)).collect();
+    // Row i of `a_late` references rows 3i+1 and 3i+2 of `b_sparse` (empty) and then row
+    // 3i (one entry); every fifth row of `b_sparse` also holds an unsorted duplicate pair.
+    let a_late: Vec<(usize, usize, f64)> =
+        (0..n / 3).flat_map(|i| [(i, 3 * i + 1, 5.0), (i, 3 * i + 2, 6.0), (i, 3 * i, 2.0)]).collect();
+    let mut b_sparse: Vec<(usize, usize, f64)> = (0..n).step_by(3).map(|k| (k, (k * 11) % n, 3.0)).collect();
+    b_sparse.extend((0..n).step_by(5).flat_map(|k| [(k, 9, 1.0), (k, 2, 4.0), (k, 9, 2.0)]));
+    let m = |t: &[(usize, usize, f64)], rows: usize| CsrOwned::<f64, u32>::from_triplets(rows, n, t).unwrap();
+    let cases = [
+        (m(&perm, n), m(&perm, n)),
+        (m(&diag, n), m(&diag, n)),
+        (m(&a_late, n / 3), m(&b_sparse, n)),
+        (m(&perm, n), m(&b_sparse, n)),
+    ];
+    for (a, b) in &cases {
+        let (a, b) = (a.view(), b.view());
+        check_all(&a, &b).unwrap();
+        let want = reference(&a, &b);
+        assert_eq!(entries(&spgemm(&a, &b).unwrap().view()), want);
+        #[cfg(feature = "parallel")]
+        for threads in [1, 2, 3] {
+            let c = spblas::parallel::spgemm(SpgemmConfig::new(), &a, &b, threads).unwrap();
+            assert_eq!(entries(&c.view()), want, "{threads} threads");
+        }
+    }
+}
+
 fn small() -> (CsrOwned<f64, u32>, CsrOwned<f64, u32>) {
     let a = gen_csr::<f64, u32>(6, 5, 1, false, |_, h| (h % 5) as usize);
     let b = gen_csr::<f64, u32>(5, 7, 2, false, |_, h| (h % 5) as usize);

@@ -77,6 +77,20 @@ pub(crate) fn advise<X>(v: &Vec<X>, huge: bool) {
     }
 }
 
+/// The product of row `i` of `A` with `B` when it has one candidate product: the entry
+/// `(j, a_ik * b_kj)` of the one nonempty row `k` of `B` it references; `None` when it
+/// references none.
+/// `i` is a row of `A` (the caller's loop runs over them).
+#[inline]
+fn single_product<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>, i: usize) -> Option<(I, T)> {
+    let (ap, bp) = (a.row_ptr(), b.row_ptr());
+    (ap[i].to_usize()..ap[i + 1].to_usize()).find_map(|p| {
+        let k = a.col_idx()[p].to_usize();
+        let s = bp[k].to_usize();
+        (bp[k + 1].to_usize() > s).then(|| (b.col_idx()[s], a.vals()[p] * b.vals()[s]))
+    })
+}
+
 /// Closes a row of `C`: records the arrays' peak capacities and pushes the row's end to
 /// `row_ptr`.
 fn end_row<I: Index, T>(
@@ -385,6 +399,17 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
         upper = upper.saturating_add(ub_i);
         rows_per_bin[bin.index()] += 1;
+        if ub_i <= 1 && rule.forced.is_none() {
+            // No product or one (a diagonal, a permutation, most rows of a mostly empty
+            // matrix): the entry goes straight into `C`, with no kernel to choose.
+            if let Some((j, v)) = single_product(a, b, i) {
+                grows += usize::from(grow_both(&mut col_idx, &mut vals, 1, huge).map_err(|_| room_err)?);
+                col_idx.push(j);
+                vals.push(v);
+            }
+            end_row(&col_idx, &vals, &mut peak, &mut row_ptr)?;
+            continue;
+        }
         let kernel = kernel_for(a, b, i, ub_i, bin, rule);
         // A row needs at most `min(ub, ncols)`.
         let room = ub_i.min(ncols);
@@ -493,6 +518,8 @@ pub fn a_at<T: Scalar + ScanElem, I: Index + Key>(a: &Csr<'_, T, I>) -> Result<C
     let (mut rp, mut ci, mut v) = (Vec::new(), Vec::new(), Vec::new());
     // `ncols` may be huge with few entries: an error, not an abort.
     rp.try_reserve_exact(np).map_err(|_| room_err)?;
+    ci.try_reserve_exact(nnz).map_err(|_| room_err)?;
+    v.try_reserve_exact(nnz).map_err(|_| room_err)?;
     rp.resize(np, I::ZERO);
     ci.resize(nnz, I::ZERO);
     v.resize(nnz, T::ZERO);
