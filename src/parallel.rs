@@ -265,7 +265,7 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
 /// plan (the sums associate differently), the same bits for the same thread count.
 ///
 /// A whole `y` per worker, as before, cost `rmat` (1M rows, 16 panels of `f64`) more to
-/// clear and add up than the panels saved: on the Xeon host of the README
+/// clear and add up than the panels saved: on the Xeon device host
 /// (`scaling --matrix rmat`, AVX-512) the panel plan ran 20 GB/s at 16 threads against
 /// 41 for one CSR5; with spans, 50–52 against 44–49 (at 4 and 8 threads 0.82–0.89x
 /// CSR5, at one 1.04x), while `lp_like` kept 1.5–2.2x CSR5 at 1–16 threads.

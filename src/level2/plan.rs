@@ -4,8 +4,8 @@
 //!
 //! [`CsrMethod::choose`] picks among the CSR methods only, because `SpMv for Csr` may not
 //! allocate or convert. Yet on the irregular matrices CSR5 leads all of them (thesis
-//! Fig. 8.9–8.11; here 1.3–1.8x the conversion-free pick on the AVX-512 machines of the
-//! README), and its conversion costs about one SpMV (0.4–1.5 on the development VM),
+//! Fig. 8.9–8.11; here 1.3–1.8x the conversion-free pick on the AVX-512 machines
+//! measured), and its conversion costs about one SpMV (0.4–1.5 on the development VM),
 //! which an iterative solver repays in its first products. Where `x` is wide and read
 //! at random by long rows (LP constraint matrices), the plan also blocks for the cache:
 //! CSR5 on column panels whose stretch of `x` stays in L2 ([`SpmvChoice::Csr5Panels`]).
@@ -123,7 +123,7 @@ pub const PANEL_MIN_ROW: usize = 32;
 /// more: 16 a panel in 16 panels, 24% in rows of 512 or more), panels against one CSR5
 /// in alternating blocks (blocks of 4 after 2 warm-ups, 8 rounds, two runs a machine):
 /// AVX-512 1.26x and 1.31x on the Intel dev VM (22.7 against 28.6 ms, 20.2 against 26.5)
-/// and 1.03x and 1.09x on the Xeon host of the README; AVX2 0.94x and 0.95x, and 0.80x
+/// and 1.03x and 1.09x on the Xeon device host; AVX2 0.94x and 0.95x, and 0.80x
 /// and 0.81x. Halving the threshold moves no other suite matrix: `dc2_like` has 15% of
 /// its entries in rows of 128 or more, the rest none or nearly all.
 pub const PANEL_MIN_ROW_AVX512: usize = 16;
@@ -186,7 +186,7 @@ impl SpmvChoice {
     ///   and NEON.
     ///
     /// Why (speedups over the row-scalar loop in one suite run per machine and width,
-    /// `examples/suite.rs --only spmv`; the README has the tables):
+    /// `examples/suite.rs --only spmv`; tables in `benches/records/`):
     /// - On AVX-512, CSR5 led the conversion-free pick on `rmat`, `dc2_like` and
     ///   `lp_like` in both precisions on both machines measured: 1.10–1.79x on the AMD
     ///   development VM, 1.03–2.6x on the Xeon device host. On AVX2 `f32` (AMD VM, three
@@ -313,8 +313,8 @@ mod owned {
         ///   copy, 3.7, 3.3 and 2.8 ms; copies on huge pages do not); the irregular
         ///   matrices 1–8% (`rmat` `f64` 20.3 → 19.5 ms, `dc2_like` 17.8 → 16.4).
         /// - Building, back to back, spends less on page faults: `poisson3d_27` `f64`
-        ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29. On the Xeon host of the
-        ///   README (one core, two processes) the same, the first build in a process
+        ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29. On the Xeon device
+        ///   host (one core, two processes) the same, the first build in a process
         ///   included (`poisson3d_27` 43–65 → 25–40 ms, `rmat` 63–76 → 43–49), and the
         ///   SpMV level (within −6% and +2%).
         /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to

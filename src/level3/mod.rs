@@ -125,7 +125,7 @@ pub struct SpgemmConfig {
     /// - First-touch page faults of a fresh output were over half the time of a Poisson
     ///   `A²`, and with the hint `poisson2d` took 68 instead of 118 ms (development VM)
     ///   and 102 instead of 152 ms (Xeon host); 16 threads on `poisson3d_27` 128 instead
-    ///   of 314 ms (see the README).
+    ///   of 314 ms.
     /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
     ///   the host (free page reporting), huge pages touched after a pause must be backed
     ///   again by the host: on the development VM, products 3 s apart took 230–390 ms

@@ -210,7 +210,7 @@ fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
 /// and they keep their capacity (no shrink). A product repeated on a pattern that does
 /// not grow (AMG setup, time steps) then writes to memory already faulted in instead of
 /// fresh pages: on the development VM the first touch of `poisson2d`'s 156 MB `A²` cost
-/// more than the product's own computation (see the README).
+/// more than the product's own computation.
 ///
 /// ```
 /// use spblas::CsrOwned;
