@@ -104,7 +104,11 @@ pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{EllOwned, HybOwned, SellOwned};
 pub use isa::{Gathers, Isa};
-pub use level2::{CsrMethod, SpMv};
+pub use level2::{CsrMethod, SpMv, SpmvChoice};
+// The plan is the recommended SpMV for a matrix multiplied many times (an iterative
+// solver): at the root, beside the borrowed `SpMv` path.
+#[cfg(feature = "alloc")]
+pub use level2::{SpmvConfig, SpmvPlan};
 pub use scalar::{Index, Scalar};
 
 /// The README's code blocks, compiled and run as doc tests.

@@ -362,7 +362,7 @@ mod owned {
     /// the CSR methods, within rounding (CSR5 adds in another order).
     ///
     /// ```
-    /// use spblas::level2::{SpmvChoice, SpmvPlan};
+    /// use spblas::{SpmvChoice, SpmvPlan};
     /// use spblas::{CsrOwned, Isa, SpMv};
     /// let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[(0, 0, 2.0), (0, 2, 1.0), (1, 1, 3.0)])?;
     /// let a = a.view();
