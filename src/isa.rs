@@ -25,9 +25,11 @@ impl Isa {
     /// Every `Isa`, narrowest first.
     pub const ALL: [Isa; 4] = [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon];
 
-    /// The widest `Isa` this machine can run: by runtime detection with `std`, from the
-    /// compile-time `target_feature`s without it. Detected once; later calls are one
-    /// atomic load.
+    /// The widest `Isa` this machine can run, by runtime detection: on x86-64 by `CPUID`
+    /// and `XGETBV` with or without `std` (so kernels, firmware and other `no_std` builds
+    /// get AVX2 and AVX-512 where the CPU has them), on AArch64 by `std`'s detection or,
+    /// without `std`, the compile-time `target_feature`s. Detected once; later calls are
+    /// one atomic load.
     pub fn detect() -> Isa {
         let mask = available_mask();
         Isa::ALL.into_iter().rev().find(|isa| mask & isa.bit() != 0).unwrap_or(Isa::Portable)
@@ -39,7 +41,7 @@ impl Isa {
     }
 
     /// Whether this machine can run `self`. Cheap enough for every kernel call: the CPU is
-    /// asked once, then the answer is one atomic load (a constant without `std`).
+    /// asked once, then the answer is one atomic load.
     #[inline]
     pub fn is_available(self) -> bool {
         available_mask() & self.bit() != 0
@@ -87,9 +89,9 @@ fn detect_mask() -> u8 {
     mask
 }
 
-/// [`detect_mask`], asked of the CPU once (with `std`; without it the mask is a constant
-/// of the compile-time target features).
-#[cfg(feature = "std")]
+/// [`detect_mask`], asked of the CPU once (on x86-64 by `CPUID`, with or without `std`;
+/// on AArch64 by `std`'s detection, or without `std` the compile-time target features).
+#[cfg(target_has_atomic = "8")]
 #[inline]
 fn available_mask() -> u8 {
     use core::sync::atomic::{AtomicU8, Ordering};
@@ -104,7 +106,9 @@ fn available_mask() -> u8 {
     m
 }
 
-#[cfg(not(feature = "std"))]
+/// Targets without byte atomics have no x86-64 or AArch64 widths to ask about at run
+/// time: the mask is a constant there.
+#[cfg(not(target_has_atomic = "8"))]
 #[inline]
 fn available_mask() -> u8 {
     detect_mask()
@@ -116,11 +120,13 @@ impl fmt::Display for Isa {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
+/// AVX2 and FMA: by `CPUID` and `XGETBV` (`arch::x86_64::cpu_widths`), with or without
+/// `std`; under Miri, which has no `CPUID`, the compile-time target features.
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn has_avx2() -> bool {
-    std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma")
+    crate::arch::x86_64::cpu_widths().0
 }
-#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+#[cfg(all(target_arch = "x86_64", miri))]
 fn has_avx2() -> bool {
     cfg!(all(target_feature = "avx2", target_feature = "fma"))
 }
@@ -129,15 +135,12 @@ fn has_avx2() -> bool {
     false
 }
 
-#[cfg(all(target_arch = "x86_64", feature = "std"))]
+/// AVX-512 F, VL, BW, DQ and POPCNT, as [`has_avx2`].
+#[cfg(all(target_arch = "x86_64", not(miri)))]
 fn has_avx512() -> bool {
-    std::is_x86_feature_detected!("avx512f")
-        && std::is_x86_feature_detected!("avx512vl")
-        && std::is_x86_feature_detected!("avx512bw")
-        && std::is_x86_feature_detected!("avx512dq")
-        && std::is_x86_feature_detected!("popcnt")
+    crate::arch::x86_64::cpu_widths().1
 }
-#[cfg(all(target_arch = "x86_64", not(feature = "std")))]
+#[cfg(all(target_arch = "x86_64", miri))]
 fn has_avx512() -> bool {
     cfg!(all(
         target_feature = "avx512f",

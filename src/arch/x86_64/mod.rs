@@ -31,5 +31,64 @@ macro_rules! run_fma {
     };
 }
 
+use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
+
 pub(crate) mod avx2;
 pub(crate) mod avx512;
+
+/// The x86-64 widths this CPU and its operating system support, asked by `CPUID` and
+/// `XGETBV` directly rather than through `std` (`is_x86_feature_detected!`), so builds
+/// without `std` (kernels, firmware, unikernels) detect AVX2 and AVX-512 at run time too:
+/// `(avx2 && fma, avx512 f/vl/bw/dq && popcnt)`. A width counts only where the OS saves
+/// its registers (`OSXSAVE`, and the `XCR0` bits of the YMM, and for AVX-512 the opmask
+/// and ZMM state), as `std`'s detection also requires.
+pub(crate) fn cpu_widths() -> (bool, bool) {
+    // Leaf 0: the highest leaf; leaf 7 holds AVX2 and AVX-512.
+    if __cpuid(0).eax < 7 {
+        return (false, false);
+    }
+    let (l1, l7) = (__cpuid(1), __cpuid_count(7, 0));
+    let bit = |r: u32, b: u32| r >> b & 1 == 1;
+    // Leaf 1 ECX: 12 FMA, 23 POPCNT, 27 OSXSAVE, 28 AVX.
+    if !(bit(l1.ecx, 27) && bit(l1.ecx, 28)) {
+        return (false, false);
+    }
+    // SAFETY: OSXSAVE is set (checked above), so the OS has enabled `XGETBV`, which
+    // reads a register and touches no memory.
+    let xcr0 = unsafe { xcr0() };
+    // XCR0: SSE and AVX state (bits 1, 2); AVX-512 opmask, ZMM_Hi256, Hi16_ZMM (5, 6, 7).
+    let (ymm, zmm) = (xcr0 & 0x6 == 0x6, xcr0 & 0xe6 == 0xe6);
+    // Leaf 7 EBX: 5 AVX2, 16 AVX512F, 17 AVX512DQ, 30 AVX512BW, 31 AVX512VL.
+    let avx2 = ymm && bit(l7.ebx, 5) && bit(l1.ecx, 12);
+    let avx512 = avx2 && zmm && bit(l1.ecx, 23) && [16, 17, 30, 31].into_iter().all(|b| bit(l7.ebx, b));
+    (avx2, avx512)
+}
+
+/// `XCR0`, the OS-enabled register state.
+///
+/// # Safety
+/// The CPU reports `OSXSAVE`.
+#[target_feature(enable = "xsave")]
+unsafe fn xcr0() -> u64 {
+    // SAFETY: XSAVE is enabled for this function; the caller promises the OS enabled it.
+    unsafe { _xgetbv(0) }
+}
+
+#[cfg(all(test, not(miri)))]
+mod tests {
+    extern crate std;
+
+    /// What CPUID and XGETBV say is what `std`'s detection says (also in the tests of
+    /// builds without the `std` feature, whose test harness links `std`).
+    #[test]
+    fn cpu_widths_agree_with_std() {
+        let avx2 = std::is_x86_feature_detected!("avx2") && std::is_x86_feature_detected!("fma");
+        let avx512 = avx2
+            && std::is_x86_feature_detected!("avx512f")
+            && std::is_x86_feature_detected!("avx512vl")
+            && std::is_x86_feature_detected!("avx512bw")
+            && std::is_x86_feature_detected!("avx512dq")
+            && std::is_x86_feature_detected!("popcnt");
+        assert_eq!(super::cpu_widths(), (avx2, avx512));
+    }
+}
