@@ -265,7 +265,7 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
 /// plan (the sums associate differently), the same bits for the same thread count.
 ///
 /// A whole `y` per worker, as before, cost `rmat` (1M rows, 16 panels of `f64`) more to
-/// clear and add up than the panels saved: on the Xeon device host
+/// clear and add up than the panels saved: on a 16-core Intel Xeon
 /// (`scaling --matrix rmat`, AVX-512) the panel plan ran 20 GB/s at 16 threads against
 /// 41 for one CSR5; with spans, 50–52 against 44–49 (at 4 and 8 threads 0.82–0.89x
 /// CSR5, at one 1.04x), while `lp_like` kept 1.5–2.2x CSR5 at 1–16 threads.
@@ -473,8 +473,7 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     // One output, zeroed by the allocator (fresh pages that nothing has touched yet), and
     // every piece copied into its part of it by its own task: the first touches of the
     // output's pages and the copies spread over the workers. Joined on one thread, they
-    // bounded the whole product at 16 threads to 1.3-2.9x one thread on the Xeon host
-    // (`scaling --spgemm`, records in `benches/records/`).
+    // bounded the threaded product's speedup (`benches/records/scaling-*.md`).
     let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
     let mut row_ptr: Vec<I> =
         bytemuck::allocation::try_zeroed_vec(nrows + 1).map_err(|_| room_err(nrows + 1))?;

@@ -5,8 +5,7 @@
 //! [`CsrMethod::choose`] picks among the CSR methods only, because `SpMv for Csr` may not
 //! allocate or convert. Yet on the irregular matrices CSR5 leads all of them (thesis
 //! Fig. 8.9–8.11; here 1.3–1.8x the conversion-free pick on the AVX-512 machines
-//! measured), and its conversion costs about one SpMV (0.4–1.5 on the development VM),
-//! which an iterative solver repays in its first products. Where `x` is wide and read
+//! measured), and its conversion costs about one SpMV, which an iterative solver repays in its first products. Where `x` is wide and read
 //! at random by long rows (LP constraint matrices), the plan also blocks for the cache:
 //! CSR5 on column panels whose stretch of `x` stays in L2 ([`SpmvChoice::Csr5Panels`]).
 //! [`SpmvChoice`] names the choice among the three; [`SpmvPlan`] (feature `alloc`) holds
@@ -123,7 +122,7 @@ pub const PANEL_MIN_ROW: usize = 32;
 /// more: 16 a panel in 16 panels, 24% in rows of 512 or more), panels against one CSR5
 /// in alternating blocks (blocks of 4 after 2 warm-ups, 8 rounds, two runs a machine):
 /// AVX-512 1.26x and 1.31x on the Intel dev VM (22.7 against 28.6 ms, 20.2 against 26.5)
-/// and 1.03x and 1.09x on the Xeon device host; AVX2 0.94x and 0.95x, and 0.80x
+/// and 1.03x and 1.09x on a 16-core Intel Xeon; AVX2 0.94x and 0.95x, and 0.80x
 /// and 0.81x. Halving the threshold moves no other suite matrix: `dc2_like` has 15% of
 /// its entries in rows of 128 or more, the rest none or nearly all.
 pub const PANEL_MIN_ROW_AVX512: usize = 16;
@@ -204,8 +203,8 @@ impl SpmvChoice {
     ///   dev VM CSR5 led row-vector on `dense` `f64` by 1.1–1.25x, until row-vector read
     ///   the runs of canonical rows without `col_idx`: now 1.35–1.5x ahead.)
     /// - Uneven short rows near the diagonal (`circuit_like`, `dc2_like`, `rmat_s14` of
-    ///   the peer suite) went by the gathers too: CSR5 led row-vector by 1.1–1.7x on the
-    ///   Xeon host, tied or trailed row-scalar on the AMD VM (peer tables).
+    ///   the peer suite) went by the gathers too: with hardware gathers CSR5 led
+    ///   row-vector, with loads it tied or trailed row-scalar (`benches/records/peers-*`).
     /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went
     ///   by the gathers: row-vector led by 1.18x on the AMD VM (CSR5 reading `x` by a
     ///   load per lane), CSR5 by 1.1–1.3x on the Xeon host and, two runs per width, by
@@ -313,8 +312,8 @@ mod owned {
         ///   copy, 3.7, 3.3 and 2.8 ms; copies on huge pages do not); the irregular
         ///   matrices 1–8% (`rmat` `f64` 20.3 → 19.5 ms, `dc2_like` 17.8 → 16.4).
         /// - Building, back to back, spends less on page faults: `poisson3d_27` `f64`
-        ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29. On the Xeon device
-        ///   host (one core, two processes) the same, the first build in a process
+        ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29. On a 16-core Intel
+        ///   Xeon (one core, two processes) the same, the first build in a process
         ///   included (`poisson3d_27` 43–65 → 25–40 ms, `rmat` 63–76 → 43–49), and the
         ///   SpMV level (within −6% and +2%).
         /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
