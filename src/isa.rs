@@ -77,9 +77,10 @@ impl Isa {
 /// The `Isa`s this machine can run, one bit each (see `Isa::bit`).
 fn detect_mask() -> u8 {
     let mut mask = Isa::Portable.bit();
-    if has_avx2() {
+    let (avx2, avx512) = x86_widths();
+    if avx2 {
         mask |= Isa::Avx2.bit();
-        if has_avx512() {
+        if avx512 {
             mask |= Isa::Avx512.bit();
         }
     }
@@ -120,39 +121,29 @@ impl fmt::Display for Isa {
     }
 }
 
-/// AVX2 and FMA: by `CPUID` and `XGETBV` (`arch::x86_64::cpu_widths`), with or without
-/// `std`; under Miri, which has no `CPUID`, the compile-time target features.
+/// `(AVX2 and FMA, AVX-512 F/VL/BW/DQ and POPCNT)`: by `CPUID` and `XGETBV`
+/// (`arch::x86_64::cpu_widths`), with or without `std`; under Miri, which has no
+/// `CPUID`, the compile-time target features.
 #[cfg(all(target_arch = "x86_64", not(miri)))]
-fn has_avx2() -> bool {
-    crate::arch::x86_64::cpu_widths().0
+fn x86_widths() -> (bool, bool) {
+    crate::arch::x86_64::cpu_widths()
 }
 #[cfg(all(target_arch = "x86_64", miri))]
-fn has_avx2() -> bool {
-    cfg!(all(target_feature = "avx2", target_feature = "fma"))
+fn x86_widths() -> (bool, bool) {
+    (
+        cfg!(all(target_feature = "avx2", target_feature = "fma")),
+        cfg!(all(
+            target_feature = "avx512f",
+            target_feature = "avx512vl",
+            target_feature = "avx512bw",
+            target_feature = "avx512dq",
+            target_feature = "popcnt"
+        )),
+    )
 }
 #[cfg(not(target_arch = "x86_64"))]
-fn has_avx2() -> bool {
-    false
-}
-
-/// AVX-512 F, VL, BW, DQ and POPCNT, as [`has_avx2`].
-#[cfg(all(target_arch = "x86_64", not(miri)))]
-fn has_avx512() -> bool {
-    crate::arch::x86_64::cpu_widths().1
-}
-#[cfg(all(target_arch = "x86_64", miri))]
-fn has_avx512() -> bool {
-    cfg!(all(
-        target_feature = "avx512f",
-        target_feature = "avx512vl",
-        target_feature = "avx512bw",
-        target_feature = "avx512dq",
-        target_feature = "popcnt"
-    ))
-}
-#[cfg(not(target_arch = "x86_64"))]
-fn has_avx512() -> bool {
-    false
+fn x86_widths() -> (bool, bool) {
+    (false, false)
 }
 
 #[cfg(all(target_arch = "aarch64", feature = "std"))]

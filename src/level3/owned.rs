@@ -79,15 +79,13 @@ pub(crate) fn advise<X>(v: &Vec<X>, huge: bool) {
 
 /// The product of row `i` of `A` with `B` when it has one candidate product: the entry
 /// `(j, a_ik * b_kj)` of the one nonempty row `k` of `B` it references; `None` when it
-/// references none.
-/// `i` is a row of `A` (the caller's loop runs over them).
+/// references none. `i` is a row of `A` (the caller's loop runs over them).
 #[inline]
-fn single_product<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>, i: usize) -> Option<(I, T)> {
-    let (ap, bp) = (a.row_ptr(), b.row_ptr());
+fn single_product<T: Scalar, I: Index>(ctx: &Ctx<'_, '_, T, I>, i: usize) -> Option<(I, T)> {
+    let (ap, a) = (ctx.a.row_ptr(), ctx.a);
     (ap[i].to_usize()..ap[i + 1].to_usize()).find_map(|p| {
-        let k = a.col_idx()[p].to_usize();
-        let s = bp[k].to_usize();
-        (bp[k + 1].to_usize() > s).then(|| (b.col_idx()[s], a.vals()[p] * b.vals()[s]))
+        let (bc, bv) = ctx.b_row_at(a.col_idx()[p].to_usize());
+        Some((*bc.first()?, a.vals()[p] * *bv.first()?))
     })
 }
 
@@ -402,7 +400,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         if ub_i <= 1 && rule.forced.is_none() {
             // No product or one (a diagonal, a permutation, most rows of a mostly empty
             // matrix): the entry goes straight into `C`, with no kernel to choose.
-            if let Some((j, v)) = single_product(a, b, i) {
+            if let Some((j, v)) = single_product(&ctx, i) {
                 grows += usize::from(grow_both(&mut col_idx, &mut vals, 1, huge).map_err(|_| room_err)?);
                 col_idx.push(j);
                 vals.push(v);
