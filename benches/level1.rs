@@ -22,8 +22,9 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use spblas::Exec;
 use spblas::Isa;
-use spblas::level1::{AddMethod, AddRule, SpVec, add_isa, add_workspace_len};
+use spblas::level1::{AddMethod, AddRule, SpVec, add, add_workspace_len};
 
 /// The dimension of the `1M` inputs.
 const LONG: usize = 1 << 20;
@@ -122,7 +123,7 @@ fn bench(c: &mut Criterion) {
                             Choice::Fixed(m) => m,
                             Choice::Rule(rule) => rule.choose(isa, x.nnz(), y.nnz(), n),
                         };
-                        add_isa(isa, x, y, &mut zi, &mut zv, method, &mut ws).unwrap()
+                        add(Exec::from(isa), x, y, &mut zi, &mut zv, method, &mut ws).unwrap()
                     })
                 });
             }

@@ -20,9 +20,10 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use spblas::Exec;
 use spblas::generate::{banded, dc2_like, poisson2d, poisson3d_27, rmat, uniform_random};
 use spblas::level3::{
-    RowMethod, SpgemmConfig, spgemm, spgemm_numeric, spgemm_symbolic, spgemm_with, spgemm_workspace_len,
+    RowMethod, SpgemmConfig, spgemm, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
 };
 use spblas::{Csr, CsrOwned, Isa};
 
@@ -70,12 +71,13 @@ fn gustavson(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) -> usize {
 
 /// Workspace query, symbolic and numeric phases, all buffers allocated here.
 fn precise(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) -> usize {
-    let ws = spgemm_workspace_len(a, b).unwrap();
+    let ws = spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), a, b).unwrap();
     let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
     let mut row_ptr = vec![0u32; a.nrows() + 1];
-    let nnz = spgemm_symbolic(a, b, &mut row_ptr, &mut wi).unwrap();
+    let nnz = spgemm_symbolic(Exec::new(), SpgemmConfig::new(), a, b, &mut row_ptr, &mut wi).unwrap();
     let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
-    spgemm_numeric(a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
+    spgemm_numeric(Exec::new(), SpgemmConfig::new(), a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv))
+        .unwrap();
     black_box((&ci, &cv));
     nnz
 }
@@ -97,7 +99,9 @@ fn bench_square(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("spgemm/{name}"));
         g.throughput(Throughput::Elements(2 * products(&a, &a)));
         g.bench_function("gustavson", |bch| bch.iter(|| gustavson(black_box(&a), &a)));
-        g.bench_function("ours", |bch| bch.iter(|| spgemm(black_box(&a), &a).unwrap()));
+        g.bench_function("ours", |bch| {
+            bch.iter(|| spgemm(Exec::new(), SpgemmConfig::new(), black_box(&a), &a).unwrap())
+        });
         g.bench_function("precise", |bch| bch.iter(|| precise(black_box(&a), &a)));
         g.finish();
     }
@@ -123,9 +127,9 @@ fn bench_bins(c: &mut Criterion) {
                 .into_iter()
                 .filter(|&x| m <= 128 || matches!(x, RowMethod::BitonicEsc | RowMethod::Spa))
             {
-                let cfg = SpgemmConfig::new().isa(isa).method(method);
+                let cfg = SpgemmConfig::new().method(method);
                 g.bench_function(BenchmarkId::from_parameter(method.name()), |bch| {
-                    bch.iter(|| spgemm_with(cfg, black_box(&a), &b).unwrap())
+                    bch.iter(|| spgemm(Exec::from(isa), cfg, black_box(&a), &b).unwrap())
                 });
             }
             g.finish();

@@ -12,10 +12,13 @@
 use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use spblas::Exec;
+use spblas::SpmvConfig;
+use spblas::TUNING;
 use spblas::formats::Csr5Aux;
 use spblas::formats::csr5::omega_for;
 use spblas::generate::{SuiteScale, suite_entries};
-use spblas::level2::{CsrMethod, SpmvChoice, SpmvPlan, panel_columns, spmv_csr};
+use spblas::level2::{CsrMethod, SpmvChoice, SpmvPlan, spmv_csr};
 use spblas::{
     CooOwned, Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, Gathers, HybOwned, Index, Isa,
     JdsOwned, Scalar, SellOwned, SpMv,
@@ -42,7 +45,7 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
     let run = |g: &mut criterion::BenchmarkGroup<'_, _>, y: &mut [T], format: &str, f: &dyn SpMv<T>| {
         for isa in Isa::available() {
             g.bench_function(BenchmarkId::new(format, isa.name()), |b| {
-                b.iter(|| f.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut *y)))
+                b.iter(|| f.spmv(Exec::from(isa), T::ONE, black_box(&x), T::ZERO, black_box(&mut *y)))
             });
         }
     };
@@ -51,16 +54,16 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
     // on x86-64 the tiles read `x` by hardware gathers or by a load per lane (`Gathers`):
     // ids `csr5/<isa>` (this CPU's default) and `csr5-hardware/<isa>`, `csr5-loads/<isa>`.
     for isa in Isa::available() {
-        if let Ok(c5) = Csr5Owned::from_csr_isa(&a, isa) {
+        if let Ok(c5) = Csr5Owned::from_csr(Exec::from(isa), &a) {
             let c5 = c5.view();
             g.bench_function(BenchmarkId::new("csr5", isa.name()), |b| {
-                b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                b.iter(|| c5.spmv(Exec::from(isa), T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
             });
             if matches!(isa, Isa::Avx2 | Isa::Avx512) {
                 for mode in [Gathers::Hardware, Gathers::Loads] {
                     Gathers::set(Some(mode));
                     g.bench_function(BenchmarkId::new(format!("csr5-{}", mode.name()), isa.name()), |b| {
-                        b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                        b.iter(|| c5.spmv(Exec::from(isa), T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
                     });
                     Gathers::set(None);
                 }
@@ -70,12 +73,14 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
     // Plans: the rule's (`plan/<isa>`, `SpmvPlan::new`) and CSR5 column panels wherever
     // `x` spans two panels or more (`csr5-panels/<isa>`).
     for isa in Isa::available() {
-        let columns = panel_columns::<T>();
+        let columns = TUNING.panel_bytes / size_of::<T>();
         let panels = (a.ncols() > columns).then_some(SpmvChoice::Csr5Panels { columns });
         for (id, choice) in [("plan", Some(SpmvChoice::choose(&a, isa))), ("csr5-panels", panels)] {
-            if let Some(plan) = choice.and_then(|c| SpmvPlan::with_choice(&a, isa, c).ok()) {
+            if let Some(plan) = choice
+                .and_then(|c| SpmvPlan::with_config(Exec::from(isa), &a, SpmvConfig::new().choice(c)).ok())
+            {
                 g.bench_function(BenchmarkId::new(id, isa.name()), |b| {
-                    b.iter(|| plan.spmv(T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                    b.iter(|| plan.spmv(Exec::new(), T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
                 });
             }
         }
@@ -114,7 +119,9 @@ fn bench_methods<T: Scalar>(
             }
             let id = format!("csr/{}/{}/{}", method.name(), isa.name(), T::NAME);
             g.bench_function(id, |b| {
-                b.iter(|| spmv_csr(&a, method, isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                b.iter(|| {
+                    spmv_csr(Exec::from(isa), &a, method, T::ONE, black_box(&x), T::ZERO, black_box(&mut y))
+                })
             });
         }
     }
@@ -136,7 +143,7 @@ fn bench_sigma<T: Scalar>(
             let Ok(c5) = Csr5Owned::from_csr_layout(&a, &layout) else { continue };
             let c5 = c5.view();
             g.bench_function(format!("{}/{}/{sigma}", isa.name(), T::NAME), |b| {
-                b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                b.iter(|| c5.spmv(Exec::from(isa), T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
             });
         }
     }
@@ -165,7 +172,7 @@ fn bench_omega<T: Scalar>(
             let Ok(c5) = Csr5Owned::from_csr_layout(&a, &layout) else { continue };
             let c5 = c5.view();
             g.bench_function(format!("{}/{}/{omega}", isa.name(), T::NAME), |b| {
-                b.iter(|| c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+                b.iter(|| c5.spmv(Exec::from(isa), T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
             });
         }
     }
@@ -188,7 +195,17 @@ fn bench_conversion<T: Scalar>(
     let isa = Isa::detect();
     let Ok(layout) = Csr5Layout::new(&a, isa) else { return };
     g.bench_function(format!("{}/spmv", T::NAME), |b| {
-        b.iter(|| spmv_csr(&a, CsrMethod::RowScalar, isa, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+        b.iter(|| {
+            spmv_csr(
+                Exec::from(isa),
+                &a,
+                CsrMethod::RowScalar,
+                T::ONE,
+                black_box(&x),
+                T::ZERO,
+                black_box(&mut y),
+            )
+        })
     });
     let (mut col, mut vals) = (vec![0u32; layout.nnz()], vec![T::ZERO; layout.nnz()]);
     let (mut tp, mut td) = (vec![0u32; layout.tile_ptr_len()], vec![0u32; layout.tile_desc_len()]);
@@ -209,7 +226,9 @@ fn bench_conversion<T: Scalar>(
             || CsrOwned::from_csr(&a).unwrap(),
             |owned| {
                 black_box(
-                    Csr5Owned::from_csr_owned(owned, isa).map(|c| c.layout().tiles()).map_err(|(e, _)| e),
+                    Csr5Owned::from_csr_owned(Exec::from(isa), owned)
+                        .map(|c| c.layout().tiles())
+                        .map_err(|(e, _)| e),
                 )
             },
             BatchSize::PerIteration,

@@ -12,6 +12,7 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use spblas::Exec;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::spmv_csr;
 use spblas::{Csr5Owned, CsrMethod, CsrOwned, Gathers, Isa, Scalar, SpMv};
@@ -35,7 +36,7 @@ fn run<T: Scalar>(scale: SuiteScale, isa: Isa) {
     for entry in suite_entries(scale) {
         let a: CsrOwned<T, u32> = entry.generate().expect("suite matrices generate");
         let a = a.view();
-        let c5 = Csr5Owned::from_csr_isa(&a, isa).expect("suite matrices convert");
+        let c5 = Csr5Owned::from_csr(Exec::from(isa), &a).expect("suite matrices convert");
         let c5 = c5.view();
         let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 7) as f64)).collect();
         let mut y = vec![T::ZERO; a.nrows()];
@@ -49,10 +50,26 @@ fn run<T: Scalar>(scale: SuiteScale, isa: Isa) {
                 let r = match k {
                     0 | 1 => {
                         Gathers::set(Some(if k == 0 { Gathers::Hardware } else { Gathers::Loads }));
-                        c5.spmv_isa(isa, T::ONE, black_box(&x), T::ZERO, &mut y)
+                        c5.spmv(Exec::from(isa), T::ONE, black_box(&x), T::ZERO, &mut y)
                     }
-                    2 => spmv_csr(&a, CsrMethod::RowVector, isa, T::ONE, black_box(&x), T::ZERO, &mut y),
-                    _ => spmv_csr(&a, CsrMethod::RowScalar, isa, T::ONE, black_box(&x), T::ZERO, &mut y),
+                    2 => spmv_csr(
+                        Exec::from(isa),
+                        &a,
+                        CsrMethod::RowVector,
+                        T::ONE,
+                        black_box(&x),
+                        T::ZERO,
+                        &mut y,
+                    ),
+                    _ => spmv_csr(
+                        Exec::from(isa),
+                        &a,
+                        CsrMethod::RowScalar,
+                        T::ONE,
+                        black_box(&x),
+                        T::ZERO,
+                        &mut y,
+                    ),
                 };
                 r.expect("available isa, matching lengths");
                 times[k].push(s.elapsed());

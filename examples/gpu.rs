@@ -20,6 +20,7 @@
 #[path = "../tests/vk/mod.rs"]
 mod vk;
 
+use spblas::Exec;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::gpu::{Kernel, SpmvParams};
 use spblas::{Csr5Owned, CsrOwned, Scalar, SpMv};
@@ -90,7 +91,7 @@ fn run<T: Scalar>(
     let a = a.view();
     let x: Vec<T> = (0..a.ncols()).map(|i| T::from_f64(((i * 7919) % 17) as f64 * 0.125 - 1.0)).collect();
     let mut want = vec![T::ZERO; a.nrows()];
-    a.spmv(T::ONE, &x, T::ZERO, &mut want).map_err(|e| e.to_string())?;
+    a.spmv(Exec::new(), T::ONE, &x, T::ZERO, &mut want).map_err(|e| e.to_string())?;
     let y0 = vec![T::ZERO; a.nrows()];
     let bytes = (a.nrows() + 1 + a.nnz()) * 4 + (2 * a.nnz() + a.nrows()) * std::mem::size_of::<T>();
     let layout = spblas::gpu::csr5_layout(&a).map_err(|e| e.to_string())?;

@@ -4,6 +4,8 @@
 //!
 //! `cargo run --example no_alloc`
 
+use spblas::Exec;
+use spblas::level3::SpgemmConfig;
 use spblas::primitives::{scan, sort};
 use spblas::{Csr, Ell, EllLayout, FormatError, Isa, SpMv};
 
@@ -22,8 +24,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let x = [1.0f32, 2.0, 3.0, 4.0];
     let (mut y_csr, mut y_ell) = ([0.0f32; 4], [0.0f32; 4]);
-    a.spmv(1.0, &x, 0.0, &mut y_csr)?;
-    ell.spmv(1.0, &x, 0.0, &mut y_ell)?;
+    a.spmv(Exec::new(), 1.0, &x, 0.0, &mut y_csr)?;
+    ell.spmv(Exec::new(), 1.0, &x, 0.0, &mut y_ell)?;
     println!("isa {}: y = {y_csr:?} (CSR), {y_ell:?} (ELL, width {})", Isa::detect(), layout.width());
 
     // Primitives work in place on caller slices too.
@@ -31,18 +33,34 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     for (l, w) in lens.iter_mut().zip(ROW_PTR.windows(2)) {
         *l = w[1] - w[0];
     }
-    sort::bitonic_sort(&mut lens);
-    scan::inclusive_scan(&mut lens);
+    sort::bitonic_sort(Exec::new(), &mut lens)?;
+    scan::inclusive_scan(Exec::new(), &mut lens)?;
     println!("sorted row lengths, scanned: {lens:?}");
 
     // SpGEMM C = A·A (thesis ch. 9): ask for the workspace, count (symbolic), fill (numeric).
-    let ws = spblas::level3::spgemm_workspace_len(&a, &a)?;
+    let ws = spblas::level3::spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), &a, &a)?;
     let (mut ws_idx, mut ws_vals) = ([0u32; 64], [0.0f32; 64]);
     assert!(ws.idx <= ws_idx.len() && ws.vals <= ws_vals.len(), "static buffers sized for this matrix");
     let mut c_row_ptr = [0u32; 5];
-    let nnz = spblas::level3::spgemm_symbolic(&a, &a, &mut c_row_ptr, &mut ws_idx)?;
+    let nnz = spblas::level3::spgemm_symbolic(
+        Exec::new(),
+        SpgemmConfig::new(),
+        &a,
+        &a,
+        &mut c_row_ptr,
+        &mut ws_idx,
+    )?;
     let (mut c_col, mut c_val) = ([0u32; 16], [0.0f32; 16]);
-    spblas::level3::spgemm_numeric(&a, &a, &c_row_ptr, &mut c_col, &mut c_val, (&mut ws_idx, &mut ws_vals))?;
+    spblas::level3::spgemm_numeric(
+        Exec::new(),
+        SpgemmConfig::new(),
+        &a,
+        &a,
+        &c_row_ptr,
+        &mut c_col,
+        &mut c_val,
+        (&mut ws_idx, &mut ws_vals),
+    )?;
     let c = Csr::new(4, 4, &c_row_ptr, &c_col[..nnz], &c_val[..nnz])?;
     println!("A·A: row_ptr {c_row_ptr:?}, {} entries, rows sorted: {:?}", c.nnz(), c.row_order());
 

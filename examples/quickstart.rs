@@ -2,6 +2,7 @@
 //!
 //! `cargo run --example quickstart`
 
+use spblas::Exec;
 use spblas::{CsrOwned, Isa, SpMv};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -18,7 +19,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let x = [1.0, 2.0, 3.0, 4.0];
     for isa in Isa::available() {
         let mut y = [0.0; 4];
-        a.spmv_isa(isa, 1.0, &x, 0.0, &mut y)?;
+        a.spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y)?;
         println!("{:>8}: y = A x = {y:?}", isa.name());
     }
     Ok(())

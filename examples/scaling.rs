@@ -1,7 +1,7 @@
-//! Thread scaling of the threaded SpMV drivers over the generated suite: row blocks
-//! balanced by entries (`parallel::spmv_csr`), merge path (`parallel::spmv_csr_merge_path`),
-//! CSR5 tile ranges (`parallel::spmv_csr5`) and the rule's plan (`SpmvPlan::new` run by
-//! `parallel::spmv_plan`), each at 1, 2, 4, .. threads.
+//! Thread scaling of the threaded SpMV (feature `parallel`, an `Exec` with threads) over
+//! the generated suite: CSR row blocks balanced by entries (`SpMv for Csr`), merge path
+//! (`spmv_csr` by `CsrMethod::MergePath`), CSR5 tile ranges (`SpMv for Csr5`) and the
+//! rule's plan (`SpmvPlan::new`), each at 1, 2, 4, .. threads.
 //!
 //! ```text
 //! cargo run --release --example scaling --features gen,parallel
@@ -33,10 +33,11 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use spblas::generate::{SuiteScale, suite_entries};
+use spblas::level2::spmv_csr;
 use spblas::level2::{SpmvConfig, SpmvPlan};
+use spblas::level3::spgemm;
 use spblas::level3::{SpgemmConfig, upper_bound};
-use spblas::parallel::{available_threads, spgemm, spmv_csr, spmv_csr_merge_path, spmv_csr5, spmv_plan};
-use spblas::{Csr5Owned, CsrOwned, Isa, Scalar};
+use spblas::{Csr5Owned, CsrMethod, CsrOwned, Exec, Isa, Scalar, SpMv, available_threads};
 
 const MIN_ROUNDS: usize = 10;
 const MAX_ROUNDS: usize = 2_000;
@@ -82,14 +83,13 @@ fn threaded_read(buf: &[u64], threads: usize) {
     });
 }
 
-fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, cfg: &SpmvConfig, threads: &[usize]) {
-    let isa = cfg.isa;
+fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, isa: Isa, cfg: SpmvConfig, threads: &[usize]) {
     let a = a.view();
-    let c5 = Csr5Owned::from_csr_isa(&a, isa).expect("suite matrices convert");
+    let c5 = Csr5Owned::from_csr(Exec::from(isa), &a).expect("suite matrices convert");
     let c5 = c5.view();
     let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 7) as f64)).collect();
     let (m, nnz) = (a.nrows(), a.nnz());
-    let plan = SpmvPlan::with_config(&a, cfg).expect("available isa");
+    let plan = SpmvPlan::with_config(Exec::from(isa), &a, cfg).expect("available isa");
     let (mut y_rb, mut y_mp, mut y_c5) = (vec![T::ZERO; m], vec![T::ZERO; m], vec![T::ZERO; m]);
     let mut y_pl = vec![T::ZERO; m];
     let bytes = (m + 1 + nnz) * 4 + (2 * nnz + m) * std::mem::size_of::<T>();
@@ -98,12 +98,22 @@ fn run_matrix<T: Scalar>(name: &str, a: &CsrOwned<T, u32>, cfg: &SpmvConfig, thr
     let mut csr5_one = None;
     for &t in threads {
         let times = medians(&mut [
-            &mut || spmv_csr(&a, isa, T::ONE, black_box(&x), T::ZERO, &mut y_rb, t).expect("checked"),
             &mut || {
-                spmv_csr_merge_path(&a, isa, T::ONE, black_box(&x), T::ZERO, &mut y_mp, t).expect("checked")
+                a.spmv(Exec::from(isa).threads(t), T::ONE, black_box(&x), T::ZERO, &mut y_rb)
+                    .expect("checked")
             },
-            &mut || spmv_csr5(&c5, isa, T::ONE, black_box(&x), T::ZERO, &mut y_c5, t).expect("checked"),
-            &mut || spmv_plan(&plan, T::ONE, black_box(&x), T::ZERO, &mut y_pl, t).expect("checked"),
+            &mut || {
+                let exec = Exec::from(isa).threads(t);
+                spmv_csr(exec, &a, CsrMethod::MergePath, T::ONE, black_box(&x), T::ZERO, &mut y_mp)
+                    .expect("checked")
+            },
+            &mut || {
+                c5.spmv(Exec::from(isa).threads(t), T::ONE, black_box(&x), T::ZERO, &mut y_c5)
+                    .expect("checked")
+            },
+            &mut || {
+                plan.spmv(Exec::new().threads(t), T::ONE, black_box(&x), T::ZERO, &mut y_pl).expect("checked")
+            },
             &mut || threaded_read(black_box(&buf), t),
         ]);
         let [t_rb, t_mp, t_c5, t_pl, t_rd] = times[..] else { unreachable!("five timings") };
@@ -179,7 +189,7 @@ fn main() {
         return;
     }
     if spgemm_only {
-        spgemm_scaling(scale, SpgemmConfig::new().isa(isa).huge_pages(huge_pages), &threads);
+        spgemm_scaling(scale, isa, SpgemmConfig::new().huge_pages(huge_pages), &threads);
         return;
     }
     println!("plan huge page hint {}", if huge_pages { "on" } else { "off" });
@@ -191,13 +201,13 @@ fn main() {
     );
     for entry in suite_entries(scale).iter().filter(|e| only.is_empty() || only.iter().any(|n| n == e.name)) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
-        run_matrix(entry.name, &a, &SpmvConfig::new().isa(isa).huge_pages(huge_pages), &threads);
+        run_matrix(entry.name, &a, isa, SpmvConfig::new().huge_pages(huge_pages), &threads);
     }
 }
 
 /// The threaded SpGEMM `A²` at each thread count: median of five runs, speedup over one
 /// thread.
-fn spgemm_scaling(scale: SuiteScale, cfg: SpgemmConfig, threads: &[usize]) {
+fn spgemm_scaling(scale: SuiteScale, isa: Isa, cfg: SpgemmConfig, threads: &[usize]) {
     println!("huge page hint {}", if cfg.huge_pages { "on" } else { "off" });
     println!("| matrix           | thr |      ms | x 1t |");
     println!("|------------------|-----|---------|------|");
@@ -213,7 +223,7 @@ fn spgemm_scaling(scale: SuiteScale, cfg: SpgemmConfig, threads: &[usize]) {
             let mut times: Vec<Duration> = (0..5)
                 .map(|_| {
                     let s = Instant::now();
-                    black_box(spgemm(cfg, &a, &a, t).expect("square"));
+                    black_box(spgemm(Exec::from(isa).threads(t), cfg, &a, &a).expect("square"));
                     s.elapsed()
                 })
                 .collect();
@@ -246,20 +256,13 @@ fn call_overhead(isa: Isa, threads: &[usize]) {
         let (mut y0, mut y1, mut y2) = (vec![0.0; m], vec![0.0; m], vec![0.0; m]);
         for &t in threads {
             let times = medians(&mut [
+                &mut || a.spmv(Exec::from(isa), 1.0, black_box(&x), 0.0, &mut y0).expect("checked"),
                 &mut || {
-                    spblas::level2::spmv_csr(
-                        &a,
-                        spblas::CsrMethod::choose(&a, isa),
-                        isa,
-                        1.0,
-                        black_box(&x),
-                        0.0,
-                        &mut y0,
-                    )
-                    .expect("checked")
+                    a.spmv(Exec::from(isa).threads(t), 1.0, black_box(&x), 0.0, &mut y1).expect("checked")
                 },
-                &mut || spmv_csr(&a, isa, 1.0, black_box(&x), 0.0, &mut y1, t).expect("checked"),
-                &mut || spmv_csr(&a, isa, 1.0, black_box(&x), 0.0, &mut y2, 0).expect("checked"),
+                &mut || {
+                    a.spmv(Exec::from(isa).threads(0), 1.0, black_box(&x), 0.0, &mut y2).expect("checked")
+                },
             ]);
             let us = |d: Duration| d.as_secs_f64() * 1e6;
             let (s, d, auto) = (us(times[0]), us(times[1]), us(times[2]));

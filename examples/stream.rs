@@ -18,10 +18,11 @@
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
+use spblas::Exec;
 use spblas::Isa;
-use spblas::primitives::scan::{ScanElem, inclusive_scan_into_isa};
+use spblas::primitives::scan::{ScanElem, inclusive_scan_into};
 use spblas::primitives::segmented::{
-    HeadFlags, seg_offset_from_heads, segmented_sum_into_isa, segmented_sum_seg_offset_isa,
+    HeadFlags, seg_offset_from_heads, segmented_sum_into, segmented_sum_seg_offset,
 };
 
 const MIN_ROUNDS: usize = 8;
@@ -96,15 +97,19 @@ fn run<T: Elem>(n: usize) {
         let d = std::cell::RefCell::new(&mut dst);
         let t = medians(&mut [
             &mut || d.borrow_mut().copy_from_slice(black_box(&src)),
-            &mut || inclusive_scan_into_isa(isa, black_box(&src), &mut d.borrow_mut()).expect("checked"),
             &mut || {
-                segmented_sum_into_isa(isa, black_box(&src), &flags, &mut d.borrow_mut()).expect("checked")
+                inclusive_scan_into(Exec::from(isa), black_box(&src), &mut d.borrow_mut()).expect("checked")
             },
             &mut || {
-                segmented_sum_into_isa(isa, black_box(&src), heads, &mut d.borrow_mut()).expect("checked")
+                segmented_sum_into(Exec::from(isa), black_box(&src), &flags, &mut d.borrow_mut())
+                    .expect("checked")
             },
             &mut || {
-                segmented_sum_seg_offset_isa(isa, black_box(&src), &seg_offset, &mut d.borrow_mut())
+                segmented_sum_into(Exec::from(isa), black_box(&src), heads, &mut d.borrow_mut())
+                    .expect("checked")
+            },
+            &mut || {
+                segmented_sum_seg_offset(Exec::from(isa), black_box(&src), &seg_offset, &mut d.borrow_mut())
                     .expect("checked")
             },
         ]);

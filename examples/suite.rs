@@ -37,12 +37,14 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use spblas::Csr5Owned;
+use spblas::Exec;
+use spblas::TUNING;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
 use spblas::level2::{CsrMethod, SpmvChoice, SpmvConfig, SpmvPlan, spmv_csr};
 use spblas::level3::{
-    Bin, NBINS, SpgemmConfig, bin_rows, spgemm_numeric_rows, spgemm_numeric_with, spgemm_reuse,
-    spgemm_symbolic_with, spgemm_with_stats, spgemm_workspace_len_with, upper_bound,
+    Bin, NBINS, SpgemmConfig, bin_rows, spgemm, spgemm_numeric, spgemm_numeric_rows, spgemm_reuse,
+    spgemm_symbolic, spgemm_workspace_len, upper_bound,
 };
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -265,7 +267,7 @@ fn measure<T: Scalar>(
     base: &mut dyn FnMut(),
 ) -> (f64, Duration) {
     ratio_and_time(base, &mut || {
-        a.spmv_isa(isa, T::ONE, black_box(x), T::ZERO, y).expect("dimensions checked");
+        a.spmv(Exec::from(isa), T::ONE, black_box(x), T::ZERO, y).expect("dimensions checked");
         black_box(&mut *y);
     })
 }
@@ -319,7 +321,7 @@ fn csr5_row<T: Scalar, I: Index>(
     while times.len() < MIN_REPS || (start.elapsed() < MIN_TIME && times.len() < MAX_REPS) {
         let owned = CsrOwned::from_csr(a)?;
         let t0 = Instant::now();
-        let c5 = Csr5Owned::from_csr_owned(owned, isa).map_err(|(e, _)| e)?;
+        let c5 = Csr5Owned::from_csr_owned(Exec::from(isa), owned).map_err(|(e, _)| e)?;
         times.push(t0.elapsed());
         black_box(&c5);
     }
@@ -369,11 +371,11 @@ fn run_matrix<T: Scalar, I: Index>(
     // The same-run baseline: the row-scalar CSR loop (thesis Alg. 28).
     let mut y_base = vec![T::ZERO; m];
     let mut base = || {
-        spmv_csr(a, CsrMethod::RowScalar, isa, T::ONE, black_box(&x), T::ZERO, &mut y_base)
+        spmv_csr(Exec::from(isa), a, CsrMethod::RowScalar, T::ONE, black_box(&x), T::ZERO, &mut y_base)
             .expect("dimensions checked");
         black_box(&mut y_base);
     };
-    a.spmv_isa(isa, T::ONE, &x, T::ZERO, &mut y_ref).expect("dimensions checked");
+    a.spmv(Exec::from(isa), T::ONE, &x, T::ZERO, &mut y_ref).expect("dimensions checked");
     let csr_t = median_time(&mut base);
     let bytes = csr_bytes::<T, I>(m, nnz);
     let stream = stream_gbs(bytes);
@@ -393,13 +395,14 @@ fn run_matrix<T: Scalar, I: Index>(
     // Tuned with 5 timed rounds.
     let auto = CsrMethod::choose(a, isa);
     let mut y_tune = vec![T::ZERO; m];
-    let tuned = CsrMethod::tune(a, isa, &x, &mut y_tune, 5).expect("dimensions checked");
+    let tuned = CsrMethod::tune(Exec::from(isa), a, &x, &mut y_tune, 5).expect("dimensions checked");
     let runs = CsrMethod::ALL.into_iter().skip(1).map(|c| (Some(c), c)).chain([(None, auto), (None, tuned)]);
     for (k, (method, m_used)) in runs.enumerate() {
         let is_tuned = k == CsrMethod::ALL.len();
         let mut y = vec![T::from_f64(f64::NAN); m];
         let (ratio, t) = ratio_and_time(&mut base, &mut || {
-            spmv_csr(a, m_used, isa, T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
+            spmv_csr(Exec::from(isa), a, m_used, T::ONE, black_box(&x), T::ZERO, &mut y)
+                .expect("dimensions checked");
             black_box(&mut y);
         });
         let d = rel_diff(&y, &y_ref);
@@ -434,13 +437,15 @@ fn run_matrix<T: Scalar, I: Index>(
     // panels (`plan`, its conversion timed as the plan's), and the timed choice (`plan
     // tuned`, 5 rounds).
     let t0 = Instant::now();
-    let ruled = SpmvPlan::new(a, isa).expect("isa available");
+    let ruled = SpmvPlan::new(Exec::from(isa), a).expect("isa available");
     let ruled_conv = t0.elapsed();
-    let tuned_plan = SpmvPlan::tune(a, isa, &x, &mut y_tune, 5).expect("dimensions checked");
+    let tuned_plan = SpmvPlan::tune(Exec::from(isa), a, SpmvConfig::new(), &x, &mut y_tune, 5)
+        .expect("dimensions checked");
     // The rule's plan again with its copies on huge pages (`SpmvConfig::huge_pages`),
     // where it has copies.
     let t0 = Instant::now();
-    let huge = SpmvPlan::with_config(a, &SpmvConfig::new().isa(isa).huge_pages(true)).expect("isa available");
+    let huge =
+        SpmvPlan::with_config(Exec::from(isa), a, SpmvConfig::new().huge_pages(true)).expect("isa available");
     let huge_conv = t0.elapsed();
     let mut plans = vec![("plan", &ruled, ruled_conv), ("plan tuned", &tuned_plan, Duration::ZERO)];
     if !matches!(huge.choice(), SpmvChoice::Csr(_)) {
@@ -448,10 +453,16 @@ fn run_matrix<T: Scalar, I: Index>(
     }
     // CSR5 column panels (cache blocking) wherever `x` spans two panels or more, whether
     // or not the rule picks them.
-    let columns = spblas::level2::panel_columns::<T>();
+    let columns = TUNING.panel_bytes / size_of::<T>();
     let t0 = Instant::now();
-    let panels = (a.ncols() > columns)
-        .then(|| SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5Panels { columns }).expect("isa available"));
+    let panels = (a.ncols() > columns).then(|| {
+        SpmvPlan::with_config(
+            Exec::from(isa),
+            a,
+            SpmvConfig::new().choice(SpmvChoice::Csr5Panels { columns }),
+        )
+        .expect("isa available")
+    });
     let panels_conv = t0.elapsed();
     if let Some(p) = &panels {
         plans.push(("csr5 panels", p, panels_conv));
@@ -459,7 +470,7 @@ fn run_matrix<T: Scalar, I: Index>(
     for (format, plan, conv) in plans {
         let mut y = vec![T::from_f64(f64::NAN); m];
         let (ratio, t) = ratio_and_time(&mut base, &mut || {
-            plan.spmv(T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
+            plan.spmv(Exec::new(), T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
             black_box(&mut y);
         });
         let d = rel_diff(&y, &y_ref);
@@ -664,7 +675,7 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
     if a.nrows() != a.ncols() {
         return None;
     }
-    let cfg = SpgemmConfig::new().isa(isa);
+    let (exec, cfg) = (Exec::from(isa), SpgemmConfig::new());
     let mut ub = vec![I::ZERO; a.nrows()];
     let products = upper_bound(a, a, &mut ub).expect("square");
     if products > SPGEMM_MAX_PRODUCTS {
@@ -674,7 +685,8 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
             a.nnz()
         ));
     }
-    let (c, st) = spgemm_with_stats(cfg, a, a).expect("square, isa available");
+    let mut c = CsrOwned::from_triplets(0, 0, &[]).expect("empty");
+    let st = spgemm_reuse(exec, cfg, a, a, &mut c).expect("square, isa available");
     let (bp, bc, bv) = gustavson(a, a);
     let cv = c.view();
     let agree = bp == cv.row_ptr() && bc == cv.col_idx();
@@ -686,7 +698,7 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
             black_box(gustavson(black_box(a), a));
         },
         &mut || {
-            black_box(spgemm_with_stats(cfg, black_box(a), a).expect("checked"));
+            black_box(spgemm(exec, cfg, black_box(a), a).expect("checked"));
         },
     );
     // Ours with the huge page hint (`SpgemmConfig::huge_pages(true)`), against the base
@@ -697,17 +709,17 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
             black_box(gustavson(black_box(a), a));
         },
         &mut || {
-            black_box(spgemm_with_stats(thp, black_box(a), a).expect("checked"));
+            black_box(spgemm(exec, thp, black_box(a), a).expect("checked"));
         },
     );
     // Both into the memory of their earlier products (`spgemm_reuse`): no page faults of
     // fresh output, the kernels alone.
     let (mut gout, mut cout) = (gustavson(a, a), c.clone());
     let (tbw, tw) = median_pair(&mut || gustavson_into(black_box(a), a, &mut gout), &mut || {
-        black_box(spgemm_reuse(cfg, black_box(a), a, &mut cout).expect("checked"));
+        black_box(spgemm_reuse(exec, cfg, black_box(a), a, &mut cout).expect("checked"));
     });
     // The precise path's stages, each on its own.
-    let ws = spgemm_workspace_len_with(cfg, a, a).expect("checked");
+    let ws = spgemm_workspace_len(exec, cfg, a, a).expect("checked");
     let (mut wi, mut wv) = (vec![I::ZERO; ws.idx], vec![T::ZERO; ws.vals]);
     let mut perm = vec![I::ZERO; a.nrows()];
     let mut bin_ptr = [0usize; NBINS + 1];
@@ -717,11 +729,11 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
     let t_bin = median_time(|| bin_rows(black_box(a), a, &ub, &mut perm, &mut bin_ptr).expect("checked"));
     let mut row_ptr = vec![I::ZERO; a.nrows() + 1];
     let t_sym = median_time(|| {
-        spgemm_symbolic_with(cfg, black_box(a), a, &mut row_ptr, &mut wi).expect("checked");
+        spgemm_symbolic(exec, cfg, black_box(a), a, &mut row_ptr, &mut wi).expect("checked");
     });
     let (mut ci, mut cvals) = (vec![I::ZERO; st.nnz_c], vec![T::ZERO; st.nnz_c]);
     let t_num = median_time(|| {
-        spgemm_numeric_with(cfg, black_box(a), a, &row_ptr, &mut ci, &mut cvals, (&mut wi, &mut wv))
+        spgemm_numeric(exec, cfg, black_box(a), a, &row_ptr, &mut ci, &mut cvals, (&mut wi, &mut wv))
             .expect("checked");
     });
     // Stage 3 bin by bin.
@@ -733,6 +745,7 @@ fn spgemm_line<T: Scalar + ScanElem, I: Index + Key>(
         }
         let t = median_time(|| {
             spgemm_numeric_rows(
+                exec,
                 cfg,
                 black_box(a),
                 a,

@@ -1,8 +1,9 @@
-//! Instruction-set selection: which SIMD width a dispatched kernel runs on.
+//! How a kernel runs: which SIMD width ([`Isa`]) and how many threads, passed to every
+//! kernel as one [`Exec`] value (ARCHITECTURE.md, conventions).
 //!
-//! Every dispatched kernel has a plain form that uses [`Isa::detect`] and an `_isa` form
-//! that takes the `Isa` to run, so benchmarks and users can compare widths. Asking for an
-//! `Isa` that this machine cannot run is an error, never undefined behaviour.
+//! `Exec::new()` detects the widest width and stays on the calling thread; a forced width
+//! lets benchmarks and users compare widths. Asking for an `Isa` that this machine cannot
+//! run is an error, never undefined behaviour.
 
 use core::fmt;
 
@@ -71,6 +72,87 @@ impl Isa {
     /// Parses a name as printed by [`Isa::name`].
     pub fn from_name(name: &str) -> Option<Isa> {
         Isa::ALL.into_iter().find(|isa| isa.name() == name)
+    }
+}
+
+/// How a kernel runs: the SIMD width and the most threads it may use. Every kernel takes
+/// one as its first argument, so a width or a thread count is chosen the same way
+/// everywhere (the `Par` argument of faer, the handle of cuSPARSE).
+///
+/// ```
+/// use spblas::{Exec, Isa};
+/// let auto = Exec::new(); // the widest width here, the calling thread only
+/// let forced = Exec::new().isa(Isa::Portable).threads(4);
+/// assert_eq!(forced.resolved_isa(), Isa::Portable);
+/// assert_eq!(auto.resolved_isa(), Isa::detect());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Exec {
+    isa: Option<Isa>,
+    threads: usize,
+}
+
+impl Exec {
+    /// The widest [`Isa`] this machine has ([`Isa::detect`]), on the calling thread only.
+    pub const fn new() -> Exec {
+        Exec { isa: None, threads: 1 }
+    }
+
+    /// Runs on `isa`. Kernels return [`DimError::IsaUnavailable`](crate::DimError) when
+    /// this machine cannot run it.
+    #[must_use]
+    pub const fn isa(self, isa: Isa) -> Exec {
+        Exec { isa: Some(isa), ..self }
+    }
+
+    /// Uses at most `threads` tasks on the caller's rayon pool (feature `parallel`): `1`
+    /// (the default) runs on the calling thread; `0` as many as the pool has, or the
+    /// calling thread alone where the work is too small to repay a fork. Kernels that
+    /// have no threaded form (those not listed in the `parallel` feature's notes), and
+    /// every kernel without the feature, run on the calling thread: the count is a
+    /// ceiling, never a promise.
+    #[must_use]
+    pub const fn threads(self, threads: usize) -> Exec {
+        Exec { threads, ..self }
+    }
+
+    /// The `Isa` the kernels run on: the one given to [`Exec::isa`], else [`Isa::detect`].
+    pub fn resolved_isa(self) -> Isa {
+        match self.isa {
+            Some(isa) => isa,
+            None => Isa::detect(),
+        }
+    }
+
+    /// The `Isa` given to [`Exec::isa`], if any.
+    pub const fn requested_isa(self) -> Option<Isa> {
+        self.isa
+    }
+
+    /// The thread ceiling given to [`Exec::threads`] (`1` unless set).
+    pub const fn thread_limit(self) -> usize {
+        self.threads
+    }
+}
+
+impl Default for Exec {
+    /// [`Exec::new`].
+    fn default() -> Exec {
+        Exec::new()
+    }
+}
+
+impl From<Isa> for Exec {
+    /// `Exec::new().isa(isa)`.
+    fn from(isa: Isa) -> Exec {
+        Exec::new().isa(isa)
+    }
+}
+
+impl From<crate::arch::Checked> for Exec {
+    /// A checked `Isa` inside the crate, handed to a public kernel.
+    fn from(isa: crate::arch::Checked) -> Exec {
+        Exec::new().isa(isa.isa())
     }
 }
 

@@ -11,8 +11,9 @@
 //! - **Validate at the border, trust inside.** Every format view is built by a `new` that
 //!   checks every invariant and names the first violation in a [`FormatError`]. No safe
 //!   public function panics on bad input; wrong dimensions are a [`DimError`].
-//! - **One algorithm, several widths.** [`Isa`] selects the SIMD path; every dispatched
-//!   kernel can be forced onto any available `Isa`.
+//! - **One way to say how a kernel runs.** Every kernel takes an [`Exec`] first: the SIMD
+//!   width ([`Isa`], detected unless forced) and the most threads it may use (feature
+//!   `parallel`; the calling thread by default).
 //!
 //! ## Modules
 //! - [`primitives`]: scan, segmented sum, sorts, merges, d-heap (chapter 4).
@@ -23,14 +24,13 @@
 //! - [`level3`]: SpGEMM `C = A·B` in CSR (chapter 9): upper bound, binning, per-bin row
 //!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
 //!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`.
-//! - `parallel` (feature `parallel`): thread drivers over row chunks.
 //! - `gpu` (feature `gpu`): SPIR-V modules of the CSR and CSR5 SpMV kernels (rust-gpu).
 //! - `io` (feature `mtx`): Matrix Market read/write.
 //! - `generate` (feature `gen`): deterministic benchmark matrices.
 //!
 //! ## Quick start
 //! ```
-//! use spblas::{Csr, SpMv};
+//! use spblas::{Csr, Exec, SpMv};
 //! // [[1, 0, 2],
 //! //  [0, 0, 0],
 //! //  [0, 3, 0]]
@@ -40,7 +40,7 @@
 //! let a = Csr::new(3, 3, &row_ptr, &col_idx, &vals)?;
 //! let x = [1.0, 1.0, 1.0];
 //! let mut y = [f64::NAN; 3]; // beta = 0: y is only written
-//! a.spmv(1.0, &x, 0.0, &mut y)?;
+//! a.spmv(Exec::new(), 1.0, &x, 0.0, &mut y)?;
 //! assert_eq!(y, [3.0, 0.0, 3.0]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -89,9 +89,10 @@ pub mod level1;
 pub mod level2;
 pub mod level3;
 #[cfg(feature = "parallel")]
-pub mod parallel;
+mod parallel;
 pub mod primitives;
 mod scalar;
+mod tuning;
 
 pub use error::{DimError, FormatError};
 pub use formats::{Coo, Csr, Csr5, Csr5Layout, RowOrder};
@@ -103,13 +104,16 @@ pub use formats::{DiaOwned, JdsOwned};
 pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{EllOwned, HybOwned, SellOwned};
-pub use isa::{Gathers, Isa};
+pub use isa::{Exec, Gathers, Isa};
 pub use level2::{CsrMethod, SpMv, SpmvChoice};
+#[cfg(feature = "parallel")]
+pub use parallel::available_threads;
 // The plan is the recommended SpMV for a matrix multiplied many times (an iterative
 // solver): at the root, beside the borrowed `SpMv` path.
 #[cfg(feature = "alloc")]
 pub use level2::{SpmvConfig, SpmvPlan};
 pub use scalar::{Index, Scalar};
+pub use tuning::{TUNING, Tuning};
 
 /// The README's code blocks, compiled and run as doc tests.
 #[cfg(doctest)]

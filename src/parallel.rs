@@ -1,13 +1,13 @@
-//! Thread drivers (feature `parallel`) over the chunked kernels: the core splits work into
-//! independent chunks; this module runs them as tasks on the caller's [`rayon`] pool (the
-//! global pool, or the one a caller entered with `ThreadPool::install`), so workers persist
-//! between calls and threaded SpMV inside rayon code adds no threads of its own. Nothing
-//! else in the crate depends on threads.
+//! Thread drivers (feature `parallel`) over the chunked kernels, reached through an
+//! [`Exec`](crate::Exec) with more than one thread: the core splits work into independent
+//! chunks; this module runs them as tasks on the caller's [`rayon`] pool (the global pool,
+//! or the one a caller entered with `ThreadPool::install`), so workers persist between calls
+//! and threaded SpMV inside rayon code adds no threads of its own. Nothing else in the crate
+//! depends on threads.
 //!
-//! Every driver takes a task count `threads`: 0 (the recommended value) runs
-//! [`available_threads`] tasks, or one on the calling thread when the work is too small to
-//! repay a fork (fewer than 32 768 rows plus entries); any other value runs that many
-//! tasks, capped by the work items. No driver spawns an OS thread per call. Where the
+//! Every driver takes a task count `threads`: 0 runs [`available_threads`] tasks, or one on
+//! the calling thread when the work is too small to repay a fork (fewer than 32 768 rows
+//! plus entries); any other value runs that many tasks, capped by the work items. No driver spawns an OS thread per call. Where the
 //! pool cannot be started (the OS refuses threads), every driver runs serially instead
 //! of failing.
 
@@ -16,17 +16,15 @@ use std::sync::OnceLock;
 
 use std::vec::Vec;
 
+use crate::arch::Checked;
 use crate::formats::{Csr, CsrOwned};
-use crate::level2::{Run, SpmvPlan, check_spmv, csr::spmv_rows_by};
-use crate::level3::{Piece, Rule, SpgemmConfig, advise, check_operands, hybrid_rows, row_upper_bound};
+use crate::level2::{Run, SpmvPlan, balanced_row_partition, check_spmv, csr::serial_csr, csr::spmv_rows_by};
+use crate::level3::{Piece, Rule, SpgemmConfig, advise, hybrid_product, hybrid_rows, row_upper_bound};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{CsrMethod, DimError, Index, Isa, RowOrder, Scalar};
 
-/// Rows plus entries below which an SpMV driver runs on the calling thread: a fork and
-/// join on the pool costs about as much as a serial SpMV of this size (see
-/// `benches/records/` for the per-call overhead).
-pub(crate) const SERIAL_WORK: usize = 1 << 15;
+use crate::tuning::SERIAL_WORK;
 
 /// Whether the rayon pool the drivers would run on is there. Inside a pool it is; outside,
 /// the global pool is started once here, by the fallible builder, so that a refused thread
@@ -43,7 +41,8 @@ fn pool_ready() -> bool {
     })
 }
 
-/// The number of tasks the drivers use when asked for 0: the current rayon pool's threads
+/// The number of tasks [`Exec::threads`](crate::Exec::threads)`(0)` asks for (feature
+/// `parallel`): the current rayon pool's threads
 /// (the caller's pool inside `ThreadPool::install`, else the global pool, which
 /// `RAYON_NUM_THREADS` sizes), or 1 where no pool can be started.
 pub fn available_threads() -> usize {
@@ -98,57 +97,13 @@ fn split_y<T>(mut y: &mut [T], lens: impl Iterator<Item = usize>) -> Vec<&mut [T
     out
 }
 
-/// Splits the rows of `a` into `parts` contiguous ranges holding about `nnz / parts`
-/// entries each (plus one row's worth of slack), by binary search on `row_ptr` — the
-/// row-block partition of thesis 8.3 balanced by entries rather than rows. Writes
-/// `parts + 1` boundaries into `bounds` (`bounds[0] = 0`, `bounds[parts] = nrows`).
-///
-/// # Errors
-/// [`DimError::BufferTooSmall`] if `bounds.len() < parts + 1`.
-pub fn balanced_row_partition<T: Scalar, I: Index>(
+/// [`crate::level2::spmv_csr`] on `threads` tasks: merge path by equal pieces of the merge
+/// of row ends and entries, the other methods by [`row_blocks`]. One task runs the serial
+/// kernel.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spmv_csr<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
-    parts: usize,
-    bounds: &mut [usize],
-) -> Result<(), DimError> {
-    let parts = parts.max(1);
-    if bounds.len() < parts + 1 {
-        return Err(DimError::BufferTooSmall { buffer: "bounds", needed: parts + 1, got: bounds.len() });
-    }
-    let (m, nnz) = (a.nrows(), a.nnz());
-    let row_ptr = a.row_ptr();
-    bounds[0] = 0;
-    for (p, b) in bounds[1..parts].iter_mut().enumerate() {
-        // Work of a row = its entries + 1, so runs of empty rows are split too.
-        let target = ((nnz + m) as u128 * (p as u128 + 1) / parts as u128) as usize;
-        // The part ends after the first row r whose cumulative work
-        // (row_ptr[r + 1] + r + 1) reaches the target.
-        let (mut lo, mut hi) = (0, m);
-        while lo < hi {
-            let r = lo + (hi - lo) / 2;
-            if row_ptr[r + 1].to_usize() + r + 1 < target {
-                lo = r + 1;
-            } else {
-                hi = r;
-            }
-        }
-        *b = (lo + 1).min(m);
-    }
-    bounds[parts] = m;
-    for p in 1..=parts {
-        bounds[p] = bounds[p].max(bounds[p - 1]);
-    }
-    Ok(())
-}
-
-/// `y = alpha * A * x + beta * y` for CSR on `threads` workers (0 = [`available_threads`]),
-/// each computing one [`balanced_row_partition`] range with the serial kernel that
-/// [`crate::SpMv`] runs ([`crate::CsrMethod::choose`]'s method, on that row range), so the
-/// result equals the serial one bit for bit.
-///
-/// # Errors
-/// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
-pub fn spmv_csr<T: Scalar, I: Index>(
-    a: &Csr<'_, T, I>,
+    method: CsrMethod,
     isa: Isa,
     alpha: T,
     x: &[T],
@@ -156,32 +111,33 @@ pub fn spmv_csr<T: Scalar, I: Index>(
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
-    row_blocks(a, CsrMethod::choose(a, isa), isa, alpha, x, beta, y, threads)
+    let work = a.nrows() + a.nnz();
+    if tasks(threads, work, work) == 1 {
+        return serial_csr(a, method, isa, alpha, x, beta, y);
+    }
+    match method {
+        CsrMethod::MergePath => spmv_csr_merge_path(a, isa, alpha, x, beta, y, threads),
+        m => row_blocks(a, m, isa, alpha, x, beta, y, threads),
+    }
 }
 
-/// `y = alpha * A * x + beta * y` by a [`SpmvPlan`] on its [`Isa`], on `threads` workers (0 =
-/// [`available_threads`]): a CSR5 plan as [`spmv_csr5`] (equal tile ranges, then the carries), a
-/// CSR5-panels plan by [`spmv_csr5_panels`], a merge-path plan as [`spmv_csr_merge_path`], a DIA
-/// plan on equal row blocks (the serial plan's bits), and the
-/// other CSR methods on the row blocks of [`spmv_csr`], each block by the plan's method (so the
-/// rows are the serial plan's bit for bit, but for the speculative segmented sum, whose blocks run
-/// the segmented sum: within rounding).
-///
-/// # Errors
-/// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
-pub fn spmv_plan<T: Scalar, I: Index>(
+/// A [`SpmvPlan`]'s SpMV on `isa`, on `threads` tasks: a CSR5 plan as [`spmv_csr5`] (equal
+/// tile ranges, then the carries), a CSR5-panels plan by [`spmv_csr5_panels`], a DIA plan on
+/// equal row blocks (the serial plan's bits), and the CSR methods as [`spmv_csr`].
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spmv_plan<T: Scalar, I: Index>(
     plan: &SpmvPlan<'_, T, I>,
+    isa: Isa,
     alpha: T,
     x: &[T],
     beta: T,
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
-    let (a, isa) = (plan.matrix(), plan.isa());
+    let a = plan.matrix();
     match plan.run() {
         Run::Csr5(c5) => spmv_csr5(&c5.view(), isa, alpha, x, beta, y, threads),
         Run::Csr5Panels(panels, _) => spmv_csr5_panels(panels, isa, alpha, x, beta, y, threads),
-        Run::Csr(CsrMethod::MergePath) => spmv_csr_merge_path(&a, isa, alpha, x, beta, y, threads),
         Run::Dia(d) => {
             // Rows of DIA hold equal work: equal row blocks, each by the serial kernel.
             check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
@@ -193,12 +149,12 @@ pub fn spmv_plan<T: Scalar, I: Index>(
             fork(work, |(first, chunk)| d.rows(first, alpha, x, beta, chunk));
             Ok(())
         }
-        &Run::Csr(m) => row_blocks(&a, m, isa, alpha, x, beta, y, threads),
+        &Run::Csr(m) => spmv_csr(&a, m, isa, alpha, x, beta, y, threads),
     }
 }
 
-/// [`spmv_csr`] and [`spmv_plan`] by `method` on the [`balanced_row_partition`] blocks,
-/// one worker each, after the length and `Isa` checks.
+/// [`spmv_csr`] by `method` on the [`balanced_row_partition`] blocks, one worker each,
+/// after the length and `Isa` checks.
 #[allow(clippy::too_many_arguments)]
 fn row_blocks<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
@@ -220,15 +176,11 @@ fn row_blocks<T: Scalar, I: Index>(
     Ok(())
 }
 
-/// `y = alpha * A * x + beta * y` for CSR5 (thesis 8.5) on `threads` workers (0 =
-/// [`available_threads`]): the tile indices `0..=tiles` are cut into `threads` ranges of
+/// `y = alpha * A * x + beta * y` for CSR5 (thesis 8.5) on `threads` tasks: the tile indices `0..=tiles` are cut into `threads` ranges of
 /// equal tile counts (equal entries: the load balance CSR5 is built for), each range runs
 /// [`crate::level2::csr5::spmv_tiles`] on its own rows of `y`, and the carries are added
-/// at the end.
-///
-/// # Errors
-/// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
-pub fn spmv_csr5<T: Scalar, I: Index>(
+/// at the end. Errors as `SpMv for Csr5`; `y` is untouched on error.
+pub(crate) fn spmv_csr5<T: Scalar, I: Index>(
     a: &crate::formats::Csr5<'_, T, I>,
     isa: Isa,
     alpha: T,
@@ -257,7 +209,7 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
 
 /// `y = alpha * A * x + beta * y` for the CSR5 column panels of a
 /// [`crate::level2::SpmvChoice::Csr5Panels`] plan (all of one shape, `A` their sum) on
-/// `threads` workers (0 = [`available_threads`]). Worker `w` runs range `w` of equal
+/// `threads` tasks. Worker `w` runs range `w` of equal
 /// tile ranges of every panel in turn, adding into a `y` of its own that spans only the
 /// rows those ranges own (so no worker waits for another between panels, and all read
 /// the same panel's stretch of `x` at once, each from its own L2 cache); then the
@@ -274,10 +226,9 @@ pub fn spmv_csr5<T: Scalar, I: Index>(
 /// at 16 threads against 10.6 GB/s on one (`lp_like`, 16 panels, Xeon host): each
 /// worker's share of a panel was too small to repay the spawns.
 ///
-/// # Errors
-/// As [`crate::SpMv::spmv_isa`]; [`DimError::Overflow`] (`"room"`) if the workers' `y`s
+/// Errors as `SpMv for Csr5`, and [`DimError::Overflow`] (`"room"`) if the workers' `y`s
 /// cannot be allocated; `y` is untouched on error.
-pub fn spmv_csr5_panels<T: Scalar, I: Index>(
+fn spmv_csr5_panels<T: Scalar, I: Index>(
     panels: &[crate::Csr5Owned<T, I>],
     isa: Isa,
     alpha: T,
@@ -368,16 +319,12 @@ pub fn spmv_csr5_panels<T: Scalar, I: Index>(
 const SUM_ROWS: usize = 4096;
 
 /// `y = alpha * A * x + beta * y` for CSR by merge path (Merrill & Garland, SC'16; the
-/// strongest conversion-free CPU baseline of thesis chapter 8) on `threads` workers (0 =
-/// [`available_threads`]): the merge of row ends with entry indices is cut into
+/// strongest conversion-free CPU baseline of thesis chapter 8) on `threads` tasks: the merge of row ends with entry indices is cut into
 /// `threads` pieces of equal rows-plus-entries ([`crate::level2::merge_path_splits`]),
 /// each runs [`crate::level2::spmv_merge_path_piece`] on the rows it finishes, and the
 /// carries are added at the end. Unlike [`spmv_csr`], one long row is split between
-/// workers.
-///
-/// # Errors
-/// As [`crate::SpMv::spmv_isa`]; `y` is untouched on error.
-pub fn spmv_csr_merge_path<T: Scalar, I: Index>(
+/// workers. `y` is untouched on error.
+fn spmv_csr_merge_path<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
     isa: Isa,
     alpha: T,
@@ -403,30 +350,24 @@ pub fn spmv_csr_merge_path<T: Scalar, I: Index>(
     apply_carries(&carries, y)
 }
 
-/// `C = A·B` (thesis chapter 9) on `threads` tasks (0 = [`available_threads`], or one
-/// below 32 768 rows plus entries of `A`): the rows of `A` cut into contiguous ranges
-/// holding about equal shares of the candidate products (the upper bounds of 9.4.1,
-/// summed over fine row blocks in parallel), each range multiplied by the serial hybrid
-/// allocation of [`crate::level3::spgemm_with_stats`], and the pieces joined onto the
-/// first one's arrays. The kernel choice (the per-bin rule and its sample, or
-/// `cfg.method`) is made once for the whole product, so every row comes out exactly as the
-/// serial [`crate::level3::spgemm_with`] computes it; one task runs that serial call.
-///
-/// # Errors
-/// As [`crate::level3::spgemm_with_stats`]; [`DimError::Overflow`] (`"nnz(C)"`) if the
-/// joined `nnz(C)` does not fit `I`, or (`"room"`) if the joined arrays cannot be
-/// allocated.
-pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
+/// [`crate::level3::spgemm`] on `threads` tasks (the operands checked, `isa` their token):
+/// the rows of `A` cut into contiguous ranges holding about equal shares of the candidate
+/// products (the upper bounds of 9.4.1, summed over fine row blocks in parallel), each
+/// range multiplied by the serial hybrid allocation, and the pieces joined into one
+/// output. The kernel choice (the per-bin rule and its sample, or `cfg.method`) is made
+/// once for the whole product, so every row comes out exactly as on one thread; one task
+/// runs the serial product. Errors as `spgemm`.
+pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
+    isa: Checked,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
     threads: usize,
 ) -> Result<CsrOwned<T, I>, DimError> {
-    let isa = check_operands(&cfg, a, b)?;
     let nrows = a.nrows();
     let threads = tasks(threads, nrows, nrows + a.nnz());
     if threads == 1 {
-        return crate::level3::spgemm_with(cfg, a, b);
+        return hybrid_product(isa, cfg, a, b, None).map(|(c, _)| c);
     }
     let rule = Rule::new(cfg.method, a, b);
     // Fine blocks of equal rows plus entries of `A`, their candidate products (plus one

@@ -6,6 +6,8 @@ mod common;
 
 use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
 use proptest::prelude::*;
+use spblas::Exec;
+use spblas::TUNING;
 use spblas::formats::csr5::{Csr5Aux, Csr5Parts, DescFormat, omega_for};
 use spblas::level2::csr5::{owned_rows, spmv_tiles};
 use spblas::level2::{Carry, apply_carries};
@@ -154,9 +156,10 @@ fn check_roundtrip<T: Scalar, I: Index>(raw: &RawCsr<T, I>) -> Result<(), TestCa
     // Owned, in place: the copying conversion's arrays for each `Isa`'s layout, and
     // the same matrix (row order included) back.
     for isa in Isa::available() {
-        let want = Csr5Owned::from_csr_isa(&a, isa).unwrap();
-        let got =
-            Csr5Owned::from_csr_owned(CsrOwned::from_csr(&a).unwrap(), isa).map_err(|(e, _)| e).unwrap();
+        let want = Csr5Owned::from_csr(Exec::from(isa), &a).unwrap();
+        let got = Csr5Owned::from_csr_owned(Exec::from(isa), CsrOwned::from_csr(&a).unwrap())
+            .map_err(|(e, _)| e)
+            .unwrap();
         prop_assert_eq!(got.layout(), want.layout());
         let (g, w) = (got.view(), want.view());
         prop_assert_eq!(g.col_idx(), w.col_idx());
@@ -205,11 +208,11 @@ fn check_spmv<T: Scalar, I: Index>(
             let b = build(&a, &layout);
             let c5 = b.view(&a, &layout);
             let mut y = start();
-            c5.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
+            c5.spmv(Exec::from(isa), alpha, &x, beta, &mut y).unwrap();
             assert_close(&y, &want, &bound, factor)?;
             // Repeated calls give the same bits.
             let mut y2 = start();
-            c5.spmv_isa(isa, alpha, &x, beta, &mut y2).unwrap();
+            c5.spmv(Exec::from(isa), alpha, &x, beta, &mut y2).unwrap();
             prop_assert_eq!(bits(&y), bits(&y2));
             // Both ways of reading `x` (hardware gathers, a load per lane) give the same
             // bits. The mode is process-wide: the lock keeps other tests' choices out.
@@ -218,7 +221,7 @@ fn check_spmv<T: Scalar, I: Index>(
                 for g in [Gathers::Hardware, Gathers::Loads] {
                     Gathers::set(Some(g));
                     let mut y3 = start();
-                    c5.spmv_isa(isa, alpha, &x, beta, &mut y3).unwrap();
+                    c5.spmv(Exec::from(isa), alpha, &x, beta, &mut y3).unwrap();
                     Gathers::set(None);
                     prop_assert_eq!(bits(&y), bits(&y3), "{:?} {:?}", isa, g);
                 }
@@ -260,9 +263,9 @@ fn check_spmv<T: Scalar, I: Index>(
         }
     }
     // The owned form on the detected `Isa`.
-    let owned = Csr5Owned::from_csr(&a).unwrap();
+    let owned = Csr5Owned::from_csr(Exec::new(), &a).unwrap();
     let mut y = start();
-    owned.view().spmv(alpha, &x, beta, &mut y).unwrap();
+    owned.view().spmv(Exec::new(), alpha, &x, beta, &mut y).unwrap();
     assert_close(&y, &want, &bound, factor)
 }
 
@@ -370,11 +373,12 @@ fn large_conversions_stream_to_the_same_arrays() {
     let raw = from_lens::<f64, u32>(70_001, &lens);
     let a = raw.owned();
     let a = a.view();
-    assert!(a.nnz() * 12 >= spblas::primitives::scan::STREAM_MIN_BYTES);
+    assert!(a.nnz() * 12 >= TUNING.stream_min_bytes);
     for isa in Isa::available() {
         let layout = Csr5Layout::new(&a, isa).unwrap();
-        let want =
-            Csr5Owned::from_csr_owned(CsrOwned::from_csr(&a).unwrap(), isa).map_err(|(e, _)| e).unwrap();
+        let want = Csr5Owned::from_csr_owned(Exec::from(isa), CsrOwned::from_csr(&a).unwrap())
+            .map_err(|(e, _)| e)
+            .unwrap();
         let w = want.view();
         // One entry in, so neither array starts on a cache line.
         let (mut c, mut v) = (vec![0u32; a.nnz() + 1], vec![0.0f64; a.nnz() + 1]);
@@ -490,7 +494,10 @@ fn csr5_errors_leave_outputs_untouched() {
     let c5 = b.view(&a, &layout);
     let x = vec![1.0; 10];
     let mut y = vec![3.0; 4];
-    assert!(matches!(c5.spmv(1.0, &x[..9], 0.0, &mut y), Err(DimError::Length { operand: "x", .. })));
+    assert!(matches!(
+        c5.spmv(Exec::new(), 1.0, &x[..9], 0.0, &mut y),
+        Err(DimError::Length { operand: "x", .. })
+    ));
     assert!(matches!(
         spmv_tiles(&c5, Isa::Portable, 0..c5.tiles() + 2, 1.0, &x, 0.0, &mut y),
         Err(DimError::OutOfRange { operand: "tiles", .. })
@@ -498,7 +505,10 @@ fn csr5_errors_leave_outputs_untouched() {
     assert_eq!(y, vec![3.0; 4]);
     let missing = [Isa::Avx2, Isa::Avx512, Isa::Neon].into_iter().find(|i| !i.is_available());
     if let Some(isa) = missing {
-        assert!(matches!(c5.spmv_isa(isa, 1.0, &x, 0.0, &mut y), Err(DimError::IsaUnavailable { .. })));
+        assert!(matches!(
+            c5.spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y),
+            Err(DimError::IsaUnavailable { .. })
+        ));
         assert_eq!(y, vec![3.0; 4]);
     }
 }
@@ -514,10 +524,10 @@ fn csr5_any_layout_runs_on_any_isa() {
     let x = vector::<f32>(64, 3);
     let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.0, &x, 0.0, &[]);
     for made in Isa::available() {
-        let owned = Csr5Owned::from_csr_isa(&a, made).unwrap();
+        let owned = Csr5Owned::from_csr(Exec::from(made), &a).unwrap();
         for run in Isa::available() {
             let mut y = vec![f32::NAN; a.nrows()];
-            owned.view().spmv_isa(run, 1.0, &x, 0.0, &mut y).unwrap();
+            owned.view().spmv(Exec::from(run), 1.0, &x, 0.0, &mut y).unwrap();
             assert_close(&y, &want, &bound, 20.0).unwrap();
         }
     }

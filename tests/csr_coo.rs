@@ -4,6 +4,7 @@ mod common;
 
 use common::{RawCsr, check_spmv_against, csr, scalars};
 use proptest::prelude::*;
+use spblas::Exec;
 use spblas::{Coo, Csr, CsrOwned, DimError, FormatError, Index, Isa, RowOrder, Scalar, SpMv};
 
 fn check_csr_spmv<T: Scalar, I: Index>(
@@ -234,11 +235,11 @@ proptest! {
 fn beta_zero_overwrites_nan_and_alpha_zero_skips_matrix() {
     let a = Csr::<f64, u32>::new(2, 2, &[0, 1, 2], &[0, 1], &[2.0, 3.0]).unwrap();
     let mut y = [f64::NAN, f64::INFINITY];
-    a.spmv(1.0, &[1.0, 1.0], 0.0, &mut y).unwrap();
+    a.spmv(Exec::new(), 1.0, &[1.0, 1.0], 0.0, &mut y).unwrap();
     assert_eq!(y, [2.0, 3.0]);
     // alpha = 0: x is not read, so NaN in x does not leak.
     let mut y = [1.0, 2.0];
-    a.spmv(0.0, &[f64::NAN, f64::NAN], 2.0, &mut y).unwrap();
+    a.spmv(Exec::new(), 0.0, &[f64::NAN, f64::NAN], 2.0, &mut y).unwrap();
     assert_eq!(y, [2.0, 4.0]);
 }
 
@@ -247,12 +248,12 @@ fn wrong_vector_lengths_are_errors_and_leave_y_untouched() {
     let a = Csr::<f32, u32>::new(2, 3, &[0, 1, 2], &[0, 2], &[2.0, 3.0]).unwrap();
     let mut y = [7.0f32; 2];
     assert_eq!(
-        a.spmv(1.0, &[1.0; 2], 0.0, &mut y),
+        a.spmv(Exec::new(), 1.0, &[1.0; 2], 0.0, &mut y),
         Err(DimError::Length { operand: "x", expected: 3, got: 2 })
     );
     let mut y3 = [7.0f32; 3];
     assert_eq!(
-        a.spmv(1.0, &[1.0; 3], 0.0, &mut y3),
+        a.spmv(Exec::new(), 1.0, &[1.0; 3], 0.0, &mut y3),
         Err(DimError::Length { operand: "y", expected: 2, got: 3 })
     );
     assert_eq!(y, [7.0; 2]);
@@ -263,7 +264,7 @@ fn unavailable_isa_is_an_error() {
     let a = Csr::<f64, u32>::new(1, 1, &[0, 1], &[0], &[1.0]).unwrap();
     for isa in Isa::ALL {
         let mut y = [0.0];
-        let r = a.spmv_isa(isa, 1.0, &[1.0], 0.0, &mut y);
+        let r = a.spmv(Exec::from(isa), 1.0, &[1.0], 0.0, &mut y);
         if isa.is_available() {
             assert_eq!(r, Ok(()));
         } else {
@@ -313,10 +314,10 @@ fn column_panels_reject_bad_widths() {
 fn empty_matrices_work() {
     let a = Csr::<f64, u32>::new(0, 0, &[0], &[], &[]).unwrap();
     let mut y: [f64; 0] = [];
-    a.spmv(1.0, &[], 0.0, &mut y).unwrap();
+    a.spmv(Exec::new(), 1.0, &[], 0.0, &mut y).unwrap();
     let a = Csr::<f64, u32>::new(3, 0, &[0, 0, 0, 0], &[], &[]).unwrap();
     let mut y = [f64::NAN; 3];
-    a.spmv(1.0, &[], 0.0, &mut y).unwrap();
+    a.spmv(Exec::new(), 1.0, &[], 0.0, &mut y).unwrap();
     assert_eq!(y, [0.0; 3]);
 }
 

@@ -6,10 +6,12 @@ mod common;
 
 use common::{RawCsr, assert_close, csr, reference_spmv, scalars, splitmix, vector};
 use proptest::prelude::*;
+use spblas::Exec;
+use spblas::TUNING;
 use spblas::formats::MAX_PANELS;
 use spblas::level2::{
-    Carry, CsrMethod, MERGE_PATH_PIECE, PANEL_BYTES, SEGMENT_BLOCK, SPECULATIVE_TILE, SpmvChoice, SpmvConfig,
-    SpmvPlan, apply_carries, merge_path_splits, panel_columns, spmv_csr, spmv_merge_path_piece,
+    Carry, CsrMethod, SpmvChoice, SpmvConfig, SpmvPlan, apply_carries, merge_path_splits, spmv_csr,
+    spmv_merge_path_piece,
 };
 use spblas::{Csr, CsrOwned, DimError, Gathers, Index, Isa, RowOrder, Scalar, SpMv};
 
@@ -31,29 +33,39 @@ fn check_methods<T: Scalar, I: Index>(
             if beta == T::ZERO {
                 y.fill(T::from_f64(f64::NAN));
             }
-            spmv_csr(a, method, isa, alpha, &x, beta, &mut y).unwrap();
+            spmv_csr(Exec::from(isa), a, method, alpha, &x, beta, &mut y).unwrap();
             assert_close(&y, &want, &bound, factor)
                 .map_err(|e| TestCaseError::fail(format!("{method} on {isa}: {e}")))?;
         }
         // The trait runs `choose`'s pick.
         let mut y = y0.clone();
-        a.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
+        a.spmv(Exec::from(isa), alpha, &x, beta, &mut y).unwrap();
         assert_close(&y, &want, &bound, factor)?;
         // Plans: by rule, CSR5 forced (a converted copy), and CSR5 column panels of a
         // third of the columns and of the narrowest width allowed (up to `MAX_PANELS`
         // panels, many of them empty), on the plan's `Isa`.
         let panels = |columns: usize| SpmvChoice::Csr5Panels { columns: columns.max(1) };
         for plan in [
-            SpmvPlan::new(a, isa).unwrap(),
-            SpmvPlan::with_choice(a, isa, SpmvChoice::Csr5).unwrap(),
-            SpmvPlan::with_choice(a, isa, panels(a.ncols().div_ceil(3))).unwrap(),
-            SpmvPlan::with_choice(a, isa, panels(a.ncols().div_ceil(MAX_PANELS))).unwrap(),
+            SpmvPlan::new(Exec::from(isa), a).unwrap(),
+            SpmvPlan::with_config(Exec::from(isa), a, SpmvConfig::new().choice(SpmvChoice::Csr5)).unwrap(),
+            SpmvPlan::with_config(
+                Exec::from(isa),
+                a,
+                SpmvConfig::new().choice(panels(a.ncols().div_ceil(3))),
+            )
+            .unwrap(),
+            SpmvPlan::with_config(
+                Exec::from(isa),
+                a,
+                SpmvConfig::new().choice(panels(a.ncols().div_ceil(MAX_PANELS))),
+            )
+            .unwrap(),
         ] {
             let mut y = y0.clone();
             if beta == T::ZERO {
                 y.fill(T::from_f64(f64::NAN));
             }
-            plan.spmv(alpha, &x, beta, &mut y).unwrap();
+            plan.spmv(Exec::new(), alpha, &x, beta, &mut y).unwrap();
             assert_close(&y, &want, &bound, factor)
                 .map_err(|e| TestCaseError::fail(format!("plan {} on {isa}: {e}", plan.choice())))?;
         }
@@ -131,8 +143,8 @@ type Shape = (&'static str, usize, usize, Box<dyn Fn(usize) -> usize>);
 
 /// The structured shapes the methods' block/tile/piece edges need.
 fn shapes() -> Vec<Shape> {
-    let b = SEGMENT_BLOCK;
-    let t = SPECULATIVE_TILE;
+    let b = TUNING.segment_block;
+    let t = TUNING.speculative_tile;
     let mut v: Vec<Shape> = vec![
         ("0x0", 0, 0, Box::new(|_| 1)),
         ("0 rows", 0, 7, Box::new(|_| 1)),
@@ -153,9 +165,18 @@ fn shapes() -> Vec<Shape> {
         ("long rows", 40, 5000, Box::new(|i| 500 + (i * 37) % 300)),
     ];
     // nnz exactly a multiple of the block/tile/piece size, and ±1: one row, and rows of 16.
-    for &n in
-        &[b - 1, b, b + 1, 2 * b - 1, 2 * b, 2 * b + 1, t, 3 * t + 1, MERGE_PATH_PIECE - 1, MERGE_PATH_PIECE]
-    {
+    for &n in &[
+        b - 1,
+        b,
+        b + 1,
+        2 * b - 1,
+        2 * b,
+        2 * b + 1,
+        t,
+        3 * t + 1,
+        TUNING.merge_path_piece - 1,
+        TUNING.merge_path_piece,
+    ] {
         v.push(("one row, nnz at an edge", 1, 4096, Box::new(move |_| n)));
         let rows = n / 16;
         let extra = n % 16;
@@ -410,10 +431,10 @@ fn alpha_zero_reads_neither_a_nor_x() {
     for isa in Isa::available() {
         for method in CsrMethod::ALL {
             let mut y = y0.clone();
-            spmv_csr(&a, method, isa, 0.0, &x, 0.5, &mut y).unwrap();
+            spmv_csr(Exec::from(isa), &a, method, 0.0, &x, 0.5, &mut y).unwrap();
             assert!(y.iter().zip(&y0).all(|(p, q)| *p == 0.5 * q), "{method} {isa}");
             let mut y = vec![f64::NAN; 50];
-            spmv_csr(&a, method, isa, 0.0, &x, 0.0, &mut y).unwrap();
+            spmv_csr(Exec::from(isa), &a, method, 0.0, &x, 0.0, &mut y).unwrap();
             assert!(y.iter().all(|&p| p == 0.0), "{method} {isa}");
         }
     }
@@ -428,7 +449,7 @@ fn beta_zero_never_leaks_nan_from_y() {
         for isa in Isa::available() {
             for method in CsrMethod::ALL {
                 let mut y = vec![f32::NAN; m];
-                spmv_csr(&a, method, isa, 1.0, &x, 0.0, &mut y).unwrap();
+                spmv_csr(Exec::from(isa), &a, method, 1.0, &x, 0.0, &mut y).unwrap();
                 assert!(y.iter().all(|v| v.is_finite()), "{name}: {method} {isa}");
             }
         }
@@ -445,17 +466,17 @@ fn length_errors_and_unavailable_isa_leave_y_untouched() {
     for method in CsrMethod::ALL {
         for isa in Isa::available() {
             let mut y = y0.clone();
-            let e = spmv_csr(&a, method, isa, 1.0, &x[..19], 0.5, &mut y).unwrap_err();
+            let e = spmv_csr(Exec::from(isa), &a, method, 1.0, &x[..19], 0.5, &mut y).unwrap_err();
             assert_eq!(e, DimError::Length { operand: "x", expected: 20, got: 19 });
             assert!(same(&y));
             let mut y_short = y0[..29].to_vec();
-            let e = spmv_csr(&a, method, isa, 1.0, &x, 0.5, &mut y_short).unwrap_err();
+            let e = spmv_csr(Exec::from(isa), &a, method, 1.0, &x, 0.5, &mut y_short).unwrap_err();
             assert_eq!(e, DimError::Length { operand: "y", expected: 30, got: 29 });
             assert!(y_short.iter().zip(&y0).all(|(p, q)| p.to_bits() == q.to_bits()));
         }
         for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
             let mut y = y0.clone();
-            let e = spmv_csr(&a, method, isa, 1.0, &x, 0.5, &mut y).unwrap_err();
+            let e = spmv_csr(Exec::from(isa), &a, method, 1.0, &x, 0.5, &mut y).unwrap_err();
             assert_eq!(e, DimError::IsaUnavailable { isa });
             assert!(same(&y));
         }
@@ -472,10 +493,10 @@ fn repeated_calls_give_identical_results() {
         for isa in Isa::available() {
             for method in CsrMethod::ALL {
                 let mut y1 = y0.clone();
-                spmv_csr(&a, method, isa, 1.5, &x, -0.5, &mut y1).unwrap();
+                spmv_csr(Exec::from(isa), &a, method, 1.5, &x, -0.5, &mut y1).unwrap();
                 for _ in 0..2 {
                     let mut y2 = y0.clone();
-                    spmv_csr(&a, method, isa, 1.5, &x, -0.5, &mut y2).unwrap();
+                    spmv_csr(Exec::from(isa), &a, method, 1.5, &x, -0.5, &mut y2).unwrap();
                     assert!(
                         y1.iter().zip(&y2).all(|(p, q)| p.to_bits() == q.to_bits()),
                         "{name}: {method} {isa}"
@@ -590,7 +611,7 @@ fn stencil_blocks_equal_the_scalar_loop_bitwise() {
         for beta in [T::ZERO, T::from_f64(0.75)] {
             let run = |method, isa| {
                 let mut y = if beta == T::ZERO { vec![T::from_f64(f64::NAN); a.nrows()] } else { y0.clone() };
-                spmv_csr(a, method, isa, T::from_f64(1.5), &x, beta, &mut y).unwrap();
+                spmv_csr(Exec::from(isa), a, method, T::from_f64(1.5), &x, beta, &mut y).unwrap();
                 y.iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>()
             };
             let want = run(CsrMethod::RowScalar, Isa::Portable);
@@ -639,7 +660,7 @@ fn long_stencil_blocks_equal_the_reference() {
             let (want, bound) = reference_spmv(a.nrows(), a.iter(), alpha, &x, beta, &y0);
             for isa in Isa::available() {
                 let mut y = if beta == T::ZERO { vec![T::from_f64(f64::NAN); a.nrows()] } else { y0.clone() };
-                spmv_csr(a, CsrMethod::RowVector, isa, alpha, &x, beta, &mut y).unwrap();
+                spmv_csr(Exec::from(isa), a, CsrMethod::RowVector, alpha, &x, beta, &mut y).unwrap();
                 let factor = (a.max_row_len() + 3) as f64;
                 if let Err(e) = assert_close(&y, &want, &bound, factor) {
                     panic!("{what} on {isa:?}, beta {beta:?}: {e}");
@@ -723,10 +744,10 @@ fn threaded_row_methods_equal_serial_bitwise_on_every_isa() {
         let y0 = vector::<f64>(m, 2);
         for isa in Isa::available() {
             let mut want = y0.clone();
-            a.spmv_isa(isa, 1.5, &x, 0.5, &mut want).unwrap();
+            a.spmv(Exec::from(isa), 1.5, &x, 0.5, &mut want).unwrap();
             for threads in [1, 2, 5] {
                 let mut got = y0.clone();
-                spblas::parallel::spmv_csr(&a, isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
+                a.spmv(Exec::from(isa).threads(threads), 1.5, &x, 0.5, &mut got).unwrap();
                 assert!(
                     got.iter().zip(&want).all(|(p, q)| p.to_bits() == q.to_bits()),
                     "{name} {isa} {threads}"
@@ -748,16 +769,16 @@ fn tune_picks_a_method_and_leaves_the_product_in_y() {
         let (want, bound) = reference_spmv(m, a.iter(), 1.0, &x, 0.0, &vec![0.0; m]);
         for isa in Isa::available() {
             let mut y = vec![f64::NAN; m];
-            let method = CsrMethod::tune(&a, isa, &x, &mut y, 3).unwrap();
+            let method = CsrMethod::tune(Exec::from(isa), &a, &x, &mut y, 3).unwrap();
             assert!(CsrMethod::ALL.contains(&method));
             assert_close(&y, &want, &bound, (a.max_row_len() + 3) as f64).unwrap();
         }
         let mut y = vec![1.5; m + 1];
-        assert!(matches!(CsrMethod::tune(&a, Isa::detect(), &x, &mut y, 3), Err(DimError::Length { .. })));
+        assert!(matches!(CsrMethod::tune(Exec::new(), &a, &x, &mut y, 3), Err(DimError::Length { .. })));
         assert!(y.iter().all(|&v| v == 1.5));
         if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
             let mut y = vec![1.5; m];
-            assert!(CsrMethod::tune(&a, missing, &x, &mut y, 3).is_err());
+            assert!(CsrMethod::tune(Exec::from(missing), &a, &x, &mut y, 3).is_err());
             assert!(y.iter().all(|&v| v == 1.5));
         }
     }
@@ -797,8 +818,8 @@ fn spmv_choice_follows_its_documented_rule() {
     let lp = from_lens::<f64, u32>(64, n, |_| 1024, 5);
     let lp32 = from_lens::<f32, u32>(64, n, |_| 1024, 5);
     let lp_short = from_lens::<f64, u32>(64, n, |i| if i % 2 == 0 { 100 } else { 412 }, 5);
-    let lp_narrow = from_lens::<f64, u32>(64, panel_columns::<f64>() * 3, |_| 1024, 5);
-    let lp_one = from_lens::<f64, u32>(64, panel_columns::<f64>(), |_| 1024, 5);
+    let lp_narrow = from_lens::<f64, u32>(64, (TUNING.panel_bytes / size_of::<f64>()) * 3, |_| 1024, 5);
+    let lp_one = from_lens::<f64, u32>(64, TUNING.panel_bytes / size_of::<f64>(), |_| 1024, 5);
     // Heavy-tailed rows (a power-law graph): one row in 64 of 600 entries (37.5 a panel),
     // the others of 11 (46% of the entries in long rows: split) or of 28 (25%: CSR5).
     let heavy =
@@ -837,7 +858,7 @@ fn spmv_choice_follows_its_documented_rule() {
             }
         }
         if simd && isa.is_available() {
-            let plan = SpmvPlan::new(&lp.view(), isa).unwrap();
+            let plan = SpmvPlan::new(Exec::from(isa), &lp.view()).unwrap();
             assert_eq!(plan.choice(), split(65536));
             assert_eq!(plan.panels().map(<[_]>::len), Some(16));
             assert!(plan.csr5().is_none());
@@ -863,7 +884,7 @@ fn spmv_choice_follows_its_documented_rule() {
             let rule = if what == "band rows" { SpmvChoice::Dia } else { want };
             assert_eq!(SpmvChoice::choose(&a, isa), rule, "{what} on {isa:?}");
             if isa.is_available() {
-                let plan = SpmvPlan::new(&a, isa).unwrap();
+                let plan = SpmvPlan::new(Exec::from(isa), &a).unwrap();
                 assert_eq!(plan.choice(), want, "{what} on {isa:?}");
                 assert_eq!(plan.csr5().is_some(), csr5, "{what} on {isa:?}");
                 assert_eq!(plan.isa(), isa);
@@ -872,7 +893,14 @@ fn spmv_choice_follows_its_documented_rule() {
     }
     assert_eq!(SpmvChoice::Csr5.name(), "csr5");
     assert_eq!(SpmvChoice::Csr5Panels { columns: 8 }.to_string(), "csr5-panels");
-    assert_eq!((PANEL_BYTES, panel_columns::<f64>(), panel_columns::<f32>()), (512 << 10, 65536, 131072));
+    assert_eq!(
+        (
+            TUNING.panel_bytes,
+            (TUNING.panel_bytes / size_of::<f64>()),
+            (TUNING.panel_bytes / size_of::<f32>())
+        ),
+        (512 << 10, 65536, 131072)
+    );
     assert_eq!(SpmvChoice::Csr(CsrMethod::MergePath).to_string(), "merge-path");
 }
 
@@ -888,46 +916,56 @@ fn spmv_plan_tune_and_errors() {
         let factor = (a.max_row_len() + 3) as f64;
         for isa in Isa::available() {
             let mut y = vec![f64::NAN; m];
-            let plan = SpmvPlan::tune(&a, isa, &x, &mut y, 3).unwrap();
+            let plan = SpmvPlan::tune(Exec::from(isa), &a, SpmvConfig::new(), &x, &mut y, 3).unwrap();
             assert_close(&y, &want, &bound, factor).unwrap();
             assert_eq!(plan.csr5().is_some(), plan.choice() == SpmvChoice::Csr5, "{name}");
             let panels = matches!(plan.choice(), SpmvChoice::Csr5Panels { .. });
             assert_eq!(plan.panels().is_some(), panels, "{name}");
             let mut y = vec![f64::NAN; m];
-            plan.spmv(1.0, &x, 0.0, &mut y).unwrap();
+            plan.spmv(Exec::new(), 1.0, &x, 0.0, &mut y).unwrap();
             assert_close(&y, &want, &bound, factor).unwrap();
             // Wrong lengths: errors, `y` untouched.
             let mut y = vec![1.5; m + 1];
-            assert!(matches!(plan.spmv(1.0, &x, 0.0, &mut y), Err(DimError::Length { .. })), "{name}");
+            assert!(
+                matches!(plan.spmv(Exec::new(), 1.0, &x, 0.0, &mut y), Err(DimError::Length { .. })),
+                "{name}"
+            );
             assert!(y.iter().all(|&v| v == 1.5));
-            assert!(matches!(SpmvPlan::tune(&a, isa, &x, &mut y, 3), Err(DimError::Length { .. })));
+            assert!(matches!(
+                SpmvPlan::tune(Exec::from(isa), &a, SpmvConfig::new(), &x, &mut y, 3),
+                Err(DimError::Length { .. })
+            ));
             assert!(y.iter().all(|&v| v == 1.5));
         }
         // Panel widths of 0, or of more than `MAX_PANELS` panels, are errors.
         let wide = SpmvChoice::Csr5Panels { columns: 1 };
         for (columns, ok) in [(0, false), (n.div_ceil(MAX_PANELS).max(1), true), (n.max(1), true)] {
-            let plan = SpmvPlan::with_choice(&a, Isa::Portable, SpmvChoice::Csr5Panels { columns });
+            let plan = SpmvPlan::with_config(
+                Exec::from(Isa::Portable),
+                &a,
+                SpmvConfig::new().choice(SpmvChoice::Csr5Panels { columns }),
+            );
             assert_eq!(plan.is_ok(), ok, "{name}: {columns} columns");
             if !ok {
                 assert!(matches!(plan, Err(DimError::Parameter { name: "columns", .. })), "{name}");
             }
         }
         if n > MAX_PANELS {
-            let err = SpmvPlan::with_choice(&a, Isa::Portable, wide);
+            let err = SpmvPlan::with_config(Exec::from(Isa::Portable), &a, SpmvConfig::new().choice(wide));
             assert!(matches!(err, Err(DimError::Parameter { name: "columns", .. })), "{name}");
         }
         if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
-            assert!(matches!(SpmvPlan::new(&a, missing), Err(DimError::IsaUnavailable { .. })));
+            assert!(matches!(SpmvPlan::new(Exec::from(missing), &a), Err(DimError::IsaUnavailable { .. })));
             assert!(matches!(
-                SpmvPlan::with_choice(&a, missing, SpmvChoice::Csr5),
+                SpmvPlan::with_config(Exec::from(missing), &a, SpmvConfig::new().choice(SpmvChoice::Csr5)),
                 Err(DimError::IsaUnavailable { .. })
             ));
             let mut y = vec![1.5; m];
-            assert!(SpmvPlan::tune(&a, missing, &x, &mut y, 3).is_err());
+            assert!(SpmvPlan::tune(Exec::from(missing), &a, SpmvConfig::new(), &x, &mut y, 3).is_err());
             assert!(y.iter().all(|&v| v == 1.5));
-            let plan = SpmvPlan::new(&a, Isa::Portable).unwrap();
+            let plan = SpmvPlan::new(Exec::from(Isa::Portable), &a).unwrap();
             assert!(matches!(
-                plan.spmv_isa(missing, 1.0, &x, 0.0, &mut y),
+                plan.spmv(Exec::from(missing), 1.0, &x, 0.0, &mut y),
                 Err(DimError::IsaUnavailable { .. })
             ));
             assert!(y.iter().all(|&v| v == 1.5));
@@ -948,7 +986,7 @@ fn spmv_config_builds_the_plans_and_huge_pages_change_nothing() {
     let a = a.view();
     let x = vector::<f64>(n, 5);
     let off = SpmvConfig::new();
-    assert_eq!((off.isa, off.choice, off.huge_pages), (Isa::detect(), None, false));
+    assert_eq!((off.choice, off.huge_pages), (None, false));
     let on = off.huge_pages(true);
     let hinted = |c: &spblas::Csr5Owned<f64, u32>| {
         let v = c.view();
@@ -961,20 +999,20 @@ fn spmv_config_builds_the_plans_and_huge_pages_change_nothing() {
         }
     };
     for isa in Isa::available() {
-        let ruled = SpmvPlan::with_config(&a, &off.isa(isa)).unwrap();
-        assert_eq!(ruled.choice(), SpmvPlan::new(&a, isa).unwrap().choice(), "{isa:?}");
+        let ruled = SpmvPlan::with_config(Exec::from(isa), &a, off).unwrap();
+        assert_eq!(ruled.choice(), SpmvPlan::new(Exec::from(isa), &a).unwrap().choice(), "{isa:?}");
         for choice in [
             SpmvChoice::Csr(CsrMethod::RowVector),
             SpmvChoice::Csr5,
             SpmvChoice::Csr5Panels { columns: n },
             SpmvChoice::Csr5Panels { columns: n / 3 },
         ] {
-            let plain = SpmvPlan::with_choice(&a, isa, choice).unwrap();
-            let huge = SpmvPlan::with_config(&a, &on.isa(isa).choice(choice)).unwrap();
+            let plain = SpmvPlan::with_config(Exec::from(isa), &a, SpmvConfig::new().choice(choice)).unwrap();
+            let huge = SpmvPlan::with_config(Exec::from(isa), &a, on.choice(choice)).unwrap();
             assert_eq!((plain.choice(), huge.choice(), huge.isa()), (choice, choice, isa));
             let (mut y0, mut y1) = (vec![f64::NAN; n], vec![f64::NAN; n]);
-            plain.spmv(1.5, &x, 0.0, &mut y0).unwrap();
-            huge.spmv(1.5, &x, 0.0, &mut y1).unwrap();
+            plain.spmv(Exec::new(), 1.5, &x, 0.0, &mut y0).unwrap();
+            huge.spmv(Exec::new(), 1.5, &x, 0.0, &mut y1).unwrap();
             assert_eq!(y0, y1, "{isa:?} {choice}");
             if let Some(c) = huge.csr5() {
                 hinted(c);
@@ -984,16 +1022,19 @@ fn spmv_config_builds_the_plans_and_huge_pages_change_nothing() {
             }
         }
         let mut y = vec![f64::NAN; n];
-        let tuned = SpmvPlan::tune_with(&a, &on.isa(isa).choice(SpmvChoice::Csr5), &x, &mut y, 2).unwrap();
+        let tuned = SpmvPlan::tune(Exec::from(isa), &a, on.choice(SpmvChoice::Csr5), &x, &mut y, 2).unwrap();
         let mut y1 = vec![f64::NAN; n];
-        SpmvPlan::with_choice(&a, isa, tuned.choice()).unwrap().spmv(1.0, &x, 0.0, &mut y1).unwrap();
+        SpmvPlan::with_config(Exec::from(isa), &a, SpmvConfig::new().choice(tuned.choice()))
+            .unwrap()
+            .spmv(Exec::new(), 1.0, &x, 0.0, &mut y1)
+            .unwrap();
         assert_eq!(y, y1, "{isa:?}: tune_with leaves its plan's A x in y");
         if let Some(c) = tuned.csr5() {
             hinted(c);
         }
     }
     if let Some(missing) = Isa::ALL.into_iter().find(|i| !i.is_available()) {
-        let err = SpmvPlan::with_config(&a, &on.isa(missing).choice(SpmvChoice::Csr5));
+        let err = SpmvPlan::with_config(Exec::from(missing), &a, on.choice(SpmvChoice::Csr5));
         assert!(matches!(err, Err(DimError::IsaUnavailable { .. })));
     }
 }
@@ -1017,14 +1058,14 @@ fn dia_plans_equal_the_row_loop() {
         let x = vector::<f64>(a.ncols(), 11);
         for isa in Isa::available() {
             assert_eq!(SpmvChoice::choose(&a, isa), SpmvChoice::Dia, "{what} on {isa:?}");
-            let plan = SpmvPlan::new(&a, isa).unwrap();
+            let plan = SpmvPlan::new(Exec::from(isa), &a).unwrap();
             assert_eq!(plan.choice(), SpmvChoice::Dia, "{what}");
             for (alpha, beta) in [(1.0, 0.0), (1.5, -0.5), (0.0, 2.0)] {
                 let y0 = if beta == 0.0 { vec![f64::NAN; a.nrows()] } else { vector::<f64>(a.nrows(), 13) };
                 let mut want = y0.clone();
-                spmv_csr(&a, CsrMethod::RowScalar, isa, alpha, &x, beta, &mut want).unwrap();
+                spmv_csr(Exec::from(isa), &a, CsrMethod::RowScalar, alpha, &x, beta, &mut want).unwrap();
                 let mut got = y0.clone();
-                plan.spmv(alpha, &x, beta, &mut got).unwrap();
+                plan.spmv(Exec::new(), alpha, &x, beta, &mut got).unwrap();
                 let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&got), bits(&want), "{what} on {isa:?}, alpha {alpha}, beta {beta}");
             }
@@ -1039,7 +1080,8 @@ fn dia_plans_equal_the_row_loop() {
     // One entry moved off its diagonal adds a diagonal of 700 slots for it.
     let bent = stencil::<f64>(700, 700, &[-1, 0, 1], Some(350), 11);
     let bent = bent.view();
-    let forced = SpmvPlan::with_choice(&bent, Isa::Portable, SpmvChoice::Dia);
+    let forced =
+        SpmvPlan::with_config(Exec::from(Isa::Portable), &bent, SpmvConfig::new().choice(SpmvChoice::Dia));
     assert!(matches!(forced, Err(DimError::Parameter { name: "dia fill", .. })));
-    assert_ne!(SpmvPlan::new(&bent, Isa::Portable).unwrap().choice(), SpmvChoice::Dia);
+    assert_ne!(SpmvPlan::new(Exec::from(Isa::Portable), &bent).unwrap().choice(), SpmvChoice::Dia);
 }

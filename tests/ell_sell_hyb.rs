@@ -5,6 +5,7 @@ mod common;
 
 use common::{RawCsr, check_spmv_against, csr, scalars};
 use proptest::prelude::*;
+use spblas::Exec;
 use spblas::formats::pad;
 use spblas::{
     Coo, Csr, CsrOwned, DimError, Ell, EllLayout, EllOwned, FormatError, Hyb, HybLayout, HybOwned, Index,
@@ -499,7 +500,7 @@ fn ell_is_column_major_with_explicit_padding() {
     assert_eq!(e.nnz(), 18);
     let x = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
     let mut y = [f64::NAN; 6];
-    e.spmv(1.0, &x, 0.0, &mut y).unwrap();
+    e.spmv(Exec::new(), 1.0, &x, 0.0, &mut y).unwrap();
     assert_eq!(y, [5.0, 14.0, 30.0, 3.0 + 8.0 + 15.0 + 24.0, 4.0 + 10.0 + 18.0, 5.0 + 12.0]);
 }
 
@@ -633,7 +634,7 @@ fn hyb_parts_of_different_shapes_are_rejected() {
     // COO entries in any order, even on a position the ELL part holds: they add up, and
     // to_csr puts each row's ELL entries first.
     let mut y = [f64::NAN; 2];
-    h.spmv(1.0, &[1.0, 2.0, 3.0], 0.0, &mut y).unwrap();
+    h.spmv(Exec::new(), 1.0, &[1.0, 2.0, 3.0], 0.0, &mut y).unwrap();
     assert_eq!(y, [6.0, 3.0]);
     let (mut rp, mut c, mut v) = ([0u32; 3], [0u32; 3], [0.0; 3]);
     let back = h.to_csr(&mut rp, &mut c, &mut v).unwrap();
@@ -725,19 +726,19 @@ fn spmv_checks_isa_and_lengths_before_touching_y() {
     for m in ms {
         let mut y = [7.0; 3];
         assert_eq!(
-            m.spmv(1.0, &[1.0; 2], 0.0, &mut y),
+            m.spmv(Exec::new(), 1.0, &[1.0; 2], 0.0, &mut y),
             Err(DimError::Length { operand: "x", expected: 3, got: 2 })
         );
         let mut y4 = [7.0; 4];
         assert_eq!(
-            m.spmv(1.0, &[1.0; 3], 0.0, &mut y4),
+            m.spmv(Exec::new(), 1.0, &[1.0; 3], 0.0, &mut y4),
             Err(DimError::Length { operand: "y", expected: 3, got: 4 })
         );
         assert_eq!(y, [7.0; 3]);
         assert_eq!(y4, [7.0; 4]);
         for isa in Isa::ALL {
             let mut y = [7.0; 3];
-            let r = m.spmv_isa(isa, 1.0, &[1.0; 3], 1.0, &mut y);
+            let r = m.spmv(Exec::from(isa), 1.0, &[1.0; 3], 1.0, &mut y);
             if isa.is_available() {
                 assert_eq!(r, Ok(()));
                 assert_eq!(y, [7.0 + 3.0, 7.0, 7.0 + 66.0]);
@@ -748,10 +749,10 @@ fn spmv_checks_isa_and_lengths_before_touching_y() {
         }
         // alpha = 0 reads neither A nor x; beta = 0 never reads y.
         let mut y = [1.0, 2.0, 3.0];
-        m.spmv(0.0, &[f64::NAN; 3], 2.0, &mut y).unwrap();
+        m.spmv(Exec::new(), 0.0, &[f64::NAN; 3], 2.0, &mut y).unwrap();
         assert_eq!(y, [2.0, 4.0, 6.0]);
         let mut y = [f64::NAN; 3];
-        m.spmv(0.0, &[f64::NAN; 3], 0.0, &mut y).unwrap();
+        m.spmv(Exec::new(), 0.0, &[f64::NAN; 3], 0.0, &mut y).unwrap();
         assert_eq!(y, [0.0; 3]);
     }
 }
@@ -770,7 +771,7 @@ fn empty_shapes_work() {
         let x = vec![1.0; n];
         for mat in [&e.view() as &dyn SpMv<f64>, &s.view(), &h.view()] {
             let mut y = vec![f64::NAN; m];
-            mat.spmv(1.0, &x, 0.0, &mut y).unwrap();
+            mat.spmv(Exec::new(), 1.0, &x, 0.0, &mut y).unwrap();
             assert!(y.iter().all(|&v| v == 0.0));
         }
     }

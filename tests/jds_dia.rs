@@ -5,6 +5,7 @@ mod common;
 
 use common::{RawCsr, check_spmv_against, csr, scalars};
 use proptest::prelude::*;
+use spblas::Exec;
 use spblas::{
     Csr, CsrOwned, Dia, DiaLayout, DiaOwned, DimError, FormatError, Index, Isa, Jds, JdsLayout, JdsOwned,
     RowOrder, Scalar, SpMv,
@@ -231,7 +232,7 @@ fn jds_of_the_course_notes_example() {
     assert_eq!(j.vals(), &[2.0, 3.0, 1.0, 4.0, 1.0, 1.0, 1.0]);
     assert_eq!((0..5).map(|p| j.row_len(p)).collect::<Vec<_>>(), [3, 2, 2, 0, 0]);
     let mut y = [f32::NAN; 4];
-    j.spmv(1.0, &[1.0, 2.0, 3.0, 4.0], 0.0, &mut y).unwrap();
+    j.spmv(Exec::new(), 1.0, &[1.0, 2.0, 3.0, 4.0], 0.0, &mut y).unwrap();
     assert_eq!(y, [6.0, 0.0, 20.0, 5.0]);
     // Only the prefixes were written.
     assert_eq!(jd_ptr[4], 9);
@@ -292,7 +293,7 @@ fn jds_hand_made_corruptions_name_the_fault() {
     let j = Jds::<f64, u32>::new(3, 3, &[0, 1, 2], &[0, 3, 3, 3], &c, &v).unwrap();
     assert_eq!((j.ndiag(), j.max_row_len()), (3, 1));
     let mut y = [f64::NAN; 3];
-    j.spmv(1.0, &[1.0, 2.0, 3.0], 0.0, &mut y).unwrap();
+    j.spmv(Exec::new(), 1.0, &[1.0, 2.0, 3.0], 0.0, &mut y).unwrap();
     assert_eq!(y, [1.0, 2.0, 3.0]);
 }
 
@@ -528,7 +529,7 @@ fn dia_of_thesis_figure_5_2() {
     let h = Dia::new(6, 6, &[-1, 0, 1], &hand).unwrap();
     assert_eq!(h.csr_nnz(), 16);
     let mut y = [f64::NAN; 6];
-    h.spmv(1.0, &[1.0; 6], 0.0, &mut y).unwrap();
+    h.spmv(Exec::new(), 1.0, &[1.0; 6], 0.0, &mut y).unwrap();
     assert_eq!(y, [3.0, 6.0, 6.0, 6.0, 6.0, 3.0]);
     let (mut rp, mut c, mut v) = ([0u32; 7], [0u32; 16], [0.0; 16]);
     let back = h.to_csr(&mut rp, &mut c, &mut v).unwrap();
@@ -718,10 +719,10 @@ fn empty_shapes_work_for_both_formats() {
         let x = vec![f64::NAN; n];
         for isa in Isa::available() {
             let mut y = vec![f64::NAN; m];
-            j.view().spmv_isa(isa, 1.0, &x, 0.0, &mut y).unwrap();
+            j.view().spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y).unwrap();
             assert!(y.iter().all(|&v| v == 0.0));
             let mut y = vec![f64::NAN; m];
-            d.view().spmv_isa(isa, 1.0, &x, 0.0, &mut y).unwrap();
+            d.view().spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y).unwrap();
             assert!(y.iter().all(|&v| v == 0.0));
         }
         assert_eq!(DiaLayout::new(&a, 0).unwrap().fill_ratio(), 1.0);
@@ -736,17 +737,17 @@ fn beta_zero_overwrites_nan_and_alpha_zero_skips_matrix() {
     let ms: [&dyn SpMv<f64>; 2] = [&j.view(), &d.view()];
     for m in ms {
         let mut y = [f64::NAN, f64::INFINITY, f64::NAN];
-        m.spmv(1.0, &[1.0, 1.0], 0.0, &mut y).unwrap();
+        m.spmv(Exec::new(), 1.0, &[1.0, 1.0], 0.0, &mut y).unwrap();
         assert_eq!(y, [2.0, 0.0, 7.0]);
         // alpha = 0: x is not read, so NaN in x does not leak.
         let mut y = [1.0, 2.0, 3.0];
-        m.spmv(0.0, &[f64::NAN, f64::NAN], 2.0, &mut y).unwrap();
+        m.spmv(Exec::new(), 0.0, &[f64::NAN, f64::NAN], 2.0, &mut y).unwrap();
         assert_eq!(y, [2.0, 4.0, 6.0]);
         let mut y = [f64::NAN; 3];
-        m.spmv(0.0, &[f64::NAN, f64::NAN], 0.0, &mut y).unwrap();
+        m.spmv(Exec::new(), 0.0, &[f64::NAN, f64::NAN], 0.0, &mut y).unwrap();
         assert_eq!(y, [0.0; 3]);
         let mut y = [1.0, 2.0, 3.0];
-        m.spmv(2.0, &[1.0, -1.0], 1.0, &mut y).unwrap();
+        m.spmv(Exec::new(), 2.0, &[1.0, -1.0], 1.0, &mut y).unwrap();
         assert_eq!(y, [5.0, 2.0, 1.0]);
     }
 }
@@ -760,19 +761,19 @@ fn wrong_lengths_and_unavailable_isa_are_errors_and_leave_y_untouched() {
     for m in ms {
         let mut y = [7.0f32; 2];
         assert_eq!(
-            m.spmv(1.0, &[1.0; 2], 0.0, &mut y),
+            m.spmv(Exec::new(), 1.0, &[1.0; 2], 0.0, &mut y),
             Err(DimError::Length { operand: "x", expected: 3, got: 2 })
         );
         let mut y3 = [7.0f32; 3];
         assert_eq!(
-            m.spmv(1.0, &[1.0; 3], 0.0, &mut y3),
+            m.spmv(Exec::new(), 1.0, &[1.0; 3], 0.0, &mut y3),
             Err(DimError::Length { operand: "y", expected: 2, got: 3 })
         );
         assert_eq!(y, [7.0; 2]);
         assert_eq!(y3, [7.0; 3]);
         for isa in Isa::ALL {
             let mut y = [7.0f32; 2];
-            let r = m.spmv_isa(isa, 1.0, &[1.0; 3], 0.0, &mut y);
+            let r = m.spmv(Exec::from(isa), 1.0, &[1.0; 3], 0.0, &mut y);
             if isa.is_available() {
                 assert_eq!(r, Ok(()));
                 assert_eq!(y, [2.0, 3.0]);

@@ -6,9 +6,11 @@ mod common;
 
 use common::splitmix;
 use proptest::prelude::*;
+use spblas::Exec;
+use spblas::TUNING;
 use spblas::level1::{
-    AddMethod, AddRule, MERGE_PIECE, SpVec, SpVecOwned, add, add_isa, add_merge_partition, add_merge_piece,
-    add_owned, add_scaled_isa, add_workspace_len, axpy, dot, dot_dense, gather, scatter,
+    AddMethod, AddRule, SpVec, SpVecOwned, add, add_merge_partition, add_merge_piece, add_owned, add_scaled,
+    add_workspace_len, axpy, dot, dot_dense, gather, scatter,
 };
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -204,20 +206,21 @@ fn check_add<T: Scalar + ScanElem, I: Index + Key>(c: &Case) -> Result<(), TestC
             let mut ws = vec![T::from_f64(f64::NAN); len];
             let mut zi = vec![I::MAX; m + 3];
             let mut zv = vec![T::from_f64(f64::NAN); m + 3];
-            let nnz = add_isa(isa, x, y, &mut zi, &mut zv, method, &mut ws).unwrap();
+            let nnz = add(Exec::from(isa), x, y, &mut zi, &mut zv, method, &mut ws).unwrap();
             check_result(&what, &plain, nnz, &zi, &zv, m)?;
             // Again with the leftovers of the first run in every buffer.
             zi[m..].fill(I::MAX);
-            let nnz = add_scaled_isa(isa, alpha, x, beta, y, &mut zi, &mut zv, method, &mut ws).unwrap();
+            let nnz =
+                add_scaled(Exec::from(isa), alpha, x, beta, y, &mut zi, &mut zv, method, &mut ws).unwrap();
             check_result(&format!("{what} scaled"), &scaled, nnz, &zi, &zv, m)?;
         }
     }
-    let method = AddMethod::choose(x.nnz(), y.nnz(), t.n);
+    let method = AddMethod::choose(Isa::detect(), x.nnz(), y.nnz(), t.n);
     let mut ws = vec![T::ZERO; add_workspace_len::<T>(method, x.nnz(), y.nnz(), t.n)];
     let (mut zi, mut zv) = (vec![I::MAX; m], vec![T::ZERO; m]);
-    let nnz = add(x, y, &mut zi, &mut zv, method, &mut ws).unwrap();
+    let nnz = add(Exec::new(), x, y, &mut zi, &mut zv, method, &mut ws).unwrap();
     check_result("auto", &plain, nnz, &zi, &zv, m)?;
-    let owned = add_owned(x, y).unwrap();
+    let owned = add_owned(Exec::new(), x, y).unwrap();
     prop_assert_eq!(owned.indices(), &zi[..nnz]);
     Ok(())
 }
@@ -311,7 +314,7 @@ typed_tests!(f64_u64, f64, u64);
 fn add_long_inputs_split_into_merge_pieces() {
     // Above MERGE_PIECE candidates the merge method runs merge path pieces; shared
     // indices at every cut must not come out twice.
-    let nnz = MERGE_PIECE;
+    let nnz = TUNING.add_merge_piece;
     let c = Case {
         n: 3 * nnz,
         x: (0..nnz).map(|k| (3 * k / 2, val(k as u64))).collect(),
@@ -324,7 +327,7 @@ fn add_long_inputs_split_into_merge_pieces() {
     for method in [AddMethod::Merge, AddMethod::Spa] {
         let mut ws = vec![0.0; add_workspace_len::<f64>(method, nnz, nnz, c.n)];
         let (mut zi, mut zv) = (vec![u32::MAX; m], vec![0.0; m]);
-        let got = add(x, y, &mut zi, &mut zv, method, &mut ws).unwrap();
+        let got = add(Exec::new(), x, y, &mut zi, &mut zv, method, &mut ws).unwrap();
         check_result(method.name(), &want, got, &zi, &zv, m).unwrap();
     }
 }
@@ -337,7 +340,7 @@ fn add_keeps_explicit_zeros_and_cancellations() {
         for method in AddMethod::ALL {
             let mut ws = vec![0.0; add_workspace_len::<f64>(method, 3, 3, 6)];
             let (mut zi, mut zv) = ([9u32; 6], [9.0f64; 6]);
-            let nnz = add_isa(isa, x, y, &mut zi, &mut zv, method, &mut ws).unwrap();
+            let nnz = add(Exec::from(isa), x, y, &mut zi, &mut zv, method, &mut ws).unwrap();
             assert_eq!(&zi[..nnz], &[0, 2, 4, 5], "{isa}/{method:?}");
             assert_eq!(&zv[..nnz], &[0.0, 0.0, 0.0, 0.0], "{isa}/{method:?}");
         }
@@ -362,7 +365,7 @@ fn add_rejects_short_buffers_and_leaves_outputs_untouched() {
             }
             let mut ws = vec![5.0f64; nw];
             let (mut zi, mut zv) = (vec![7u32; ni], vec![8.0f64; nv]);
-            let err = add(x, y, &mut zi, &mut zv, method, &mut ws).unwrap_err();
+            let err = add(Exec::new(), x, y, &mut zi, &mut zv, method, &mut ws).unwrap_err();
             assert!(
                 matches!(err, DimError::BufferTooSmall { buffer: b, .. } if b == buffer),
                 "{method:?}: {err:?}"
@@ -383,7 +386,7 @@ fn add_rejects_mismatched_dimensions_and_unavailable_isa() {
     let (mut zi, mut zv) = ([3u32; 2], [3.0f32; 2]);
     let mut ws = [0.0f32; 64];
     for method in AddMethod::ALL {
-        let err = add(x, y, &mut zi, &mut zv, method, &mut ws).unwrap_err();
+        let err = add(Exec::new(), x, y, &mut zi, &mut zv, method, &mut ws).unwrap_err();
         assert_eq!(err, DimError::Length { operand: "y", expected: 10, got: 11 });
     }
     assert_eq!(dot(x, y), Err(DimError::Length { operand: "y", expected: 10, got: 11 }));
@@ -391,7 +394,7 @@ fn add_rejects_mismatched_dimensions_and_unavailable_isa() {
     for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
         for method in AddMethod::ALL {
             assert_eq!(
-                add_isa(isa, x, x, &mut zi, &mut zv, method, &mut ws),
+                add(Exec::from(isa), x, x, &mut zi, &mut zv, method, &mut ws),
                 Err(DimError::IsaUnavailable { isa })
             );
         }
@@ -487,10 +490,13 @@ fn choose_isa_follows_the_documented_rule() {
             (16, 16, 1 << 27, AddMethod::Merge),
             (usize::MAX, 1, usize::MAX, AddMethod::Merge),
         ] {
-            assert_eq!(AddMethod::choose_isa(isa, nx, ny, n), want, "{} {nx} {ny} {n}", isa.name());
+            assert_eq!(AddMethod::choose(isa, nx, ny, n), want, "{} {nx} {ny} {n}", isa.name());
         }
     }
-    assert_eq!(AddMethod::choose(8, 8, 1 << 20), AddMethod::choose_isa(Isa::detect(), 8, 8, 1 << 20));
+    assert_eq!(
+        AddMethod::choose(Isa::detect(), 8, 8, 1 << 20),
+        AddMethod::choose(Isa::detect(), 8, 8, 1 << 20)
+    );
 }
 
 /// `AddRule::choose` follows its steps for rules other than the default: the SPA's
@@ -535,7 +541,7 @@ fn add_rule_choose_follows_its_steps() {
         assert_eq!(no_spa.choose(isa, 3, 3, 23), AddMethod::Merge, "{}", isa.name());
         assert_eq!(no_spa.choose(isa, 3, 3, 24), esc, "{}", isa.name());
         for (nx, ny, n) in [(0, 0, 0), (200, 184, 1024), (8, 8, 1 << 20), (usize::MAX, 3, 5)] {
-            assert_eq!(AddRule::DEFAULT.choose(isa, nx, ny, n), AddMethod::choose_isa(isa, nx, ny, n));
+            assert_eq!(AddRule::DEFAULT.choose(isa, nx, ny, n), AddMethod::choose(isa, nx, ny, n));
         }
     }
     assert_eq!(AddRule::default(), AddRule::DEFAULT);

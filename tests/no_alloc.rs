@@ -12,20 +12,20 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
+use spblas::Exec;
+use spblas::SpmvConfig;
 use spblas::formats::csr5::Csr5Aux;
 use spblas::level1::{
-    AddMethod, AddRule, SpVec, add_isa, add_workspace_len, axpy, dot, dot_dense, gather, scatter,
+    AddMethod, AddRule, SpVec, add, add_workspace_len, axpy, dot, dot_dense, gather, scatter,
 };
-use spblas::level3::{
-    RowMethod, SpgemmConfig, spgemm_numeric_with, spgemm_symbolic_with, spgemm_workspace_len_with,
-};
-use spblas::primitives::heap::{DHeap, k_select_isa};
-use spblas::primitives::merge::{merge_isa, merge_path_isa};
-use spblas::primitives::scan::{exclusive_scan_isa, inclusive_scan_isa, reduce_isa};
+use spblas::level3::{RowMethod, SpgemmConfig, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len};
+use spblas::primitives::heap::{DHeap, k_select};
+use spblas::primitives::merge::{merge, merge_path};
+use spblas::primitives::scan::{exclusive_scan, inclusive_scan, reduce};
 use spblas::primitives::segmented::{
-    HeadFlags, seg_offset_from_heads, segmented_scan_isa, segmented_sum_isa, segmented_sum_seg_offset_isa,
+    HeadFlags, seg_offset_from_heads, segmented_scan, segmented_sum, segmented_sum_seg_offset,
 };
-use spblas::primitives::sort::{bitonic_sort_isa, bitonic_sort_pairs_isa, odd_even_sort_isa};
+use spblas::primitives::sort::{bitonic_sort, bitonic_sort_pairs, odd_even_sort};
 use spblas::{
     Coo, Csr, Csr5, Csr5Layout, CsrMethod, CsrOwned, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout, Isa,
     Jds, JdsLayout, Sell, SellLayout, SpMv,
@@ -200,24 +200,26 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
     for &isa in &isas {
         for (name, m) in views {
             for (alpha, beta) in [(1.0, 0.0), (2.0, 0.5), (0.0, 1.0)] {
-                assert_no_alloc(name, || m.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap());
+                assert_no_alloc(name, || m.spmv(Exec::from(isa), alpha, &x, beta, &mut y).unwrap());
             }
         }
         for method in CsrMethod::ALL {
             assert_no_alloc(method.name(), || {
-                spblas::level2::spmv_csr(&a, method, isa, 1.0, &x, 0.5, &mut y).unwrap()
+                spblas::level2::spmv_csr(Exec::from(isa), &a, method, 1.0, &x, 0.5, &mut y).unwrap()
             });
         }
         // Choosing, by rule or by timing, allocates nothing either.
         assert_no_alloc("CsrMethod::choose", || CsrMethod::choose(&a, isa));
-        assert_no_alloc("CsrMethod::tune", || CsrMethod::tune(&a, isa, &x, &mut y, 2).unwrap());
+        assert_no_alloc("CsrMethod::tune", || CsrMethod::tune(Exec::from(isa), &a, &x, &mut y, 2).unwrap());
         assert_no_alloc("SpmvChoice::choose", || spblas::level2::SpmvChoice::choose(&a, isa));
         // A plan allocates once, when made (its CSR5 copy); its products allocate nothing.
         let panels = spblas::level2::SpmvChoice::Csr5Panels { columns: a.ncols().div_ceil(3).max(1) };
         for choice in [spblas::level2::SpmvChoice::choose(&a, isa), spblas::level2::SpmvChoice::Csr5, panels]
         {
-            let plan = spblas::level2::SpmvPlan::with_choice(&a, isa, choice).unwrap();
-            assert_no_alloc("SpmvPlan spmv", || plan.spmv(1.0, &x, 0.5, &mut y).unwrap());
+            let plan =
+                spblas::level2::SpmvPlan::with_config(Exec::from(isa), &a, SpmvConfig::new().choice(choice))
+                    .unwrap();
+            assert_no_alloc("SpmvPlan spmv", || plan.spmv(Exec::new(), 1.0, &x, 0.5, &mut y).unwrap());
         }
     }
 }
@@ -246,7 +248,7 @@ fn csr5_conversions_and_spmv_allocate_nothing() {
             };
             Csr5::from_csr(&a, &layout, &mut ci, &mut v, aux).unwrap()
         });
-        assert_no_alloc("csr5 spmv", || m.spmv_isa(isa, 1.0, &x, 0.5, &mut y).unwrap());
+        assert_no_alloc("csr5 spmv", || m.spmv(Exec::from(isa), 1.0, &x, 0.5, &mut y).unwrap());
         let (mut bc, mut bv) = (vec![0u32; nnz], vec![0.0; nnz]);
         assert_no_alloc("Csr5::to_csr", || m.to_csr(&mut bc, &mut bv).unwrap());
         assert_eq!(bc, a.col_idx());
@@ -267,7 +269,7 @@ fn csr5_conversions_and_spmv_allocate_nothing() {
             let m =
                 Csr5::from_csr_in_place(a.nrows(), a.ncols(), a.row_ptr(), &mut ci3, &mut v3, &layout, aux)
                     .unwrap();
-            m.spmv_isa(isa, 1.0, &x, 0.0, &mut y).unwrap();
+            m.spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y).unwrap();
         });
         assert_no_alloc("Csr5::to_csr_in_place", || {
             Csr5::<f64, u32>::to_csr_in_place(&layout, &mut ci3, &mut v3).unwrap()
@@ -299,30 +301,34 @@ fn primitives_allocate_nothing() {
         let mut u = src_u.clone();
         let mut w = src_u.clone();
         let mut vals: Vec<u64> = (0..n as u64).collect();
-        assert_no_alloc("reduce", || reduce_isa(isa, &src_f).unwrap());
-        assert_no_alloc("inclusive_scan", || inclusive_scan_isa(isa, &mut v).unwrap());
-        assert_no_alloc("exclusive_scan", || exclusive_scan_isa(isa, &mut u).unwrap());
+        assert_no_alloc("reduce", || reduce(Exec::from(isa), &src_f).unwrap());
+        assert_no_alloc("inclusive_scan", || inclusive_scan(Exec::from(isa), &mut v).unwrap());
+        assert_no_alloc("exclusive_scan", || exclusive_scan(Exec::from(isa), &mut u).unwrap());
         let mut v = src_f.clone();
         assert_no_alloc("segmented_scan", || {
-            segmented_scan_isa(isa, &mut v, HeadFlags::bools(&flags)).unwrap()
+            segmented_scan(Exec::from(isa), &mut v, HeadFlags::bools(&flags)).unwrap()
         });
         assert_no_alloc("segmented_sum", || {
-            segmented_sum_isa(isa, &mut v, HeadFlags::bools(&flags)).unwrap()
+            segmented_sum(Exec::from(isa), &mut v, HeadFlags::bools(&flags)).unwrap()
         });
         assert_no_alloc("seg_offset sum", || {
-            segmented_sum_seg_offset_isa(isa, &src_f, &seg_offset, &mut dst).unwrap()
+            segmented_sum_seg_offset(Exec::from(isa), &src_f, &seg_offset, &mut dst).unwrap()
         });
         let mut u = src_u.clone();
-        assert_no_alloc("bitonic_sort", || bitonic_sort_isa(isa, &mut u).unwrap());
-        assert_no_alloc("odd_even_sort", || odd_even_sort_isa(isa, &mut w).unwrap());
+        assert_no_alloc("bitonic_sort", || bitonic_sort(Exec::from(isa), &mut u).unwrap());
+        assert_no_alloc("odd_even_sort", || odd_even_sort(Exec::from(isa), &mut w).unwrap());
         let mut u = src_u.clone();
-        assert_no_alloc("bitonic_sort_pairs", || bitonic_sort_pairs_isa(isa, &mut u, &mut vals).unwrap());
-        assert_no_alloc("merge", || merge_isa(isa, &a, &b, &mut out).unwrap());
-        assert_no_alloc("merge_path", || merge_path_isa(isa, &a, &b, 4, &mut splits, &mut out).unwrap());
-        assert_no_alloc("k_select", || k_select_isa(isa, &src_u, 10, &mut kout).unwrap());
+        assert_no_alloc("bitonic_sort_pairs", || {
+            bitonic_sort_pairs(Exec::from(isa), &mut u, &mut vals).unwrap()
+        });
+        assert_no_alloc("merge", || merge(Exec::from(isa), &a, &b, &mut out).unwrap());
+        assert_no_alloc("merge_path", || {
+            merge_path(Exec::from(isa), &a, &b, 4, &mut splits, &mut out).unwrap()
+        });
+        assert_no_alloc("k_select", || k_select(Exec::from(isa), &src_u, 10, &mut kout).unwrap());
         let mut hb = src_u.clone();
         assert_no_alloc("d-heap", || {
-            let mut h = DHeap::<u32>::from_slice_isa(isa, &mut hb).unwrap();
+            let mut h = DHeap::<u32>::from_slice(Exec::from(isa), &mut hb).unwrap();
             h.pop();
             h.push(3).unwrap();
             h.into_sorted().len()
@@ -346,9 +352,11 @@ fn level1_with_workspace_allocates_nothing() {
     for &isa in &isas {
         for method in AddMethod::ALL {
             let mut ws = vec![0.0; add_workspace_len::<f64>(method, x.nnz(), y.nnz(), n)];
-            assert_no_alloc(method.name(), || add_isa(isa, x, y, &mut oi, &mut ov, method, &mut ws).unwrap());
+            assert_no_alloc(method.name(), || {
+                add(Exec::from(isa), x, y, &mut oi, &mut ov, method, &mut ws).unwrap()
+            });
         }
-        assert_no_alloc("AddMethod::choose_isa", || AddMethod::choose_isa(isa, 8, 8, 1 << 20));
+        assert_no_alloc("AddMethod::choose_isa", || AddMethod::choose(isa, 8, 8, 1 << 20));
         assert_no_alloc("AddRule::choose", || AddRule::DEFAULT.choose(isa, 8, 8, 1 << 20));
     }
     let mut d = dense.clone();
@@ -383,16 +391,16 @@ fn spgemm_symbolic_and_numeric_allocate_nothing() {
     ];
     for isa in isas {
         for m in methods {
-            let cfg = SpgemmConfig { isa, method: m, ..SpgemmConfig::new() };
-            let ws = spgemm_workspace_len_with(cfg, &a, &b).unwrap();
+            let (exec, cfg) = (Exec::from(isa), SpgemmConfig { method: m, ..SpgemmConfig::new() });
+            let ws = spgemm_workspace_len(exec, cfg, &a, &b).unwrap();
             let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
             let mut row_ptr = vec![0u32; a.nrows() + 1];
             let nnz = assert_no_alloc("spgemm_symbolic", || {
-                spgemm_symbolic_with(cfg, &a, &b, &mut row_ptr, &mut wi).unwrap()
+                spgemm_symbolic(exec, cfg, &a, &b, &mut row_ptr, &mut wi).unwrap()
             });
             let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
             assert_no_alloc("spgemm_numeric", || {
-                spgemm_numeric_with(cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap()
+                spgemm_numeric(exec, cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap()
             });
             assert!(nnz > 0, "{isa:?} {m:?}");
         }

@@ -8,11 +8,18 @@ mod common;
 use common::{assert_close, csr, reference_spmv, vector};
 use proptest::prelude::*;
 use spblas::formats::csr5::omega_for;
-use spblas::level2::{SpmvChoice, SpmvPlan};
-use spblas::parallel::{
-    balanced_row_partition, spmv_csr, spmv_csr_merge_path, spmv_csr5, spmv_csr5_panels, spmv_plan,
-};
-use spblas::{Csr5Layout, Csr5Owned, CsrMethod, CsrOwned, DimError, Isa, SpMv};
+use spblas::level2::{SpmvChoice, SpmvConfig, SpmvPlan, balanced_row_partition, spmv_csr};
+use spblas::{Csr5Layout, Csr5Owned, CsrMethod, CsrOwned, Exec, Isa, SpMv};
+
+/// `exec` on `threads` tasks.
+fn on(isa: Isa, threads: usize) -> Exec {
+    Exec::from(isa).threads(threads)
+}
+
+/// The plan that runs `choice` on `isa`.
+fn plan_of<'a>(a: &spblas::Csr<'a, f64, u32>, isa: Isa, choice: SpmvChoice) -> SpmvPlan<'a, f64, u32> {
+    SpmvPlan::with_config(Exec::from(isa), a, SpmvConfig::new().choice(choice)).unwrap()
+}
 
 proptest! {
     #[test]
@@ -26,7 +33,7 @@ proptest! {
             let layout = Csr5Layout::with_params(&a, omega_for::<f64>(isa), sigma).unwrap();
             let c5 = Csr5Owned::from_csr_layout(&a, &layout).unwrap();
             let mut got = y0.clone();
-            spmv_csr5(&c5.view(), isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
+            c5.view().spmv(on(isa, threads), 1.5, &x, 0.5, &mut got).unwrap();
             assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
         }
     }
@@ -38,9 +45,9 @@ proptest! {
         let x = vector::<f64>(a.ncols(), seed);
         let y0 = vector::<f64>(a.nrows(), seed + 1);
         let mut want = y0.clone();
-        a.spmv_isa(Isa::Portable, 1.5, &x, 0.5, &mut want).unwrap();
+        a.spmv(Exec::from(Isa::Portable), 1.5, &x, 0.5, &mut want).unwrap();
         let mut got = y0.clone();
-        spmv_csr(&a, Isa::Portable, 1.5, &x, 0.5, &mut got, threads).unwrap();
+        a.spmv(on(Isa::Portable, threads), 1.5, &x, 0.5, &mut got).unwrap();
         prop_assert_eq!(got, want);
     }
 
@@ -53,7 +60,7 @@ proptest! {
         let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
         for isa in Isa::available() {
             let mut got = y0.clone();
-            spmv_csr_merge_path(&a, isa, 1.5, &x, 0.5, &mut got, threads).unwrap();
+            spmv_csr(on(isa, threads), &a, CsrMethod::MergePath, 1.5, &x, 0.5, &mut got).unwrap();
             assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
         }
     }
@@ -71,12 +78,12 @@ proptest! {
         let panels = SpmvChoice::Csr5Panels { columns: a.ncols().div_ceil(4).max(1) };
         let choices = CsrMethod::ALL.iter().map(|&m| SpmvChoice::Csr(m)).chain([SpmvChoice::Csr5, panels]);
         for isa in Isa::available() {
-            let plans = choices.clone().map(|c| SpmvPlan::with_choice(&a, isa, c).unwrap());
-            for plan in plans.chain([SpmvPlan::new(&a, isa).unwrap()]) {
+            let plans = choices.clone().map(|c| plan_of(&a, isa, c));
+            for plan in plans.chain([SpmvPlan::new(Exec::from(isa), &a).unwrap()]) {
                 let mut serial = y0.clone();
-                plan.spmv(1.5, &x, 0.5, &mut serial).unwrap();
+                plan.spmv(Exec::new(), 1.5, &x, 0.5, &mut serial).unwrap();
                 let mut got = y0.clone();
-                spmv_plan(&plan, 1.5, &x, 0.5, &mut got, threads).unwrap();
+                plan.spmv(Exec::new().threads(threads), 1.5, &x, 0.5, &mut got).unwrap();
                 assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
                 let rows = [CsrMethod::RowScalar, CsrMethod::RowVector, CsrMethod::SegmentedSum];
                 if rows.iter().any(|&m| plan.choice() == SpmvChoice::Csr(m)) {
@@ -127,12 +134,13 @@ fn threaded_segmented_sum_equals_serial_bitwise() {
     let x: Vec<f32> = (0..a.ncols()).map(|j| 1.0 + j as f32 / 7.0).collect();
     let y0: Vec<f32> = (0..a.nrows()).map(|i| i as f32 / 3.0).collect();
     for isa in Isa::available() {
-        let plan = SpmvPlan::with_choice(&a, isa, SpmvChoice::Csr(CsrMethod::SegmentedSum)).unwrap();
+        let config = SpmvConfig::new().choice(SpmvChoice::Csr(CsrMethod::SegmentedSum));
+        let plan = SpmvPlan::with_config(Exec::from(isa), &a, config).unwrap();
         let mut want = y0.clone();
-        spblas::level2::spmv_csr(&a, CsrMethod::SegmentedSum, isa, 1.5, &x, 0.5, &mut want).unwrap();
+        spmv_csr(Exec::from(isa), &a, CsrMethod::SegmentedSum, 1.5, &x, 0.5, &mut want).unwrap();
         for threads in 0..8 {
             let mut got = y0.clone();
-            spmv_plan(&plan, 1.5, &x, 0.5, &mut got, threads).unwrap();
+            plan.spmv(Exec::new().threads(threads), 1.5, &x, 0.5, &mut got).unwrap();
             let bits = |v: &[f32]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
             assert_eq!(bits(&got), bits(&want), "{isa:?}, {threads} threads");
         }
@@ -151,47 +159,33 @@ fn threaded_merge_path_splits_one_long_row() {
     let want: f64 = vals.iter().sum();
     for threads in [1, 2, 3, 8] {
         let mut y = vec![f64::NAN; 4];
-        spmv_csr_merge_path(&a, Isa::Portable, 1.0, &x, 0.0, &mut y, threads).unwrap();
+        spmv_csr(on(Isa::Portable, threads), &a, CsrMethod::MergePath, 1.0, &x, 0.0, &mut y).unwrap();
         assert_eq!(y, [0.0, want, 0.0, 0.0]);
     }
 }
 
-/// The panel driver refuses no panels, panels of different shapes and wrong lengths,
-/// leaving `y` alone; with `alpha == 0` it scales `y` (zeros for `beta == 0`, even over
-/// NaN).
+/// A plan of CSR5 column panels on threads: wrong lengths are refused, leaving `y` alone;
+/// with `alpha == 0` it scales `y` (zeros for `beta == 0`, even over NaN).
 #[test]
-fn panel_driver_checks_its_panels() {
+fn threaded_panel_plan_checks_lengths_and_scales() {
     let a =
         spblas::CsrOwned::<f64, u32>::from_triplets(2, 4, &[(0, 0, 1.0), (1, 3, 2.0), (0, 2, 4.0)]).unwrap();
-    let panels: Vec<Csr5Owned<f64, u32>> = CsrOwned::column_panels(&a.view(), 2)
-        .unwrap()
-        .into_iter()
-        .map(|p| Csr5Owned::from_csr_owned(p, Isa::Portable).map_err(|(e, _)| e).unwrap())
-        .collect();
-    let other =
-        Csr5Owned::from_csr(&spblas::Csr::<f64, u32>::new(2, 3, &[0, 1, 1], &[2], &[1.0]).unwrap()).unwrap();
+    let a = a.view();
+    let plan = plan_of(&a, Isa::Portable, SpmvChoice::Csr5Panels { columns: 2 });
     let mut y = [7.0; 2];
     let x = [1.0; 4];
-    assert!(matches!(
-        spmv_csr5_panels::<f64, u32>(&[], Isa::Portable, 1.0, &x, 0.0, &mut y, 2),
-        Err(DimError::Parameter { .. })
-    ));
-    let mixed = [panels[0].clone(), other];
-    assert!(matches!(
-        spmv_csr5_panels(&mixed, Isa::Portable, 1.0, &x, 0.0, &mut y, 2),
-        Err(DimError::Parameter { name: "panels", value: 1 })
-    ));
-    assert!(spmv_csr5_panels(&panels, Isa::Portable, 1.0, &x[..3], 0.0, &mut y, 2).is_err());
-    assert!(spmv_csr5_panels(&panels, Isa::Portable, 1.0, &x, 0.0, &mut y[..1], 2).is_err());
+    assert!(plan.spmv(Exec::new().threads(2), 1.0, &x[..3], 0.0, &mut y).is_err());
+    assert!(plan.spmv(Exec::new().threads(2), 1.0, &x, 0.0, &mut y[..1]).is_err());
     assert_eq!(y, [7.0; 2]);
     for threads in [0, 1, 2, 5] {
+        let exec = Exec::new().threads(threads);
         let mut y = [f64::NAN; 2];
-        spmv_csr5_panels(&panels, Isa::Portable, 1.0, &x, 0.0, &mut y, threads).unwrap();
+        plan.spmv(exec, 1.0, &x, 0.0, &mut y).unwrap();
         assert_eq!(y, [5.0, 2.0]);
-        spmv_csr5_panels(&panels, Isa::Portable, 2.0, &x, 0.5, &mut y, threads).unwrap();
+        plan.spmv(exec, 2.0, &x, 0.5, &mut y).unwrap();
         assert_eq!(y, [12.5, 5.0]);
         let mut y = [f64::NAN; 2];
-        spmv_csr5_panels(&panels, Isa::Portable, 0.0, &x, 0.0, &mut y, threads).unwrap();
+        plan.spmv(exec, 0.0, &x, 0.0, &mut y).unwrap();
         assert_eq!(y, [0.0; 2]);
     }
 }
@@ -206,11 +200,8 @@ fn panel_driver_sums_many_rows_exactly() {
             .flat_map(|i| (0..5).map(move |k| (i, (i * 7 + k * 13) % n, (1 + (i + k) % 5) as f64)))
             .collect();
         let a = CsrOwned::<f64, u32>::from_triplets(m, n, &trip).unwrap();
-        let panels: Vec<Csr5Owned<f64, u32>> = CsrOwned::column_panels(&a.view(), 16)
-            .unwrap()
-            .into_iter()
-            .map(|p| Csr5Owned::from_csr_owned(p, Isa::Portable).map_err(|(e, _)| e).unwrap())
-            .collect();
+        let a = a.view();
+        let plan = plan_of(&a, Isa::Portable, SpmvChoice::Csr5Panels { columns: 16 });
         let x: Vec<f64> = (0..n).map(|j| (j % 9) as f64).collect();
         let mut want = vec![0.0; m];
         for &(i, j, v) in &trip {
@@ -218,7 +209,7 @@ fn panel_driver_sums_many_rows_exactly() {
         }
         for threads in [1, 2, 3, 8] {
             let mut y: Vec<f64> = (0..m).map(|i| i as f64).collect();
-            spmv_csr5_panels(&panels, Isa::Portable, 2.0, &x, 0.5, &mut y, threads).unwrap();
+            plan.spmv(Exec::new().threads(threads), 2.0, &x, 0.5, &mut y).unwrap();
             let exact: Vec<f64> = (0..m).map(|i| 0.5 * i as f64 + 2.0 * want[i]).collect();
             assert_eq!(y, exact, "m {m} threads {threads}");
         }
@@ -229,8 +220,9 @@ fn panel_driver_sums_many_rows_exactly() {
 fn threaded_drivers_reject_wrong_lengths_and_leave_y_untouched() {
     let a = spblas::Csr::<f64, u32>::new(2, 3, &[0, 1, 2], &[0, 2], &[1.0, 2.0]).unwrap();
     let mut y = [7.0; 3];
-    assert!(spmv_csr_merge_path(&a, Isa::Portable, 1.0, &[1.0; 3], 0.0, &mut y, 2).is_err());
-    assert!(spmv_csr(&a, Isa::Portable, 1.0, &[1.0; 2], 0.0, &mut y[..2], 2).is_err());
+    let exec = on(Isa::Portable, 2);
+    assert!(spmv_csr(exec, &a, CsrMethod::MergePath, 1.0, &[1.0; 3], 0.0, &mut y).is_err());
+    assert!(a.spmv(exec, 1.0, &[1.0; 2], 0.0, &mut y[..2]).is_err());
     assert_eq!(y, [7.0; 3]);
     for choice in [
         SpmvChoice::Csr(CsrMethod::RowScalar),
@@ -238,9 +230,9 @@ fn threaded_drivers_reject_wrong_lengths_and_leave_y_untouched() {
         SpmvChoice::Csr5,
         SpmvChoice::Csr5Panels { columns: 2 },
     ] {
-        let plan = SpmvPlan::with_choice(&a, Isa::Portable, choice).unwrap();
-        assert!(spmv_plan(&plan, 1.0, &[1.0; 2], 0.0, &mut y[..2], 2).is_err());
-        assert!(spmv_plan(&plan, 1.0, &[1.0; 3], 0.0, &mut y, 2).is_err());
+        let plan = plan_of(&a, Isa::Portable, choice);
+        assert!(plan.spmv(exec, 1.0, &[1.0; 2], 0.0, &mut y[..2]).is_err());
+        assert!(plan.spmv(exec, 1.0, &[1.0; 3], 0.0, &mut y).is_err());
         assert_eq!(y, [7.0; 3]);
     }
 }
@@ -257,7 +249,7 @@ fn undersized_bounds_buffer_is_an_error() {
 #[test]
 fn threaded_spgemm_equals_serial_exactly() {
     use spblas::CsrOwned;
-    use spblas::level3::{RowMethod, SpgemmConfig, spgemm_with};
+    use spblas::level3::{RowMethod, SpgemmConfig, spgemm};
     let mut s = 0x1234_5678_9ABC_DEF0u64;
     let mut next = move || {
         s ^= s << 13;
@@ -294,9 +286,9 @@ fn threaded_spgemm_equals_serial_exactly() {
         let mut cfgs = vec![SpgemmConfig::new()];
         cfgs.extend(RowMethod::ALL.map(|m| SpgemmConfig::new().method(m)));
         for cfg in cfgs {
-            let want = spgemm_with(cfg, &av, &bv).unwrap();
+            let want = spgemm(Exec::new(), cfg, &av, &bv).unwrap();
             for threads in [0, 1, 2, 3, 7, 64] {
-                let got = spblas::parallel::spgemm(cfg, &av, &bv, threads).unwrap();
+                let got = spgemm(Exec::new().threads(threads), cfg, &av, &bv).unwrap();
                 let (w, g) = (want.view(), got.view());
                 assert_eq!((g.nrows(), g.ncols()), (w.nrows(), w.ncols()));
                 assert_eq!(g.row_ptr(), w.row_ptr(), "{cfg:?} threads {threads}");
@@ -307,7 +299,7 @@ fn threaded_spgemm_equals_serial_exactly() {
     }
     // Dimension errors as in the serial product.
     let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[]).unwrap();
-    assert!(spblas::parallel::spgemm(SpgemmConfig::new(), &a.view(), &a.view(), 4).is_err());
+    assert!(spgemm(Exec::new().threads(4), SpgemmConfig::new(), &a.view(), &a.view()).is_err());
 }
 
 /// The drivers run on the caller's rayon pool: inside a pool of 3 threads, 0 threads means
@@ -322,22 +314,22 @@ fn drivers_run_on_the_callers_pool() {
     let a = raw.view();
     let x: Vec<f64> = (0..n).map(|j| 1.0 + (j % 5) as f64 * 0.5).collect();
     let mut want = vec![0.0; n];
-    a.spmv(1.0, &x, 0.0, &mut want).unwrap();
+    a.spmv(Exec::new(), 1.0, &x, 0.0, &mut want).unwrap();
     let pool = rayon::ThreadPoolBuilder::new().num_threads(3).build().unwrap();
     pool.install(|| {
-        assert_eq!(spblas::parallel::available_threads(), 3);
+        assert_eq!(spblas::available_threads(), 3);
         for threads in [0, 2, 50_000] {
             let mut got = vec![f64::NAN; n];
-            spmv_csr(&a, Isa::detect(), 1.0, &x, 0.0, &mut got, threads).unwrap();
+            a.spmv(Exec::new().threads(threads), 1.0, &x, 0.0, &mut got).unwrap();
             assert_eq!(got, want, "{threads} threads");
             let mut got = vec![f64::NAN; n];
-            spmv_csr_merge_path(&a, Isa::detect(), 1.0, &x, 0.0, &mut got, threads).unwrap();
+            spmv_csr(Exec::new().threads(threads), &a, CsrMethod::MergePath, 1.0, &x, 0.0, &mut got).unwrap();
             assert!(got.iter().zip(&want).all(|(g, w)| (g - w).abs() <= 1e-9 * w.abs().max(1.0)));
         }
     });
     // From a thread outside any pool too (the global pool).
     let mut got = vec![f64::NAN; n];
-    spmv_csr(&a, Isa::detect(), 1.0, &x, 0.0, &mut got, 0).unwrap();
+    a.spmv(Exec::new().threads(0), 1.0, &x, 0.0, &mut got).unwrap();
     assert_eq!(got, want);
 }
 
@@ -373,12 +365,12 @@ fn threaded_dia_plan_equals_serial_bitwise() {
     let a = a.view();
     let x: Vec<f64> = (0..n).map(|j| 0.5 + (j % 9) as f64 * 0.25).collect();
     let y0: Vec<f64> = (0..n).map(|i| (i % 5) as f64).collect();
-    let plan = SpmvPlan::with_choice(&a, Isa::detect(), SpmvChoice::Dia).unwrap();
+    let plan = plan_of(&a, Isa::detect(), SpmvChoice::Dia);
     let mut want = y0.clone();
-    plan.spmv(1.5, &x, 0.5, &mut want).unwrap();
+    plan.spmv(Exec::new(), 1.5, &x, 0.5, &mut want).unwrap();
     for threads in 0..6 {
         let mut got = y0.clone();
-        spmv_plan(&plan, 1.5, &x, 0.5, &mut got, threads).unwrap();
+        plan.spmv(Exec::new().threads(threads), 1.5, &x, 0.5, &mut got).unwrap();
         assert_eq!(got, want, "{threads} threads");
     }
 }

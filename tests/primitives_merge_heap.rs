@@ -5,15 +5,14 @@
 //! infinities.
 
 use proptest::prelude::*;
+use spblas::Exec;
 use spblas::primitives::Key;
 use spblas::primitives::heap::{
-    DHeap, DHeapPairs, HeapOrder, Max, Min, aligned_offset, arity, k_largest_isa, k_select,
-    k_select_batch_isa, k_select_isa,
+    DHeap, DHeapPairs, HeapOrder, Max, Min, aligned_offset, arity, k_largest, k_select, k_select_batch,
 };
 use spblas::primitives::merge::{
-    is_sorted, merge, merge_isa, merge_pairs_isa, merge_path_isa, merge_path_partition,
-    merge_path_partition_isa, merge_path_split, merge_piece_isa, merge_piece_pairs, ranking_merge_isa,
-    ranking_merge_pairs, serial_merge,
+    is_sorted, merge, merge_pairs, merge_path, merge_path_partition, merge_path_split, merge_piece,
+    merge_piece_pairs, ranking_merge, ranking_merge_pairs, serial_merge,
 };
 use spblas::{DimError, Isa};
 
@@ -230,16 +229,16 @@ fn check_merges<K: TestKey>(a: &[K], b: &[K], parts: usize) -> Result<(), TestCa
     prop_assert_eq!(&bits(&out), &expected, "serial_merge");
     for isa in Isa::available() {
         out.fill(K::filler());
-        merge_isa(isa, a, b, &mut out).unwrap();
+        merge(Exec::from(isa), a, b, &mut out).unwrap();
         prop_assert_eq!(&bits(&out), &expected, "merge_isa {}", isa);
 
         out.fill(K::filler());
-        ranking_merge_isa(isa, a, b, &mut out).unwrap();
+        ranking_merge(Exec::from(isa), a, b, &mut out).unwrap();
         prop_assert_eq!(&bits(&out), &expected, "ranking_merge_isa {}", isa);
 
         let mut splits = vec![(usize::MAX, usize::MAX); parts + 1];
         out.fill(K::filler());
-        merge_path_isa(isa, a, b, parts, &mut splits, &mut out).unwrap();
+        merge_path(Exec::from(isa), a, b, parts, &mut splits, &mut out).unwrap();
         prop_assert_eq!(&bits(&out), &expected, "merge_path_isa {} parts {}", isa, parts);
     }
     Ok(())
@@ -251,7 +250,7 @@ fn check_merges<K: TestKey>(a: &[K], b: &[K], parts: usize) -> Result<(), TestCa
 fn check_partition<K: TestKey>(a: &[K], b: &[K], parts: usize, order_seed: u64) -> Result<(), TestCaseError> {
     let (na, nb, n) = (a.len(), b.len(), a.len() + b.len());
     let mut splits = vec![(usize::MAX, usize::MAX); parts + 3];
-    merge_path_partition(a, b, parts, &mut splits).unwrap();
+    merge_path_partition(Exec::new(), a, b, parts, &mut splits).unwrap();
     prop_assert_eq!(splits[0], (0, 0));
     prop_assert_eq!(splits[parts], (na, nb));
     prop_assert_eq!(splits[parts + 1], (usize::MAX, usize::MAX), "wrote past parts + 1");
@@ -278,7 +277,7 @@ fn check_partition<K: TestKey>(a: &[K], b: &[K], parts: usize, order_seed: u64) 
         for &p in &order {
             let (s, e) = (splits[p], splits[p + 1]);
             let chunk = &mut out[s.0 + s.1..e.0 + e.1];
-            merge_piece_isa(isa, a, b, s, e, chunk).unwrap();
+            merge_piece(Exec::from(isa), a, b, s, e, chunk).unwrap();
         }
         prop_assert_eq!(&bits(&out), &expected, "pieces on {} in order {:?}", isa, order);
     }
@@ -292,19 +291,19 @@ fn check_unsorted<K: TestKey>(a: &[K], b: &[K], parts: usize) -> Result<(), Test
     let expected = bits(&sorted([a, b].concat()));
     for isa in Isa::available() {
         let mut out = vec![K::filler(); n];
-        merge_isa(isa, a, b, &mut out).unwrap();
+        merge(Exec::from(isa), a, b, &mut out).unwrap();
         prop_assert_eq!(&bits(&sorted(out.clone())), &expected, "merge_isa {} not a permutation", isa);
 
         let mut splits = vec![(0, 0); parts + 1];
         out.fill(K::filler());
-        merge_path_isa(isa, a, b, parts, &mut splits, &mut out).unwrap();
+        merge_path(Exec::from(isa), a, b, parts, &mut splits, &mut out).unwrap();
         prop_assert_eq!(&bits(&sorted(out.clone())), &expected, "merge_path_isa {} not a permutation", isa);
         for w in splits.windows(2) {
             prop_assert!(w[0].0 <= w[1].0 && w[0].1 <= w[1].1, "splits not monotone: {:?}", splits);
         }
 
         out.fill(K::filler());
-        let r = ranking_merge_isa(isa, a, b, &mut out);
+        let r = ranking_merge(Exec::from(isa), a, b, &mut out);
         if is_sorted(a) && is_sorted(b) {
             r.unwrap();
             prop_assert_eq!(&bits(&out), &expected);
@@ -329,7 +328,7 @@ fn check_pairs_stable<K: TestKey>(a: &[K], b: &[K], parts: usize) -> Result<(), 
     let n = a.len() + b.len();
     for isa in Isa::available() {
         let (mut ok, mut ov) = (vec![K::filler(); n], vec![u32::MAX; n]);
-        merge_pairs_isa(isa, a, &av, b, &bv, &mut ok, &mut ov).unwrap();
+        merge_pairs(Exec::from(isa), a, &av, b, &bv, &mut ok, &mut ov).unwrap();
         prop_assert_eq!(&bits(&ok), &ek);
         prop_assert_eq!(&ov, &ev, "merge_pairs_isa {} not stable", isa);
 
@@ -339,7 +338,7 @@ fn check_pairs_stable<K: TestKey>(a: &[K], b: &[K], parts: usize) -> Result<(), 
         prop_assert_eq!(&ov, &ev, "ranking_merge_pairs {} not stable", isa);
 
         let mut splits = vec![(0, 0); parts + 1];
-        merge_path_partition_isa(isa, a, b, parts, &mut splits).unwrap();
+        merge_path_partition(Exec::from(isa), a, b, parts, &mut splits).unwrap();
         let (mut ok, mut ov) = (vec![K::filler(); n], vec![u32::MAX; n]);
         for w in splits.windows(2) {
             let (s, e) = (w[0], w[1]);
@@ -404,18 +403,18 @@ fn merge_of_reverse_sorted_and_equal_runs() {
     let same = vec![5u32; 333];
     for isa in Isa::available() {
         let mut out = vec![0; 1777];
-        merge_isa(isa, &a, &b, &mut out).unwrap();
+        merge(Exec::from(isa), &a, &b, &mut out).unwrap();
         assert_eq!(out, (0..1777).collect::<Vec<_>>());
-        merge_isa(isa, &b, &a, &mut out).unwrap();
+        merge(Exec::from(isa), &b, &a, &mut out).unwrap();
         assert_eq!(out, (0..1777).collect::<Vec<_>>());
-        merge_isa(isa, &a, &rev, &mut out).unwrap();
+        merge(Exec::from(isa), &a, &rev, &mut out).unwrap();
         let mut s = out.clone();
         s.sort();
         let mut e = [a.clone(), rev.clone()].concat();
         e.sort();
         assert_eq!(s, e);
         let mut out = vec![0; 666];
-        merge_isa(isa, &same, &same, &mut out).unwrap();
+        merge(Exec::from(isa), &same, &same, &mut out).unwrap();
         assert!(out.iter().all(|&x| x == 5));
     }
 }
@@ -424,7 +423,10 @@ fn merge_of_reverse_sorted_and_equal_runs() {
 fn merge_errors_are_reported_and_nothing_is_written() {
     let (a, b) = ([1u32, 3], [2u32]);
     let mut out = [7u32; 4];
-    assert_eq!(merge(&a, &b, &mut out), Err(DimError::Length { operand: "out", expected: 3, got: 4 }));
+    assert_eq!(
+        merge(Exec::new(), &a, &b, &mut out),
+        Err(DimError::Length { operand: "out", expected: 3, got: 4 })
+    );
     assert_eq!(
         serial_merge(&a, &b, &mut out[..2]),
         Err(DimError::Length { operand: "out", expected: 3, got: 2 })
@@ -432,49 +434,55 @@ fn merge_errors_are_reported_and_nothing_is_written() {
     assert_eq!(out, [7; 4]);
     let mut splits = [(9, 9); 3];
     assert_eq!(
-        merge_path_partition(&a, &b, 3, &mut splits),
+        merge_path_partition(Exec::new(), &a, &b, 3, &mut splits),
         Err(DimError::BufferTooSmall { buffer: "splits", needed: 4, got: 3 })
     );
     assert_eq!(
-        merge_path_partition(&a, &b, 0, &mut splits),
+        merge_path_partition(Exec::new(), &a, &b, 0, &mut splits),
         Err(DimError::Parameter { name: "parts", value: 0 })
     );
     assert_eq!(
-        merge_path_partition(&a, &b, usize::MAX, &mut splits),
+        merge_path_partition(Exec::new(), &a, &b, usize::MAX, &mut splits),
         Err(DimError::BufferTooSmall { buffer: "splits", needed: usize::MAX, got: 3 })
     );
     assert_eq!(splits, [(9, 9); 3]);
     let isa = Isa::Portable;
     assert_eq!(
-        merge_piece_isa(isa, &a, &b, (0, 0), (3, 0), &mut out[..3]),
+        merge_piece(Exec::from(isa), &a, &b, (0, 0), (3, 0), &mut out[..3]),
         Err(DimError::Parameter { name: "end.0", value: 3 })
     );
     assert_eq!(
-        merge_piece_isa(isa, &a, &b, (2, 0), (1, 1), &mut out[..2]),
+        merge_piece(Exec::from(isa), &a, &b, (2, 0), (1, 1), &mut out[..2]),
         Err(DimError::Parameter { name: "start.0", value: 2 })
     );
     assert_eq!(
-        merge_piece_isa(isa, &a, &b, (0, 0), (1, 1), &mut out[..3]),
+        merge_piece(Exec::from(isa), &a, &b, (0, 0), (1, 1), &mut out[..3]),
         Err(DimError::Length { operand: "out", expected: 2, got: 3 })
     );
     assert_eq!(
-        ranking_merge_isa(isa, &[3u32, 1], &b, &mut out[..3]),
+        ranking_merge(Exec::from(isa), &[3u32, 1], &b, &mut out[..3]),
         Err(DimError::Unsorted { operand: "a", position: 1 })
     );
     assert_eq!(
-        merge_pairs_isa(isa, &a, &[0u8], &b, &[0u8], &mut out[..3], &mut [0u8; 3]),
+        merge_pairs(Exec::from(isa), &a, &[0u8], &b, &[0u8], &mut out[..3], &mut [0u8; 3]),
         Err(DimError::Length { operand: "a_vals", expected: 2, got: 1 })
     );
     assert_eq!(out, [7; 4]);
     if let Some(isa) = unavailable_isa() {
-        assert_eq!(merge_isa(isa, &a, &b, &mut out[..3]), Err(DimError::IsaUnavailable { isa }));
-        assert_eq!(ranking_merge_isa(isa, &a, &b, &mut out[..3]), Err(DimError::IsaUnavailable { isa }));
+        assert_eq!(merge(Exec::from(isa), &a, &b, &mut out[..3]), Err(DimError::IsaUnavailable { isa }));
         assert_eq!(
-            merge_path_partition_isa(isa, &a, &b, 1, &mut splits),
+            ranking_merge(Exec::from(isa), &a, &b, &mut out[..3]),
             Err(DimError::IsaUnavailable { isa })
         );
-        assert_eq!(DHeap::<u32>::new_isa(isa, &mut [0; 4]).err(), Some(DimError::IsaUnavailable { isa }));
-        assert_eq!(k_select_isa(isa, &a, 1, &mut out), Err(DimError::IsaUnavailable { isa }));
+        assert_eq!(
+            merge_path_partition(Exec::from(isa), &a, &b, 1, &mut splits),
+            Err(DimError::IsaUnavailable { isa })
+        );
+        assert_eq!(
+            DHeap::<u32>::new(Exec::from(isa), &mut [0; 4]).err(),
+            Some(DimError::IsaUnavailable { isa })
+        );
+        assert_eq!(k_select(Exec::from(isa), &a, 1, &mut out), Err(DimError::IsaUnavailable { isa }));
     }
     // A split beyond the inputs is clamped, never out of bounds.
     assert_eq!(merge_path_split(&a, &b, 99), (2, 1));
@@ -543,7 +551,7 @@ fn check_heap_ops<K: TestKey, O: HeapOrder>(ops: &[Op<K>], cap: usize) -> Result
     let mut layouts: Vec<(usize, Vec<u64>)> = Vec::new();
     for isa in Isa::available() {
         let mut buf = vec![K::filler(); cap];
-        let mut h = DHeap::<K, O>::new_isa(isa, &mut buf).unwrap();
+        let mut h = DHeap::<K, O>::new(Exec::from(isa), &mut buf).unwrap();
         let d = h.arity();
         prop_assert_eq!(d, arity::<K>(isa));
         let mut model: Vec<K> = Vec::new();
@@ -624,7 +632,7 @@ fn check_heapify<K: TestKey, O: HeapOrder>(data: &[K]) -> Result<(), TestCaseErr
     }
     for isa in Isa::available() {
         let mut buf = data.to_vec();
-        let h = DHeap::<K, O>::from_slice_isa(isa, &mut buf).unwrap();
+        let h = DHeap::<K, O>::from_slice(Exec::from(isa), &mut buf).unwrap();
         prop_assert!(h.is_full());
         check_heap_order::<K, O>(h.as_slice(), h.arity())?;
         prop_assert_eq!(bits(h.into_sorted()), bits(&expected), "heapify + into_sorted on {}", isa);
@@ -632,7 +640,7 @@ fn check_heapify<K: TestKey, O: HeapOrder>(data: &[K]) -> Result<(), TestCaseErr
         // A prefix heap keeps the rest as capacity.
         let mut buf = data.to_vec();
         let half = data.len() / 2;
-        let mut h = DHeap::<K, O>::from_prefix_isa(isa, &mut buf, half).unwrap();
+        let mut h = DHeap::<K, O>::from_prefix(Exec::from(isa), &mut buf, half).unwrap();
         check_heap_order::<K, O>(h.as_slice(), h.arity())?;
         prop_assert_eq!(h.capacity() - h.len(), data.len() - half);
         for &k in &data[half..] {
@@ -652,25 +660,25 @@ fn check_k_select<K: TestKey>(data: &[K], k_seed: usize) -> Result<(), TestCaseE
     let pivot = if k > 0 { Some(*nth.select_nth_unstable_by(k - 1, |x, y| x.key_cmp(y)).1) } else { None };
     for isa in Isa::available() {
         let mut out = vec![K::filler(); k + 2];
-        let r = k_select_isa(isa, data, k, &mut out).unwrap();
+        let r = k_select(Exec::from(isa), data, k, &mut out).unwrap();
         prop_assert_eq!(r.map(|x| x.bits()), pivot.map(|x| x.bits()), "k-th smallest on {}", isa);
         prop_assert_eq!(bits(&sorted(out[..k].to_vec())), bits(&s[..k]), "k smallest on {}", isa);
         check_heap_order::<K, Max>(&out[..k], arity::<K>(isa))?;
         prop_assert!(out[k..].iter().all(|x| x.bits() == K::filler().bits()), "wrote past k");
 
-        let r = k_largest_isa(isa, data, k, &mut out).unwrap();
+        let r = k_largest(Exec::from(isa), data, k, &mut out).unwrap();
         let top: Vec<K> = s[s.len() - k..].to_vec();
         prop_assert_eq!(r.map(|x| x.bits()), top.first().map(|x| x.bits()), "k-th largest on {}", isa);
         prop_assert_eq!(bits(&sorted(out[..k].to_vec())), bits(&top), "k largest on {}", isa);
         check_heap_order::<K, Min>(&out[..k], arity::<K>(isa))?;
 
         prop_assert_eq!(
-            k_select_isa(isa, data, data.len() + 1, &mut out),
+            k_select(Exec::from(isa), data, data.len() + 1, &mut out),
             Err(DimError::Parameter { name: "k", value: data.len() + 1 })
         );
         if k > 0 {
             prop_assert_eq!(
-                k_select_isa(isa, data, k, &mut out[..k - 1]),
+                k_select(Exec::from(isa), data, k, &mut out[..k - 1]),
                 Err(DimError::BufferTooSmall { buffer: "out", needed: k, got: k - 1 })
             );
         }
@@ -684,7 +692,7 @@ fn check_batch<K: TestKey>(data: &[K], list_len: usize, k: usize) -> Result<(), 
     let data = &data[..lists * list_len];
     for isa in Isa::available() {
         let mut out = vec![K::filler(); lists * k];
-        k_select_batch_isa(isa, data, list_len, k, &mut out).unwrap();
+        k_select_batch(Exec::from(isa), data, list_len, k, &mut out).unwrap();
         for (l, o) in data.chunks_exact(list_len).zip(out.chunks_exact(k.max(1))) {
             let s = sorted(l.to_vec());
             prop_assert_eq!(bits(&sorted(o[..k].to_vec())), bits(&s[..k]));
@@ -697,7 +705,7 @@ fn check_batch<K: TestKey>(data: &[K], list_len: usize, k: usize) -> Result<(), 
 fn check_pairs_heap<K: TestKey, O: HeapOrder>(ops: &[Op<K>], cap: usize) -> Result<(), TestCaseError> {
     for isa in Isa::available() {
         let (mut kb, mut vb) = (vec![K::filler(); cap], vec![u32::MAX; cap]);
-        let mut h = DHeapPairs::<K, u32, O>::new_isa(isa, &mut kb, &mut vb).unwrap();
+        let mut h = DHeapPairs::<K, u32, O>::new(Exec::from(isa), &mut kb, &mut vb).unwrap();
         let mut model: Vec<(K, u32)> = Vec::new();
         let mut next = 0u32;
         for op in ops {
@@ -837,12 +845,12 @@ fn k_select_on_a_large_input_matches_select_nth_unstable() {
         expected.sort();
         for isa in Isa::available() {
             let mut out = vec![0; k];
-            assert_eq!(k_select_isa(isa, &data, k, &mut out), Ok(Some(pivot)));
+            assert_eq!(k_select(Exec::from(isa), &data, k, &mut out), Ok(Some(pivot)));
             out.sort();
             assert_eq!(out, expected, "{isa} k = {k}");
         }
         let mut out = vec![0; k];
-        assert_eq!(k_select(&data, k, &mut out), Ok(Some(pivot)));
+        assert_eq!(k_select(Exec::new(), &data, k, &mut out), Ok(Some(pivot)));
     }
 }
 
@@ -850,7 +858,7 @@ fn k_select_on_a_large_input_matches_select_nth_unstable() {
 fn heap_edge_cases() {
     for isa in Isa::available() {
         // Capacity 0: every push fails, every pop is None.
-        let mut h = DHeap::<u32>::new_isa(isa, &mut []).unwrap();
+        let mut h = DHeap::<u32>::new(Exec::from(isa), &mut []).unwrap();
         assert_eq!(h.push(1), Err(DimError::BufferTooSmall { buffer: "heap", needed: 1, got: 0 }));
         assert_eq!(h.pop(), None);
         assert_eq!(h.peek(), None);
@@ -859,32 +867,32 @@ fn heap_edge_cases() {
         // Prefix longer than the buffer.
         let mut buf = [1u64, 2];
         assert_eq!(
-            DHeap::<u64>::from_prefix_isa(isa, &mut buf, 3).err(),
+            DHeap::<u64>::from_prefix(Exec::from(isa), &mut buf, 3).err(),
             Some(DimError::BufferTooSmall { buffer: "buf", needed: 3, got: 2 })
         );
         // Mismatched key/value buffers.
         let (mut k, mut v) = ([0u32; 3], [0u8; 2]);
         assert_eq!(
-            DHeapPairs::<u32, u8>::new_isa(isa, &mut k, &mut v).err(),
+            DHeapPairs::<u32, u8>::new(Exec::from(isa), &mut k, &mut v).err(),
             Some(DimError::Length { operand: "vals", expected: 3, got: 2 })
         );
         // Batch errors.
         let data = [1.0f32; 10];
         let mut out = [0.0f32; 10];
         assert_eq!(
-            k_select_batch_isa(isa, &data, 0, 1, &mut out),
+            k_select_batch(Exec::from(isa), &data, 0, 1, &mut out),
             Err(DimError::Parameter { name: "list_len", value: 0 })
         );
         assert_eq!(
-            k_select_batch_isa(isa, &data, 5, 6, &mut out),
+            k_select_batch(Exec::from(isa), &data, 5, 6, &mut out),
             Err(DimError::Parameter { name: "k", value: 6 })
         );
         assert_eq!(
-            k_select_batch_isa(isa, &data, 3, 1, &mut out),
+            k_select_batch(Exec::from(isa), &data, 3, 1, &mut out),
             Err(DimError::Length { operand: "data", expected: 9, got: 10 })
         );
         assert_eq!(
-            k_select_batch_isa(isa, &data, 2, 2, &mut out[..9]),
+            k_select_batch(Exec::from(isa), &data, 2, 2, &mut out[..9]),
             Err(DimError::BufferTooSmall { buffer: "out", needed: 10, got: 9 })
         );
         // An aligned heap starts where its child groups sit on d * size bytes.
@@ -893,7 +901,7 @@ fn heap_edge_cases() {
         let s = aligned_offset(isa, &store);
         assert!(s < d);
         assert_eq!((store[s + 1..].as_ptr() as usize) % (8 * d), 0);
-        let mut h = DHeap::<u64, Min>::new_aligned_isa(isa, &mut store).unwrap();
+        let mut h = DHeap::<u64, Min>::new_aligned(Exec::from(isa), &mut store).unwrap();
         assert_eq!(h.capacity(), 100 - s);
         for k in (0..50u64).rev() {
             h.push(k * 7 % 50).unwrap();
@@ -902,7 +910,7 @@ fn heap_edge_cases() {
         assert_eq!(aligned_offset(isa, &store[..0]), 0);
         // NaNs take their total-order places in both heap orders.
         let mut buf = [f64::NAN, -f64::NAN, 0.0, -0.0, f64::INFINITY, f64::NEG_INFINITY];
-        let sorted = DHeap::<f64, Max>::from_slice_isa(isa, &mut buf).unwrap().into_sorted();
+        let sorted = DHeap::<f64, Max>::from_slice(Exec::from(isa), &mut buf).unwrap().into_sorted();
         let b: Vec<u64> = sorted.iter().map(|x| x.to_bits()).collect();
         let e: Vec<u64> = [-f64::NAN, f64::NEG_INFINITY, -0.0, 0.0, f64::INFINITY, f64::NAN]
             .iter()

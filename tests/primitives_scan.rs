@@ -11,15 +11,15 @@
 #![allow(clippy::needless_range_loop)]
 
 use proptest::prelude::*;
+use spblas::Exec;
 use spblas::Isa;
+use spblas::TUNING;
 use spblas::primitives::scan::{
-    STREAM_MIN_BYTES, ScanElem, exclusive_scan_into_isa, exclusive_scan_isa, inclusive_scan_into_isa,
-    inclusive_scan_isa, reduce_isa,
+    ScanElem, exclusive_scan, exclusive_scan_into, inclusive_scan, inclusive_scan_into, reduce,
 };
 use spblas::primitives::segmented::{
-    HeadFlags, seg_offset_from_heads, segmented_exclusive_scan_into_isa, segmented_exclusive_scan_isa,
-    segmented_scan_into_isa, segmented_scan_isa, segmented_sum_into_isa, segmented_sum_isa,
-    segmented_sum_seg_offset_isa,
+    HeadFlags, seg_offset_from_heads, segmented_exclusive_scan, segmented_exclusive_scan_into,
+    segmented_scan, segmented_scan_into, segmented_sum, segmented_sum_into, segmented_sum_seg_offset,
 };
 use spblas::{DimError, primitives::segmented};
 
@@ -189,24 +189,24 @@ fn check_scans<T: Ref>(x: &[T]) -> Result<(), TestCaseError> {
     let incl = ref_inclusive(x);
     let (excl, total) = ref_exclusive(x);
     for isa in Isa::available() {
-        let r = reduce_isa(isa, x).unwrap();
+        let r = reduce(Exec::from(isa), x).unwrap();
         prop_assert!(T::ok(r, total), "reduce on {}: got {:?}, want {:?}", isa, r, total);
 
         let mut v = x.to_vec();
-        inclusive_scan_isa(isa, &mut v).unwrap();
+        inclusive_scan(Exec::from(isa), &mut v).unwrap();
         expect_all("inclusive_scan", isa, &v, &incl)?;
 
         let mut d = vec![zero::<T>(); x.len()];
-        inclusive_scan_into_isa(isa, x, &mut d).unwrap();
+        inclusive_scan_into(Exec::from(isa), x, &mut d).unwrap();
         prop_assert!(d == v, "inclusive_scan_into differs from in place on {}", isa);
 
         let mut v = x.to_vec();
-        let t = exclusive_scan_isa(isa, &mut v).unwrap();
+        let t = exclusive_scan(Exec::from(isa), &mut v).unwrap();
         expect_all("exclusive_scan", isa, &v, &excl)?;
         prop_assert!(T::ok(t, total), "exclusive_scan total on {}: got {:?}, want {:?}", isa, t, total);
 
         let mut d = vec![zero::<T>(); x.len()];
-        let t2 = exclusive_scan_into_isa(isa, x, &mut d).unwrap();
+        let t2 = exclusive_scan_into(Exec::from(isa), x, &mut d).unwrap();
         prop_assert!(d == v && t2 == t, "exclusive_scan_into differs from in place on {}", isa);
     }
     Ok(())
@@ -228,9 +228,9 @@ fn check_segmented<T: Ref>(x: &[T], flags: &[bool]) -> Result<(), TestCaseError>
         {
             let run = |v: &mut [T], f: HeadFlags<'_>| {
                 if exclusive {
-                    segmented_exclusive_scan_isa(isa, v, f)
+                    segmented_exclusive_scan(Exec::from(isa), v, f)
                 } else {
-                    segmented_scan_isa(isa, v, f)
+                    segmented_scan(Exec::from(isa), v, f)
                 }
             };
             let mut v = x.to_vec();
@@ -241,15 +241,15 @@ fn check_segmented<T: Ref>(x: &[T], flags: &[bool]) -> Result<(), TestCaseError>
             prop_assert!(w == v, "{} with bit flags differs on {}", name, isa);
             let mut d = vec![zero::<T>(); n];
             if exclusive {
-                segmented_exclusive_scan_into_isa(isa, x, bits, &mut d).unwrap();
+                segmented_exclusive_scan_into(Exec::from(isa), x, bits, &mut d).unwrap();
             } else {
-                segmented_scan_into_isa(isa, x, bits, &mut d).unwrap();
+                segmented_scan_into(Exec::from(isa), x, bits, &mut d).unwrap();
             }
             prop_assert!(d == v, "{}_into differs on {}", name, isa);
         }
 
         let mut v = x.to_vec();
-        segmented_sum_isa(isa, &mut v, flags).unwrap();
+        segmented_sum(Exec::from(isa), &mut v, flags).unwrap();
         for (i, (&g, w)) in v.iter().zip(&sums).enumerate() {
             match w {
                 Some(w) => prop_assert!(
@@ -266,14 +266,14 @@ fn check_segmented<T: Ref>(x: &[T], flags: &[bool]) -> Result<(), TestCaseError>
             }
         }
         let mut w = x.to_vec();
-        segmented_sum_isa(isa, &mut w, bits).unwrap();
+        segmented_sum(Exec::from(isa), &mut w, bits).unwrap();
         prop_assert!(w == v, "segmented_sum with bit flags differs on {}", isa);
         let mut d = vec![zero::<T>(); n];
-        segmented_sum_into_isa(isa, x, flags, &mut d).unwrap();
+        segmented_sum_into(Exec::from(isa), x, flags, &mut d).unwrap();
         prop_assert!(d == v, "segmented_sum_into differs on {}", isa);
 
         let mut d = vec![zero::<T>(); n];
-        segmented_sum_seg_offset_isa(isa, x, &offs, &mut d).unwrap();
+        segmented_sum_seg_offset(Exec::from(isa), x, &offs, &mut d).unwrap();
         expect_all("segmented_sum_seg_offset", isa, &d, &fast)?;
     }
     Ok(())
@@ -286,7 +286,7 @@ fn check_seg_offset_any<T: Ref>(x: &[T], raw: &[u32]) -> Result<(), TestCaseErro
     let want = ref_seg_offset(x, &offs);
     for isa in Isa::available() {
         let mut d = vec![zero::<T>(); n];
-        segmented_sum_seg_offset_isa(isa, x, &offs, &mut d).unwrap();
+        segmented_sum_seg_offset(Exec::from(isa), x, &offs, &mut d).unwrap();
         expect_all("segmented_sum_seg_offset", isa, &d, &want)?;
     }
     Ok(())
@@ -394,19 +394,19 @@ proptest! {
         let xd: Vec<f64> = x.iter().map(|&v| v as f64).collect();
         let xi: Vec<i64> = x.iter().map(|&v| v as i64).collect();
         let mut want = xi.clone();
-        spblas::primitives::scan::inclusive_scan_isa(Isa::Portable, &mut want).unwrap();
+        spblas::primitives::scan::inclusive_scan(Exec::from(Isa::Portable), &mut want).unwrap();
         for isa in Isa::available() {
             let (mut a, mut b) = (xf.clone(), xd.clone());
-            inclusive_scan_isa(isa, &mut a).unwrap();
-            inclusive_scan_isa(isa, &mut b).unwrap();
+            inclusive_scan(Exec::from(isa), &mut a).unwrap();
+            inclusive_scan(Exec::from(isa), &mut b).unwrap();
             for i in 0..x.len() {
                 prop_assert_eq!(a[i], want[i] as f32, "f32 on {} at {}", isa, i);
                 prop_assert_eq!(b[i], want[i] as f64, "f64 on {} at {}", isa, i);
             }
-            prop_assert_eq!(reduce_isa(isa, &xf).unwrap(), want.last().copied().unwrap_or(0) as f32);
+            prop_assert_eq!(reduce(Exec::from(isa), &xf).unwrap(), want.last().copied().unwrap_or(0) as f32);
             let (mut a, mut b) = (xf.clone(), xd.clone());
-            exclusive_scan_isa(isa, &mut a).unwrap();
-            exclusive_scan_isa(isa, &mut b).unwrap();
+            exclusive_scan(Exec::from(isa), &mut a).unwrap();
+            exclusive_scan(Exec::from(isa), &mut b).unwrap();
             for i in 0..x.len() {
                 let w = if i == 0 { 0 } else { want[i - 1] };
                 prop_assert_eq!(a[i], w as f32, "exclusive f32 on {} at {}", isa, i);
@@ -449,21 +449,21 @@ proptest! {
         for isa in Isa::available() {
             for op in 0..4 {
                 let run_i = |v: &mut Vec<i64>| match op {
-                    0 => segmented_scan_isa(Isa::Portable, v, &f),
-                    1 => segmented_exclusive_scan_isa(Isa::Portable, v, &f),
-                    2 => segmented_sum_isa(Isa::Portable, v, &f),
-                    _ => { let s = v.clone(); segmented_sum_seg_offset_isa(Isa::Portable, &s, &offs, v) }
+                    0 => segmented_scan(Exec::from(Isa::Portable), v, &f),
+                    1 => segmented_exclusive_scan(Exec::from(Isa::Portable), v, &f),
+                    2 => segmented_sum(Exec::from(Isa::Portable), v, &f),
+                    _ => { let s = v.clone(); segmented_sum_seg_offset(Exec::from(Isa::Portable), &s, &offs, v) }
                 };
                 let mut want = xi.clone();
                 run_i(&mut want).unwrap();
                 let (mut a, mut b) = (xf.clone(), xd.clone());
                 match op {
-                    0 => { segmented_scan_isa(isa, &mut a, &f).unwrap(); segmented_scan_isa(isa, &mut b, &f).unwrap(); }
-                    1 => { segmented_exclusive_scan_isa(isa, &mut a, &f).unwrap(); segmented_exclusive_scan_isa(isa, &mut b, &f).unwrap(); }
-                    2 => { segmented_sum_isa(isa, &mut a, &f).unwrap(); segmented_sum_isa(isa, &mut b, &f).unwrap(); }
+                    0 => { segmented_scan(Exec::from(isa), &mut a, &f).unwrap(); segmented_scan(Exec::from(isa), &mut b, &f).unwrap(); }
+                    1 => { segmented_exclusive_scan(Exec::from(isa), &mut a, &f).unwrap(); segmented_exclusive_scan(Exec::from(isa), &mut b, &f).unwrap(); }
+                    2 => { segmented_sum(Exec::from(isa), &mut a, &f).unwrap(); segmented_sum(Exec::from(isa), &mut b, &f).unwrap(); }
                     _ => {
-                        segmented_sum_seg_offset_isa(isa, &xf, &offs, &mut a).unwrap();
-                        segmented_sum_seg_offset_isa(isa, &xd, &offs, &mut b).unwrap();
+                        segmented_sum_seg_offset(Exec::from(isa), &xf, &offs, &mut a).unwrap();
+                        segmented_sum_seg_offset(Exec::from(isa), &xd, &offs, &mut b).unwrap();
                     }
                 }
                 for i in 0..x.len() {
@@ -510,10 +510,10 @@ proptest! {
 fn thesis_scan_example_on_every_isa() {
     for isa in Isa::available() {
         let mut v = [3u32, 6, 7, 8, 9, 12];
-        inclusive_scan_isa(isa, &mut v).unwrap();
+        inclusive_scan(Exec::from(isa), &mut v).unwrap();
         assert_eq!(v, [3, 9, 16, 24, 33, 45]);
         let mut v = [3.0f64, 6.0, 7.0, 8.0, 9.0, 12.0];
-        assert_eq!(exclusive_scan_isa(isa, &mut v).unwrap(), 45.0);
+        assert_eq!(exclusive_scan(Exec::from(isa), &mut v).unwrap(), 45.0);
         assert_eq!(v, [0.0, 3.0, 9.0, 16.0, 24.0, 33.0]);
     }
 }
@@ -528,13 +528,13 @@ fn fast_segmented_sum_example_on_every_isa() {
     assert_eq!(offs, [2, 0, 0, 1, 0, 0]);
     for isa in Isa::available() {
         let mut dst = [0.0f32; 6];
-        segmented_sum_seg_offset_isa(isa, &src, &offs, &mut dst).unwrap();
+        segmented_sum_seg_offset(Exec::from(isa), &src, &offs, &mut dst).unwrap();
         assert_eq!(dst, [6.0, 2.0, 3.0, 9.0, 5.0, 6.0]);
         let mut v = src;
-        segmented_sum_isa(isa, &mut v, &heads).unwrap();
+        segmented_sum(Exec::from(isa), &mut v, &heads).unwrap();
         assert_eq!(v, [6.0, 0.0, 0.0, 9.0, 0.0, 6.0]);
         let mut v = src;
-        segmented_exclusive_scan_isa(isa, &mut v, &heads).unwrap();
+        segmented_exclusive_scan(Exec::from(isa), &mut v, &heads).unwrap();
         assert_eq!(v, [0.0, 1.0, 3.0, 0.0, 4.0, 0.0]);
     }
 }
@@ -544,10 +544,10 @@ fn unflagged_first_element_starts_a_segment() {
     let heads = [false, false, true, false];
     for isa in Isa::available() {
         let mut v = [1u64, 2, 3, 4];
-        segmented_sum_isa(isa, &mut v, &heads).unwrap();
+        segmented_sum(Exec::from(isa), &mut v, &heads).unwrap();
         assert_eq!(v, [3, 0, 7, 0]);
         let mut v = [1u64, 2, 3, 4];
-        segmented_scan_isa(isa, &mut v, &heads).unwrap();
+        segmented_scan(Exec::from(isa), &mut v, &heads).unwrap();
         assert_eq!(v, [1, 3, 3, 7]);
     }
 }
@@ -556,12 +556,12 @@ fn unflagged_first_element_starts_a_segment() {
 fn empty_inputs_are_fine_on_every_isa() {
     for isa in Isa::available() {
         let mut e: [f64; 0] = [];
-        assert_eq!(reduce_isa(isa, &e).unwrap(), 0.0);
-        inclusive_scan_isa(isa, &mut e).unwrap();
-        assert_eq!(exclusive_scan_isa(isa, &mut e).unwrap(), 0.0);
-        segmented_scan_isa(isa, &mut e, &[]).unwrap();
-        segmented_sum_isa(isa, &mut e, HeadFlags::bits(&[], 0).unwrap()).unwrap();
-        segmented_sum_seg_offset_isa(isa, &[] as &[f64], &[], &mut e).unwrap();
+        assert_eq!(reduce(Exec::from(isa), &e).unwrap(), 0.0);
+        inclusive_scan(Exec::from(isa), &mut e).unwrap();
+        assert_eq!(exclusive_scan(Exec::from(isa), &mut e).unwrap(), 0.0);
+        segmented_scan(Exec::from(isa), &mut e, &[]).unwrap();
+        segmented_sum(Exec::from(isa), &mut e, HeadFlags::bits(&[], 0).unwrap()).unwrap();
+        segmented_sum_seg_offset(Exec::from(isa), &[] as &[f64], &[], &mut e).unwrap();
     }
 }
 
@@ -570,13 +570,13 @@ fn unavailable_isa_is_an_error_and_writes_nothing() {
     let Some(isa) = Isa::ALL.into_iter().find(|i| !i.is_available()) else { return };
     let err = Err(DimError::IsaUnavailable { isa });
     let mut v = [1u32, 2, 3];
-    assert_eq!(reduce_isa(isa, &v), err.map(|()| 0));
-    assert_eq!(inclusive_scan_isa(isa, &mut v), err);
-    assert_eq!(exclusive_scan_isa(isa, &mut v), err.map(|()| 0));
-    assert_eq!(segmented_scan_isa(isa, &mut v, &[true, false, true]), err);
-    assert_eq!(segmented_sum_isa(isa, &mut v, &[true, false, true]), err);
+    assert_eq!(reduce(Exec::from(isa), &v), err.map(|()| 0));
+    assert_eq!(inclusive_scan(Exec::from(isa), &mut v), err);
+    assert_eq!(exclusive_scan(Exec::from(isa), &mut v), err.map(|()| 0));
+    assert_eq!(segmented_scan(Exec::from(isa), &mut v, &[true, false, true]), err);
+    assert_eq!(segmented_sum(Exec::from(isa), &mut v, &[true, false, true]), err);
     let mut d = [9u32; 3];
-    assert_eq!(segmented_sum_seg_offset_isa(isa, &[1, 2, 3], &[0, 0, 0], &mut d), err);
+    assert_eq!(segmented_sum_seg_offset(Exec::from(isa), &[1, 2, 3], &[0, 0, 0], &mut d), err);
     assert_eq!(v, [1, 2, 3]);
     assert_eq!(d, [9; 3]);
 }
@@ -587,21 +587,21 @@ fn wrong_lengths_are_errors_and_write_nothing() {
     let src = [1.0f64, 2.0, 3.0];
     let mut dst = [9.0f64; 2];
     assert_eq!(
-        inclusive_scan_into_isa(isa, &src, &mut dst),
+        inclusive_scan_into(Exec::from(isa), &src, &mut dst),
         Err(DimError::Length { operand: "dst", expected: 3, got: 2 })
     );
     assert_eq!(
-        exclusive_scan_into_isa(isa, &src, &mut dst),
+        exclusive_scan_into(Exec::from(isa), &src, &mut dst),
         Err(DimError::Length { operand: "dst", expected: 3, got: 2 })
     );
     assert_eq!(dst, [9.0; 2]);
     let mut v = src;
     assert_eq!(
-        segmented_scan_isa(isa, &mut v, &[true, false]),
+        segmented_scan(Exec::from(isa), &mut v, &[true, false]),
         Err(DimError::Length { operand: "head_flags", expected: 3, got: 2 })
     );
     assert_eq!(
-        segmented_sum_isa(isa, &mut v, HeadFlags::bits(&[0b101], 4).unwrap()),
+        segmented_sum(Exec::from(isa), &mut v, HeadFlags::bits(&[0b101], 4).unwrap()),
         Err(DimError::Length { operand: "head_flags", expected: 3, got: 4 })
     );
     assert_eq!(v, src);
@@ -611,15 +611,15 @@ fn wrong_lengths_are_errors_and_write_nothing() {
     );
     let mut d = [9.0f64; 3];
     assert_eq!(
-        segmented_sum_seg_offset_isa(isa, &src, &[0, 0], &mut d),
+        segmented_sum_seg_offset(Exec::from(isa), &src, &[0, 0], &mut d),
         Err(DimError::Length { operand: "seg_offset", expected: 3, got: 2 })
     );
     assert_eq!(
-        segmented_sum_seg_offset_isa(isa, &src, &[1, 2, 0], &mut d),
+        segmented_sum_seg_offset(Exec::from(isa), &src, &[1, 2, 0], &mut d),
         Err(DimError::OutOfRange { operand: "seg_offset", position: 1, value: 2, max: 1 })
     );
     assert_eq!(
-        segmented_sum_seg_offset_isa(isa, &src, &[0, 0, u32::MAX], &mut d),
+        segmented_sum_seg_offset(Exec::from(isa), &src, &[0, 0, u32::MAX], &mut d),
         Err(DimError::OutOfRange { operand: "seg_offset", position: 2, value: u32::MAX as usize, max: 0 })
     );
     assert_eq!(d, [9.0; 3]);
@@ -634,14 +634,14 @@ fn wrong_lengths_are_errors_and_write_nothing() {
 #[test]
 fn plain_forms_use_the_detected_isa() {
     let mut v = vec![1u32; 1000];
-    assert_eq!(spblas::primitives::scan::reduce(&v), 1000);
-    assert_eq!(spblas::primitives::scan::exclusive_scan(&mut v), 1000);
+    assert_eq!(spblas::primitives::scan::reduce(Exec::new(), &v), Ok(1000));
+    assert_eq!(spblas::primitives::scan::exclusive_scan(Exec::new(), &mut v), Ok(1000));
     assert_eq!(v[999], 999);
-    spblas::primitives::scan::inclusive_scan(&mut v);
+    spblas::primitives::scan::inclusive_scan(Exec::new(), &mut v).unwrap();
     assert_eq!(v[999], 999 * 1000 / 2);
     let flags: Vec<bool> = (0..1000).map(|i: usize| i.is_multiple_of(10)).collect();
     let mut w = vec![1.0f32; 1000];
-    segmented::segmented_sum(&mut w, &flags).unwrap();
+    segmented::segmented_sum(Exec::new(), &mut w, &flags).unwrap();
     assert!(w.iter().enumerate().all(|(i, &s)| s == if i.is_multiple_of(10) { 10.0 } else { 0.0 }));
 }
 
@@ -652,7 +652,7 @@ fn plain_forms_use_the_detected_isa() {
 #[test]
 fn large_outputs_stream_and_match_portable() {
     fn run<T: ScanElem + From<u8> + PartialEq + std::fmt::Debug>() {
-        let n = STREAM_MIN_BYTES / size_of::<T>() + 37;
+        let n = TUNING.stream_min_bytes / size_of::<T>() + 37;
         let mut s = 0x2545_f491_4f6c_dd1du64;
         let mut next = move || {
             s ^= s << 13;
@@ -666,16 +666,16 @@ fn large_outputs_stream_and_match_portable() {
         let bits = HeadFlags::bits(&words, n).unwrap();
         type Kernel<'a, T> = &'a dyn Fn(Isa, &[T], &mut [T]);
         let kernels: [(&str, Kernel<'_, T>); 6] = [
-            ("inclusive", &|isa, x, d| inclusive_scan_into_isa(isa, x, d).unwrap()),
+            ("inclusive", &|isa, x, d| inclusive_scan_into(Exec::from(isa), x, d).unwrap()),
             ("exclusive", &|isa, x, d| {
-                exclusive_scan_into_isa(isa, x, d).unwrap();
+                exclusive_scan_into(Exec::from(isa), x, d).unwrap();
             }),
-            ("segmented scan", &|isa, x, d| segmented_scan_into_isa(isa, x, &flags, d).unwrap()),
+            ("segmented scan", &|isa, x, d| segmented_scan_into(Exec::from(isa), x, &flags, d).unwrap()),
             ("segmented exclusive", &|isa, x, d| {
-                segmented_exclusive_scan_into_isa(isa, x, &flags, d).unwrap()
+                segmented_exclusive_scan_into(Exec::from(isa), x, &flags, d).unwrap()
             }),
-            ("segmented sum", &|isa, x, d| segmented_sum_into_isa(isa, x, &flags, d).unwrap()),
-            ("segmented sum bits", &|isa, x, d| segmented_sum_into_isa(isa, x, bits, d).unwrap()),
+            ("segmented sum", &|isa, x, d| segmented_sum_into(Exec::from(isa), x, &flags, d).unwrap()),
+            ("segmented sum bits", &|isa, x, d| segmented_sum_into(Exec::from(isa), x, bits, d).unwrap()),
         ];
         let lanes = 64 / size_of::<T>();
         for (name, f) in kernels {
@@ -709,10 +709,10 @@ fn seg_offset_sum_long_segments_and_far_reaches_match_reference() {
         let want_f = ref_seg_offset(&xf, offs);
         for isa in Isa::available() {
             let mut d = vec![0u32; n];
-            segmented_sum_seg_offset_isa(isa, &x, offs, &mut d).unwrap();
+            segmented_sum_seg_offset(Exec::from(isa), &x, offs, &mut d).unwrap();
             expect_all(what, isa, &d, &want).unwrap();
             let mut d = vec![0.0f64; n];
-            segmented_sum_seg_offset_isa(isa, &xf, offs, &mut d).unwrap();
+            segmented_sum_seg_offset(Exec::from(isa), &xf, offs, &mut d).unwrap();
             expect_all(what, isa, &d, &want_f).unwrap();
         }
     };

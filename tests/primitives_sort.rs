@@ -3,11 +3,9 @@
 
 use proptest::prelude::*;
 use proptest::sample::select;
+use spblas::Exec;
 use spblas::primitives::Key;
-use spblas::primitives::sort::{
-    bitonic_sort, bitonic_sort_isa, bitonic_sort_pairs, bitonic_sort_pairs_isa, odd_even_sort,
-    odd_even_sort_isa, odd_even_sort_pairs, odd_even_sort_pairs_isa,
-};
+use spblas::primitives::sort::{bitonic_sort, bitonic_sort_pairs, odd_even_sort, odd_even_sort_pairs};
 use spblas::{DimError, Isa};
 
 /// Fewer cases under qemu, where every case is emulated.
@@ -25,16 +23,16 @@ const ALGS: [Alg; 2] = [Alg::Bitonic, Alg::OddEven];
 
 fn sort_keys<K: Key>(alg: Alg, isa: Isa, keys: &mut [K]) {
     match alg {
-        Alg::Bitonic => bitonic_sort_isa(isa, keys),
-        Alg::OddEven => odd_even_sort_isa(isa, keys),
+        Alg::Bitonic => bitonic_sort(Exec::from(isa), keys),
+        Alg::OddEven => odd_even_sort(Exec::from(isa), keys),
     }
     .expect("available isa");
 }
 
 fn sort_pairs<K: Key, V: bytemuck::Pod>(alg: Alg, isa: Isa, keys: &mut [K], vals: &mut [V]) {
     match alg {
-        Alg::Bitonic => bitonic_sort_pairs_isa(isa, keys, vals),
-        Alg::OddEven => odd_even_sort_pairs_isa(isa, keys, vals),
+        Alg::Bitonic => bitonic_sort_pairs(Exec::from(isa), keys, vals),
+        Alg::OddEven => odd_even_sort_pairs(Exec::from(isa), keys, vals),
     }
     .expect("available isa, equal lengths");
 }
@@ -364,26 +362,26 @@ fn pairs_with_distinct_keys_give_the_unique_sort() {
     let mut rows: Vec<u32> = (0..6).collect();
     for isa in Isa::available() {
         let (mut k, mut r) = (keys.clone(), rows.clone());
-        bitonic_sort_pairs_isa(isa, &mut k, &mut r).unwrap();
+        bitonic_sort_pairs(Exec::from(isa), &mut k, &mut r).unwrap();
         assert_eq!(r, [5, 1, 0, 3, 2, 4], "{isa}");
         let (mut k, mut r) = (keys.clone(), rows.clone());
-        odd_even_sort_pairs_isa(isa, &mut k, &mut r).unwrap();
+        odd_even_sort_pairs(Exec::from(isa), &mut k, &mut r).unwrap();
         assert_eq!(r, [5, 1, 0, 3, 2, 4], "{isa}");
     }
-    bitonic_sort_pairs(&mut keys, &mut rows).unwrap();
+    bitonic_sort_pairs(Exec::new(), &mut keys, &mut rows).unwrap();
     assert_eq!(rows, [5, 1, 0, 3, 2, 4]);
 }
 
 #[test]
 fn detected_forms_sort() {
     let mut a = [5u32, 1, 4, 1, 3];
-    bitonic_sort(&mut a);
+    bitonic_sort(Exec::new(), &mut a).unwrap();
     assert_eq!(a, [1, 1, 3, 4, 5]);
     let mut b = [2.5f64, -0.0, f64::NAN, 0.0, f64::NEG_INFINITY];
-    odd_even_sort(&mut b);
+    odd_even_sort(Exec::new(), &mut b).unwrap();
     assert_eq!(b.map(f64::to_bits), [f64::NEG_INFINITY, -0.0, 0.0, 2.5, f64::NAN].map(f64::to_bits));
     let (mut k, mut v) = ([3i32, -1, 2], [30u64, 10, 20]);
-    odd_even_sort_pairs(&mut k, &mut v).unwrap();
+    odd_even_sort_pairs(Exec::new(), &mut k, &mut v).unwrap();
     assert_eq!((k, v), ([-1, 2, 3], [10, 20, 30]));
 }
 
@@ -391,9 +389,9 @@ fn detected_forms_sort() {
 fn mismatched_lengths_are_an_error_and_touch_nothing() {
     let mut k = [3u32, 2, 1];
     let mut v = [1.0f32, 2.0];
-    let e = bitonic_sort_pairs(&mut k, &mut v).unwrap_err();
+    let e = bitonic_sort_pairs(Exec::new(), &mut k, &mut v).unwrap_err();
     assert_eq!(e, DimError::Length { operand: "vals", expected: 3, got: 2 });
-    assert_eq!(odd_even_sort_pairs_isa(Isa::Portable, &mut k, &mut v).unwrap_err(), e);
+    assert_eq!(odd_even_sort_pairs(Exec::from(Isa::Portable), &mut k, &mut v).unwrap_err(), e);
     assert_eq!((k, v), ([3, 2, 1], [1.0, 2.0]));
 }
 
@@ -403,10 +401,10 @@ fn unavailable_isa_is_an_error_and_touches_nothing() {
         let mut k = [3u64, 2, 1];
         let mut v = [1u32, 2, 3];
         let want = Err(DimError::IsaUnavailable { isa });
-        assert_eq!(bitonic_sort_isa(isa, &mut k), want);
-        assert_eq!(odd_even_sort_isa(isa, &mut k), want);
-        assert_eq!(bitonic_sort_pairs_isa(isa, &mut k, &mut v), want);
-        assert_eq!(odd_even_sort_pairs_isa(isa, &mut k, &mut v), want);
+        assert_eq!(bitonic_sort(Exec::from(isa), &mut k), want);
+        assert_eq!(odd_even_sort(Exec::from(isa), &mut k), want);
+        assert_eq!(bitonic_sort_pairs(Exec::from(isa), &mut k, &mut v), want);
+        assert_eq!(odd_even_sort_pairs(Exec::from(isa), &mut k, &mut v), want);
         assert_eq!((k, v), ([3, 2, 1], [1, 2, 3]));
     }
 }
@@ -415,12 +413,12 @@ fn unavailable_isa_is_an_error_and_touches_nothing() {
 fn empty_and_single_inputs_are_fine() {
     for isa in Isa::available() {
         let mut e: [f32; 0] = [];
-        bitonic_sort_isa(isa, &mut e).unwrap();
+        bitonic_sort(Exec::from(isa), &mut e).unwrap();
         let mut one = [f64::NAN];
-        odd_even_sort_isa(isa, &mut one).unwrap();
+        odd_even_sort(Exec::from(isa), &mut one).unwrap();
         assert!(one[0].is_nan());
         let (mut k, mut v) = ([7u32], [9u8]);
-        bitonic_sort_pairs_isa(isa, &mut k, &mut v).unwrap();
+        bitonic_sort_pairs(Exec::from(isa), &mut k, &mut v).unwrap();
         assert_eq!((k, v), ([7], [9]));
     }
 }

@@ -2,6 +2,7 @@
 //! library and named after the property it broke. The fuzz input itself is kept in
 //! `fuzz/regressions/<target>/` and replayed by `cargo test` in `fuzz/`.
 
+use spblas::Exec;
 use spblas::formats::csr5::DescFormat;
 use spblas::{Csr5Layout, Csr5Owned, CsrOwned, Isa, SpMv};
 
@@ -25,8 +26,8 @@ fn csr5_one_lane_of_32_steps_round_trips_and_multiplies() {
     let x: Vec<f64> = (0..9).map(|j| j as f64 - 4.0).collect();
     let (mut y, mut want) = (vec![0.0; 40], vec![0.0; 40]);
     for isa in Isa::available() {
-        c5.view().spmv_isa(isa, 1.0, &x, 0.0, &mut y).unwrap();
-        b.spmv_isa(isa, 1.0, &x, 0.0, &mut want).unwrap();
+        c5.view().spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y).unwrap();
+        b.spmv(Exec::from(isa), 1.0, &x, 0.0, &mut want).unwrap();
         assert_eq!(y, want, "{isa:?}");
     }
 }

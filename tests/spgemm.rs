@@ -9,11 +9,11 @@ use std::collections::BTreeMap;
 
 use common::splitmix;
 use proptest::prelude::*;
+use spblas::Exec;
+use spblas::TUNING;
 use spblas::level3::{
-    Bin, GROWTH, MEDIUM_MAX, NBINS, RowMethod, SHORT_MAX, SpgemmConfig, a_at, bin_rows, galerkin, spgemm,
-    spgemm_numeric, spgemm_numeric_rows, spgemm_numeric_with, spgemm_reuse, spgemm_symbolic,
-    spgemm_symbolic_with, spgemm_with, spgemm_with_stats, spgemm_workspace_len, spgemm_workspace_len_with,
-    upper_bound,
+    Bin, NBINS, RowMethod, SpgemmConfig, a_at, bin_rows, galerkin, spgemm, spgemm_numeric,
+    spgemm_numeric_rows, spgemm_reuse, spgemm_symbolic, spgemm_workspace_len, upper_bound,
 };
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -66,12 +66,12 @@ fn entries<T: Scalar, I: Index>(c: &Csr<'_, T, I>) -> Vec<(usize, usize, f64)> {
 }
 
 /// Every configuration to run: the per-bin rule and each forced method, on every `Isa`.
-fn configs() -> Vec<SpgemmConfig> {
+fn configs() -> Vec<(Exec, SpgemmConfig)> {
     let mut v = Vec::new();
     for isa in Isa::available() {
-        v.push(SpgemmConfig::new().isa(isa));
+        v.push((Exec::from(isa), SpgemmConfig::new()));
         for m in RowMethod::ALL {
-            v.push(SpgemmConfig::new().isa(isa).method(m));
+            v.push((Exec::from(isa), SpgemmConfig::new().method(m)));
         }
     }
     v
@@ -80,26 +80,26 @@ fn configs() -> Vec<SpgemmConfig> {
 /// Runs symbolic + numeric and the hybrid `spgemm_with` under `cfg` and checks both
 /// against `want`; a forced merge on a non-canonical `B` must be refused instead.
 fn check_config<T: Scalar + ScanElem, I: Index + Key>(
-    cfg: SpgemmConfig,
+    (exec, cfg): (Exec, SpgemmConfig),
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
     want: &[(usize, usize, f64)],
 ) -> Result<(), TestCaseError> {
     if cfg.method == Some(RowMethod::Merge) && b.row_order() != RowOrder::Canonical {
         prop_assert_eq!(
-            spgemm_workspace_len_with(cfg, a, b).unwrap_err(),
+            spgemm_workspace_len(exec, cfg, a, b).unwrap_err(),
             DimError::NotCanonical { operand: "b" }
         );
-        prop_assert_eq!(spgemm_with(cfg, a, b).unwrap_err(), DimError::NotCanonical { operand: "b" });
+        prop_assert_eq!(spgemm(exec, cfg, a, b).unwrap_err(), DimError::NotCanonical { operand: "b" });
         return Ok(());
     }
-    let ws = spgemm_workspace_len_with(cfg, a, b).unwrap();
+    let ws = spgemm_workspace_len(exec, cfg, a, b).unwrap();
     // Garbage in the workspace must not matter.
     let mut wi = vec![I::from_usize(3).unwrap(); ws.idx];
     let mut wv = vec![T::from_f64(f64::NAN); ws.vals];
     let mut row_ptr = vec![I::ZERO; a.nrows() + 1];
-    let nnz = spgemm_symbolic_with(cfg, a, b, &mut row_ptr, &mut wi).unwrap();
-    prop_assert_eq!(nnz, want.len(), "symbolic nnz, {:?}", cfg);
+    let nnz = spgemm_symbolic(exec, cfg, a, b, &mut row_ptr, &mut wi).unwrap();
+    prop_assert_eq!(nnz, want.len(), "symbolic nnz, {:?}", (exec, cfg));
     // Exact row lengths.
     let mut counts = vec![0usize; a.nrows()];
     for &(i, _, _) in want {
@@ -110,10 +110,10 @@ fn check_config<T: Scalar + ScanElem, I: Index + Key>(
     }
     let (mut ci, mut cv) = (vec![I::ZERO; nnz], vec![T::from_f64(f64::NAN); nnz]);
     wi.fill(I::from_usize(1).unwrap());
-    spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
+    spgemm_numeric(exec, cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
     let c = Csr::new(a.nrows(), b.ncols(), &row_ptr, &ci, &cv).unwrap();
     prop_assert_eq!(c.row_order(), RowOrder::Canonical);
-    prop_assert_eq!(entries(&c), want, "numeric {:?}", cfg);
+    prop_assert_eq!(entries(&c), want, "numeric {:?}", (exec, cfg));
     // Stage 3 bin by bin (the public per-bin entry point) gives the same arrays; rows of
     // other bins stay untouched.
     let mut ub = vec![I::ZERO; a.nrows()];
@@ -124,23 +124,23 @@ fn check_config<T: Scalar + ScanElem, I: Index + Key>(
     let (mut pi, mut pv) = (vec![I::MAX; nnz], vec![T::from_f64(-7.0); nnz]);
     for k in 0..NBINS {
         let rows = &perm[bin_ptr[k]..bin_ptr[k + 1]];
-        spgemm_numeric_rows(cfg, a, b, rows, &row_ptr, &mut pi, &mut pv, (&mut wi, &mut wv)).unwrap();
+        spgemm_numeric_rows(exec, cfg, a, b, rows, &row_ptr, &mut pi, &mut pv, (&mut wi, &mut wv)).unwrap();
         for &r in rows {
             let range = row_ptr[r.to_usize()].to_usize()..row_ptr[r.to_usize() + 1].to_usize();
             prop_assert_eq!(&pi[range.clone()], &ci[range.clone()]);
             prop_assert!(pv[range.clone()].iter().zip(&cv[range]).all(|(x, y)| x.to_f64() == y.to_f64()));
         }
     }
-    prop_assert!(pi == ci, "per-bin {:?}", cfg);
-    let h = spgemm_with(cfg, a, b).unwrap();
+    prop_assert!(pi == ci, "per-bin {:?}", (exec, cfg));
+    let h = spgemm(exec, cfg, a, b).unwrap();
     prop_assert_eq!(h.view().row_order(), RowOrder::Canonical);
     prop_assert_eq!((h.nrows(), h.ncols()), (a.nrows(), b.ncols()));
-    prop_assert_eq!(entries(&h.view()), want, "hybrid {:?}", cfg);
+    prop_assert_eq!(entries(&h.view()), want, "hybrid {:?}", (exec, cfg));
     // Into the memory of an earlier matrix (`b`'s copy, then this product itself): the
     // same arrays as a fresh product, bit for bit.
     let mut r = CsrOwned::from_csr(b).unwrap();
     for _ in 0..2 {
-        spgemm_reuse(cfg, a, b, &mut r).unwrap();
+        spgemm_reuse(exec, cfg, a, b, &mut r).unwrap();
         let (rv, hv) = (r.view(), h.view());
         prop_assert_eq!((r.nrows(), r.ncols()), (h.nrows(), h.ncols()));
         prop_assert_eq!(rv.row_order(), RowOrder::Canonical);
@@ -160,8 +160,8 @@ fn check_all<T: Scalar + ScanElem, I: Index + Key>(
     b: &Csr<'_, T, I>,
 ) -> Result<(), TestCaseError> {
     let want = reference(a, b);
-    for cfg in configs() {
-        check_config(cfg, a, b, &want)?;
+    for run in configs() {
+        check_config(run, a, b, &want)?;
     }
     Ok(())
 }
@@ -308,8 +308,9 @@ fn check_patterned(
         let b = patterned(n, offsets, bs, shifted, canonical, exact, seed ^ 0x5EED, noise);
         let (a, b) = (a.view(), b.view());
         for isa in Isa::available() {
-            let cfg = SpgemmConfig::new().isa(isa);
-            let (h, stats) = spgemm_with_stats(cfg, &a, &b).unwrap();
+            let (exec, cfg) = (Exec::from(isa), SpgemmConfig::new());
+            let mut h = CsrOwned::from_triplets(0, 0, &[]).unwrap();
+            let stats = spgemm_reuse(exec, cfg, &a, &b, &mut h).unwrap();
             let h = h.view();
             prop_assert_eq!(h.row_order(), RowOrder::Canonical);
             prop_assert_eq!(stats.nnz_c, h.nnz());
@@ -317,12 +318,12 @@ fn check_patterned(
                 prop_assert_eq!(entries(&h), reference(&a, &b), "{:?}", isa);
                 continue;
             }
-            let ws = spgemm_workspace_len_with(cfg, &a, &b).unwrap();
+            let ws = spgemm_workspace_len(exec, cfg, &a, &b).unwrap();
             let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
             let mut row_ptr = vec![0u32; n + 1];
-            let nnz = spgemm_symbolic_with(cfg, &a, &b, &mut row_ptr, &mut wi).unwrap();
+            let nnz = spgemm_symbolic(exec, cfg, &a, &b, &mut row_ptr, &mut wi).unwrap();
             let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
-            spgemm_numeric_with(cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
+            spgemm_numeric(exec, cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
             prop_assert_eq!(h.row_ptr(), &row_ptr[..], "{:?}", isa);
             prop_assert_eq!(h.col_idx(), &ci[..], "{:?}", isa);
             let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
@@ -389,7 +390,7 @@ proptest! {
     #[test]
     fn spgemm_matches_dense_usize((a, b) in operands::<f64, usize>()) {
         let want = reference(&a.view(), &b.view());
-        check_config(SpgemmConfig::new(), &a.view(), &b.view(), &want)?;
+        check_config((Exec::new(), SpgemmConfig::new()), &a.view(), &b.view(), &want)?;
     }
 
     #[test]
@@ -430,14 +431,14 @@ fn rows_on_every_bin_edge_match_dense_every_method_and_isa() {
         1,
         2,
         3,
-        SHORT_MAX - 1,
-        SHORT_MAX,
-        SHORT_MAX + 1,
-        MEDIUM_MAX - 1,
-        MEDIUM_MAX,
-        MEDIUM_MAX + 1,
+        TUNING.spgemm_short_max - 1,
+        TUNING.spgemm_short_max,
+        TUNING.spgemm_short_max + 1,
+        TUNING.spgemm_medium_max - 1,
+        TUNING.spgemm_medium_max,
+        TUNING.spgemm_medium_max + 1,
     ];
-    let k = MEDIUM_MAX + 8;
+    let k = TUNING.spgemm_medium_max + 8;
     let n = 700;
     for canonical_b in [true, false] {
         // Row r of B: one entry at column (r * 7) % n, or for non-canonical B two equal
@@ -498,9 +499,9 @@ fn one_b_row_of_100k_entries() {
     let (av, bv) = (a.view(), b.view());
     let want = reference(&av, &bv);
     let isa = Isa::detect();
-    check_config(SpgemmConfig::new().isa(isa), &av, &bv, &want).unwrap();
+    check_config((Exec::from(isa), SpgemmConfig::new()), &av, &bv, &want).unwrap();
     for m in RowMethod::ALL {
-        check_config(SpgemmConfig::new().isa(isa).method(m), &av, &bv, &want).unwrap();
+        check_config((Exec::from(isa), SpgemmConfig::new().method(m)), &av, &bv, &want).unwrap();
     }
 }
 
@@ -511,7 +512,7 @@ fn empty_shapes() {
         let b = CsrOwned::<f64, u32>::from_triplets(k, n, &[]).unwrap();
         let (av, bv) = (a.view(), b.view());
         check_all(&av, &bv).unwrap();
-        let c = spgemm(&av, &bv).unwrap();
+        let c = spgemm(Exec::new(), SpgemmConfig::new(), &av, &bv).unwrap();
         assert_eq!((c.nrows(), c.ncols(), c.nnz()), (m, n, 0));
     }
 }
@@ -544,10 +545,10 @@ fn rows_of_one_product_go_straight_into_c() {
         let (a, b) = (a.view(), b.view());
         check_all(&a, &b).unwrap();
         let want = reference(&a, &b);
-        assert_eq!(entries(&spgemm(&a, &b).unwrap().view()), want);
+        assert_eq!(entries(&spgemm(Exec::new(), SpgemmConfig::new(), &a, &b).unwrap().view()), want);
         #[cfg(feature = "parallel")]
         for threads in [1, 2, 3] {
-            let c = spblas::parallel::spgemm(SpgemmConfig::new(), &a, &b, threads).unwrap();
+            let c = spgemm(Exec::new().threads(threads), SpgemmConfig::new(), &a, &b).unwrap();
             assert_eq!(entries(&c.view()), want, "{threads} threads");
         }
     }
@@ -564,71 +565,146 @@ fn dimension_mismatch_is_an_error_everywhere() {
     let (a, _) = small();
     let a = a.view();
     let err = DimError::Inner { left_ncols: 5, right_nrows: 6 };
-    assert_eq!(spgemm_workspace_len(&a, &a).unwrap_err(), err);
+    assert_eq!(spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), &a, &a).unwrap_err(), err);
     let mut row_ptr = vec![7u32; 7];
-    assert_eq!(spgemm_symbolic(&a, &a, &mut row_ptr, &mut [0u32; 1000]).unwrap_err(), err);
+    assert_eq!(
+        spgemm_symbolic(Exec::new(), SpgemmConfig::new(), &a, &a, &mut row_ptr, &mut [0u32; 1000])
+            .unwrap_err(),
+        err
+    );
     assert_eq!(row_ptr, vec![7u32; 7]);
     let (mut ci, mut cv) = (vec![9u32; 10], vec![9.0f64; 10]);
     let rp = [0u32; 7];
     assert_eq!(
-        spgemm_numeric(&a, &a, &rp, &mut ci, &mut cv, (&mut [0u32; 1000], &mut [0.0; 1000])).unwrap_err(),
+        spgemm_numeric(
+            Exec::new(),
+            SpgemmConfig::new(),
+            &a,
+            &a,
+            &rp,
+            &mut ci,
+            &mut cv,
+            (&mut [0u32; 1000], &mut [0.0; 1000])
+        )
+        .unwrap_err(),
         err
     );
     assert_eq!((ci, cv), (vec![9u32; 10], vec![9.0; 10]));
-    assert_eq!(spgemm(&a, &a).unwrap_err(), err);
+    assert_eq!(spgemm(Exec::new(), SpgemmConfig::new(), &a, &a).unwrap_err(), err);
     let mut c = CsrOwned::from_csr(&a).unwrap();
-    assert_eq!(spgemm_reuse(SpgemmConfig::new(), &a, &a, &mut c).unwrap_err(), err);
+    assert_eq!(spgemm_reuse(Exec::new(), SpgemmConfig::new(), &a, &a, &mut c).unwrap_err(), err);
     assert_eq!(c.view().vals(), a.vals());
     assert_eq!(upper_bound(&a, &a, &mut [0u32; 6]).unwrap_err(), err);
     let t = CsrOwned::<f64, u32>::from_triplets(5, 6, &[]).unwrap();
     // Pᵀ (5 x 6) · A (6 x 5) · P: P must have 5 rows.
-    assert_eq!(galerkin(&t.view(), &a, &a).unwrap_err(), DimError::Inner { left_ncols: 5, right_nrows: 6 });
-    assert_eq!(galerkin(&a, &a, &t.view()).unwrap_err(), DimError::Inner { left_ncols: 5, right_nrows: 6 });
+    assert_eq!(
+        galerkin(Exec::new(), SpgemmConfig::new(), &t.view(), &a, &a).unwrap_err(),
+        DimError::Inner { left_ncols: 5, right_nrows: 6 }
+    );
+    assert_eq!(
+        galerkin(Exec::new(), SpgemmConfig::new(), &a, &a, &t.view()).unwrap_err(),
+        DimError::Inner { left_ncols: 5, right_nrows: 6 }
+    );
 }
 
 #[test]
 fn undersized_buffers_are_errors_and_leave_outputs_untouched() {
     let (a, b) = small();
     let (a, b) = (a.view(), b.view());
-    let ws = spgemm_workspace_len(&a, &b).unwrap();
+    let ws = spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), &a, &b).unwrap();
     assert!(ws.idx > 0 && ws.vals > 0);
     let mut row_ptr = vec![7u32; 7];
     let mut wi = vec![0u32; ws.idx];
     assert_eq!(
-        spgemm_symbolic(&a, &b, &mut row_ptr[..6], &mut wi).unwrap_err(),
+        spgemm_symbolic(Exec::new(), SpgemmConfig::new(), &a, &b, &mut row_ptr[..6], &mut wi).unwrap_err(),
         DimError::BufferTooSmall { buffer: "row_ptr_c", needed: 7, got: 6 }
     );
     assert_eq!(
-        spgemm_symbolic(&a, &b, &mut row_ptr, &mut wi[..ws.idx - 1]).unwrap_err(),
+        spgemm_symbolic(Exec::new(), SpgemmConfig::new(), &a, &b, &mut row_ptr, &mut wi[..ws.idx - 1])
+            .unwrap_err(),
         DimError::BufferTooSmall { buffer: "workspace", needed: ws.idx, got: ws.idx - 1 }
     );
     assert_eq!(row_ptr, vec![7u32; 7]);
-    let nnz = spgemm_symbolic(&a, &b, &mut row_ptr, &mut wi).unwrap();
+    let nnz = spgemm_symbolic(Exec::new(), SpgemmConfig::new(), &a, &b, &mut row_ptr, &mut wi).unwrap();
     assert!(nnz > 1);
     let mut wv = vec![0.0f64; ws.vals];
     let (mut ci, mut cv) = (vec![9u32; nnz], vec![9.0f64; nnz]);
     let untouched = |ci: &[u32], cv: &[f64]| ci.iter().all(|&c| c == 9) && cv.iter().all(|&v| v == 9.0);
-    let e = spgemm_numeric(&a, &b, &row_ptr, &mut ci[..nnz - 1], &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    let e = spgemm_numeric(
+        Exec::new(),
+        SpgemmConfig::new(),
+        &a,
+        &b,
+        &row_ptr,
+        &mut ci[..nnz - 1],
+        &mut cv,
+        (&mut wi, &mut wv),
+    )
+    .unwrap_err();
     assert_eq!(e, DimError::BufferTooSmall { buffer: "c_col_idx", needed: nnz, got: nnz - 1 });
-    let e = spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv[..nnz - 1], (&mut wi, &mut wv)).unwrap_err();
+    let e = spgemm_numeric(
+        Exec::new(),
+        SpgemmConfig::new(),
+        &a,
+        &b,
+        &row_ptr,
+        &mut ci,
+        &mut cv[..nnz - 1],
+        (&mut wi, &mut wv),
+    )
+    .unwrap_err();
     assert_eq!(e, DimError::BufferTooSmall { buffer: "c_vals", needed: nnz, got: nnz - 1 });
-    let e = spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi[..ws.idx - 1], &mut wv)).unwrap_err();
+    let e = spgemm_numeric(
+        Exec::new(),
+        SpgemmConfig::new(),
+        &a,
+        &b,
+        &row_ptr,
+        &mut ci,
+        &mut cv,
+        (&mut wi[..ws.idx - 1], &mut wv),
+    )
+    .unwrap_err();
     assert_eq!(e, DimError::BufferTooSmall { buffer: "workspace.idx", needed: ws.idx, got: ws.idx - 1 });
-    let e =
-        spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv[..ws.vals - 1])).unwrap_err();
+    let e = spgemm_numeric(
+        Exec::new(),
+        SpgemmConfig::new(),
+        &a,
+        &b,
+        &row_ptr,
+        &mut ci,
+        &mut cv,
+        (&mut wi, &mut wv[..ws.vals - 1]),
+    )
+    .unwrap_err();
     assert_eq!(e, DimError::BufferTooSmall { buffer: "workspace.vals", needed: ws.vals, got: ws.vals - 1 });
-    let e = spgemm_numeric(&a, &b, &row_ptr[..6], &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    let e = spgemm_numeric(
+        Exec::new(),
+        SpgemmConfig::new(),
+        &a,
+        &b,
+        &row_ptr[..6],
+        &mut ci,
+        &mut cv,
+        (&mut wi, &mut wv),
+    )
+    .unwrap_err();
     assert_eq!(e, DimError::Length { operand: "c_row_ptr", expected: 7, got: 6 });
     let mut bad = row_ptr.clone();
     bad[0] = 1;
-    let e = spgemm_numeric(&a, &b, &bad, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    let e =
+        spgemm_numeric(Exec::new(), SpgemmConfig::new(), &a, &b, &bad, &mut ci, &mut cv, (&mut wi, &mut wv))
+            .unwrap_err();
     assert!(matches!(e, DimError::OutOfRange { operand: "c_row_ptr", .. }));
     let mut bad = row_ptr.clone();
     bad[3] = bad[4] + 1;
-    let e = spgemm_numeric(&a, &b, &bad, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    let e =
+        spgemm_numeric(Exec::new(), SpgemmConfig::new(), &a, &b, &bad, &mut ci, &mut cv, (&mut wi, &mut wv))
+            .unwrap_err();
     assert_eq!(e, DimError::Unsorted { operand: "c_row_ptr", position: 4 });
     assert!(untouched(&ci, &cv));
     let e = spgemm_numeric_rows(
+        Exec::new(),
         SpgemmConfig::new(),
         &a,
         &b,
@@ -646,10 +722,21 @@ fn undersized_buffers_are_errors_and_leave_outputs_untouched() {
     let mut shifted = row_ptr.clone();
     let i = (1..7).find(|&i| row_ptr[i - 1] < row_ptr[i]).unwrap();
     shifted[i] -= 1;
-    let e = spgemm_numeric(&a, &b, &shifted, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap_err();
+    let e = spgemm_numeric(
+        Exec::new(),
+        SpgemmConfig::new(),
+        &a,
+        &b,
+        &shifted,
+        &mut ci,
+        &mut cv,
+        (&mut wi, &mut wv),
+    )
+    .unwrap_err();
     assert!(matches!(e, DimError::RowLength { operand: "c_row_ptr", .. }), "{e:?}");
     // And a correct call works after all that.
-    spgemm_numeric(&a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
+    spgemm_numeric(Exec::new(), SpgemmConfig::new(), &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv))
+        .unwrap();
     let c = Csr::new(6, 7, &row_ptr, &ci, &cv).unwrap();
     assert_eq!(entries(&c), reference(&a, &b));
 }
@@ -658,12 +745,12 @@ fn undersized_buffers_are_errors_and_leave_outputs_untouched() {
 fn unavailable_isa_is_an_error() {
     let (a, b) = small();
     for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
-        let cfg = SpgemmConfig::new().isa(isa);
+        let (exec, cfg) = (Exec::from(isa), SpgemmConfig::new());
         assert_eq!(
-            spgemm_workspace_len_with(cfg, &a.view(), &b.view()).unwrap_err(),
+            spgemm_workspace_len(exec, cfg, &a.view(), &b.view()).unwrap_err(),
             DimError::IsaUnavailable { isa }
         );
-        assert_eq!(spgemm_with(cfg, &a.view(), &b.view()).unwrap_err(), DimError::IsaUnavailable { isa });
+        assert_eq!(spgemm(exec, cfg, &a.view(), &b.view()).unwrap_err(), DimError::IsaUnavailable { isa });
     }
 }
 
@@ -677,9 +764,10 @@ fn nnz_of_c_overflowing_u32_is_an_error() {
     let b = CsrOwned::<f32, u32>::from_parts(1, n, vec![0, n as u32], (0..n as u32).collect(), vec![1.0; n])
         .unwrap();
     let (a, b) = (a.view(), b.view());
-    let ws = spgemm_workspace_len(&a, &b).unwrap();
+    let ws = spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), &a, &b).unwrap();
     let mut row_ptr = vec![5u32; n + 1];
-    let e = spgemm_symbolic(&a, &b, &mut row_ptr, &mut vec![0u32; ws.idx]).unwrap_err();
+    let e = spgemm_symbolic(Exec::new(), SpgemmConfig::new(), &a, &b, &mut row_ptr, &mut vec![0u32; ws.idx])
+        .unwrap_err();
     assert_eq!(e, DimError::Overflow { what: "nnz(C)", value: n * n, max: u32::MAX as usize });
     assert!(row_ptr.iter().all(|&p| p == 5));
     // With u64 indices the same count fits.
@@ -688,9 +776,20 @@ fn nnz_of_c_overflowing_u32_is_an_error() {
     let b64 =
         CsrOwned::<f32, u64>::from_parts(1, n, vec![0, n as u64], (0..n as u64).collect(), vec![1.0; n])
             .unwrap();
-    let ws = spgemm_workspace_len(&a64.view(), &b64.view()).unwrap();
+    let ws = spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), &a64.view(), &b64.view()).unwrap();
     let mut rp = vec![0u64; n + 1];
-    assert_eq!(spgemm_symbolic(&a64.view(), &b64.view(), &mut rp, &mut vec![0u64; ws.idx]).unwrap(), n * n);
+    assert_eq!(
+        spgemm_symbolic(
+            Exec::new(),
+            SpgemmConfig::new(),
+            &a64.view(),
+            &b64.view(),
+            &mut rp,
+            &mut vec![0u64; ws.idx]
+        )
+        .unwrap(),
+        n * n
+    );
 }
 
 #[test]
@@ -698,9 +797,9 @@ fn explicit_zeros_and_cancellations_are_kept() {
     // Row 0 of A·B: 1*1 + 1*(-1) = 0 at column 0 stays an entry.
     let a = CsrOwned::<f64, u32>::from_triplets(1, 2, &[(0, 0, 1.0), (0, 1, 1.0)]).unwrap();
     let b = CsrOwned::<f64, u32>::from_triplets(2, 2, &[(0, 0, 1.0), (1, 0, -1.0), (1, 1, 0.0)]).unwrap();
-    for cfg in configs() {
-        let c = spgemm_with(cfg, &a.view(), &b.view()).unwrap();
-        assert_eq!(entries(&c.view()), vec![(0, 0, 0.0), (0, 1, 0.0)], "{cfg:?}");
+    for (exec, cfg) in configs() {
+        let c = spgemm(exec, cfg, &a.view(), &b.view()).unwrap();
+        assert_eq!(entries(&c.view()), vec![(0, 0, 0.0), (0, 1, 0.0)], "{exec:?} {cfg:?}");
     }
 }
 
@@ -708,7 +807,9 @@ fn explicit_zeros_and_cancellations_are_kept() {
 fn hybrid_stats_account_for_bounds_bins_and_growth() {
     // Mostly short rows, every 50th row long.
     let a = gen_csr::<f64, u32>(300, 300, 9, true, |i, h| if i % 50 == 0 { 120 } else { (h % 5) as usize });
-    let (c, st) = spgemm_with_stats(SpgemmConfig::new(), &a.view(), &a.view()).unwrap();
+    // Into an empty matrix: the stats of a fresh product.
+    let mut c = CsrOwned::<f64, u32>::from_triplets(0, 0, &[]).unwrap();
+    let st = spgemm_reuse(Exec::new(), SpgemmConfig::new(), &a.view(), &a.view(), &mut c).unwrap();
     assert_eq!(st.nnz_c, c.nnz());
     let mut ub = vec![0u32; 300];
     assert_eq!(st.nnz_upper, upper_bound(&a.view(), &a.view(), &mut ub).unwrap());
@@ -720,7 +821,11 @@ fn hybrid_stats_account_for_bounds_bins_and_growth() {
     // (The staging row grows by doubling, never past `ncols`.)
     let stage = ub.iter().map(|&u| (u as usize).min(300)).max().unwrap().saturating_mul(2).min(300);
     assert!(st.bytes_hybrid >= st.bytes_precise, "{st:?}");
-    assert!(st.bytes_hybrid <= (st.nnz_c * GROWTH.0 / GROWTH.1 + stage) * 12 + 301 * 4, "{st:?}");
+    assert!(
+        st.bytes_hybrid
+            <= (st.nnz_c * TUNING.spgemm_growth.0 / TUNING.spgemm_growth.1 + stage) * 12 + 301 * 4,
+        "{st:?}"
+    );
     assert_eq!(entries(&c.view()), reference(&a.view(), &a.view()));
     // A start below nnz(C) makes the arrays grow.
     assert!(st.nnz_lower == st.nnz_c || st.grows > 0, "{st:?}");
@@ -775,11 +880,11 @@ proptest! {
         let (np, nnz) = pv.transpose_len();
         let (mut rp, mut ci, mut v) = (vec![0u32; np], vec![0u32; nnz], vec![0.0; nnz]);
         let pt = pv.transpose_into(&mut rp, &mut ci, &mut v).unwrap();
-        let g = galerkin(&pt, &av, &pv).unwrap();
+        let g = galerkin(Exec::new(), SpgemmConfig::new(), &pt, &av, &pv).unwrap();
         let (da, dp, dpt) = (dense(&av), dense(&pv), dense(&pt));
         let want = dense_mul(&dense_mul(&dpt, &da, c, n, n), &dp, c, n, c);
         prop_assert_eq!(dense(&g.view()), want);
-        let aat = a_at(&av).unwrap();
+        let aat = a_at(Exec::new(), SpgemmConfig::new(), &av).unwrap();
         let mut dat = vec![0.0; n * n];
         for i in 0..n {
             for j in 0..n {
@@ -799,23 +904,23 @@ fn huge_ncols_are_errors_or_work_without_dense_scratch() {
         .unwrap();
     let (av, bv) = (a.view(), b.view());
     // The SPA's dense row would need 2^63 bytes: an error, not an abort.
-    let e = spgemm_with(SpgemmConfig::new().method(RowMethod::Spa), &av, &bv).unwrap_err();
+    let e = spgemm(Exec::new(), SpgemmConfig::new().method(RowMethod::Spa), &av, &bv).unwrap_err();
     assert!(matches!(e, DimError::Overflow { what: "room", .. }), "{e:?}");
     // The automatic rule sees a short row spread over 2^60 columns and sorts instead.
-    let c = spgemm(&av, &bv).unwrap();
+    let c = spgemm(Exec::new(), SpgemmConfig::new(), &av, &bv).unwrap();
     assert_eq!(entries(&c.view()), vec![(0, 5, 2.0), (0, n - 1, 3.0)]);
     // The sorting methods and the merge (whose numeric form, all the hybrid runs, needs
     // no marker bits) need no dense scratch and work.
     for m in [RowMethod::BitonicEsc, RowMethod::Heap, RowMethod::Merge] {
-        let c = spgemm_with(SpgemmConfig::new().method(m), &av, &bv).unwrap();
+        let c = spgemm(Exec::new(), SpgemmConfig::new().method(m), &av, &bv).unwrap();
         assert_eq!(entries(&c.view()), vec![(0, 5, 2.0), (0, n - 1, 3.0)]);
     }
     // A single-row copy needs none either.
     let one = CsrOwned::<f64, u64>::from_parts(1, 2, vec![0, 1], vec![1], vec![4.0]).unwrap();
-    let c = spgemm(&one.view(), &bv).unwrap();
+    let c = spgemm(Exec::new(), SpgemmConfig::new(), &one.view(), &bv).unwrap();
     assert_eq!(entries(&c.view()), vec![(0, n - 1, 4.0)]);
     // Aᵀ of a 1 x 2^60 matrix would need 2^60 row pointers.
-    let e = a_at(&bv).unwrap_err();
+    let e = a_at(Exec::new(), SpgemmConfig::new(), &bv).unwrap_err();
     assert!(matches!(e, DimError::Overflow { what: "transpose", .. }), "{e:?}");
 }
 
@@ -838,8 +943,8 @@ fn short_rows_at_the_register_esc_column_limit() {
         .unwrap();
         let want = vec![(0, 0, 5.0), (0, 7, 6.0), (0, n - 1, 3.0)];
         for isa in Isa::available() {
-            let cfg = SpgemmConfig::new().isa(isa).method(RowMethod::BitonicEsc);
-            let c = spgemm_with(cfg, &a.view(), &b.view()).unwrap();
+            let cfg = SpgemmConfig::new().method(RowMethod::BitonicEsc);
+            let c = spgemm(Exec::from(isa), cfg, &a.view(), &b.view()).unwrap();
             assert_eq!(entries(&c.view()), want, "{isa:?}, {n} columns");
         }
     }
@@ -864,7 +969,7 @@ fn pattern_ids_tell_a_moved_middle_column_apart() {
     let a = CsrOwned::<f64, u32>::from_triplets(n, n, &t).unwrap();
     let (a, want) = (a.view(), reference(&a.view(), &a.view()));
     for isa in Isa::available() {
-        let c = spgemm_with(SpgemmConfig::new().isa(isa), &a, &a).unwrap();
+        let c = spgemm(Exec::from(isa), SpgemmConfig::new(), &a, &a).unwrap();
         assert_eq!(entries(&c.view()), want, "{isa:?}");
     }
 }
@@ -893,12 +998,12 @@ fn huge_page_hint_marks_large_outputs_and_changes_nothing() {
     let off = SpgemmConfig::new();
     assert!(!off.huge_pages, "off by default");
     let on = off.huge_pages(true);
-    let c_on = spgemm_with(on, &av, &av).unwrap();
-    let c_off = spgemm_with(off, &av, &av).unwrap();
+    let c_on = spgemm(Exec::new(), on, &av, &av).unwrap();
+    let c_off = spgemm(Exec::new(), off, &av, &av).unwrap();
     assert_eq!(c_on, c_off);
     assert_eq!(c_on.view().nnz(), 5 * n - 6);
     let mut c_reuse = c_off.clone();
-    spgemm_reuse(on, &av, &av, &mut c_reuse).unwrap();
+    spgemm_reuse(Exec::new(), on, &av, &av, &mut c_reuse).unwrap();
     assert_eq!(c_reuse, c_on);
     let hinted = |c: &CsrOwned<f64, u32>| {
         let v = c.view();
@@ -914,9 +1019,9 @@ fn huge_page_hint_marks_large_outputs_and_changes_nothing() {
     hinted(&c_reuse);
     #[cfg(feature = "parallel")]
     {
-        let c_par = spblas::parallel::spgemm(on, &av, &av, 3).unwrap();
+        let c_par = spgemm(Exec::new().threads(3), on, &av, &av).unwrap();
         assert_eq!(c_par, c_on);
         hinted(&c_par);
-        assert_eq!(spblas::parallel::spgemm(off, &av, &av, 3).unwrap(), c_on);
+        assert_eq!(spgemm(Exec::new().threads(3), off, &av, &av).unwrap(), c_on);
     }
 }

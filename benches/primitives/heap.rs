@@ -16,9 +16,10 @@ use std::collections::BinaryHeap;
 use std::hint::black_box;
 
 use criterion::{BatchSize, BenchmarkId, Criterion, Throughput};
+use spblas::Exec;
 use spblas::Isa;
 use spblas::primitives::Key;
-use spblas::primitives::heap::{DHeap, Max, aligned_offset, k_select_isa};
+use spblas::primitives::heap::{self, DHeap, Max, aligned_offset};
 
 fn random_u64(n: usize, seed: u64) -> Vec<u64> {
     let mut x = seed | 1;
@@ -50,7 +51,7 @@ fn k_select<K: Key + Ord + Default>(c: &mut Criterion, name: &str, f: fn(u64) ->
         let mut out = vec![K::default(); k];
         for isa in Isa::available() {
             g.bench_function(BenchmarkId::new(isa.name(), k), |b| {
-                b.iter(|| k_select_isa(isa, black_box(&data), k, black_box(&mut out)))
+                b.iter(|| heap::k_select(Exec::from(isa), black_box(&data), k, black_box(&mut out)))
             });
         }
     }
@@ -79,7 +80,7 @@ fn push_pop<K: Key + Ord + Default>(c: &mut Criterion, name: &str, f: fn(u64) ->
         for isa in Isa::available() {
             g.bench_function(BenchmarkId::new(isa.name(), n), |b| {
                 b.iter(|| {
-                    let mut h = DHeap::<K, Max>::new_aligned_isa(isa, &mut buf).unwrap();
+                    let mut h = DHeap::<K, Max>::new_aligned(Exec::from(isa), &mut buf).unwrap();
                     for &k in &keys {
                         let _ = h.push(k);
                     }
@@ -121,7 +122,8 @@ fn heapify_pop<K: Key + Default>(
                         (buf, s)
                     },
                     |(buf, s)| {
-                        let mut h = DHeap::<K, Max>::from_slice_isa(isa, &mut buf[*s..*s + n]).unwrap();
+                        let mut h =
+                            DHeap::<K, Max>::from_slice(Exec::from(isa), &mut buf[*s..*s + n]).unwrap();
                         let mut last = K::default();
                         while let Some(k) = h.pop() {
                             last = k;

@@ -10,9 +10,10 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use spblas::Exec;
 use spblas::Isa;
 use spblas::primitives::Key;
-use spblas::primitives::merge::{merge_isa, merge_path_isa, ranking_merge_isa};
+use spblas::primitives::merge::{merge, merge_path, ranking_merge};
 
 /// A merge under test: `(a, b, out)`.
 type MergeFn<'f, K> = dyn FnMut(&[K], &[K], &mut [K]) + 'f;
@@ -74,15 +75,17 @@ fn group<K: Key + Default>(c: &mut Criterion, name: &str, f: fn(u64) -> K) {
         };
         run(BenchmarkId::new("plain_serial", n), &mut |a, b, o| plain_merge(a, b, o));
         for isa in Isa::available() {
-            run(BenchmarkId::new(isa.name(), n), &mut |a, b, o| merge_isa(isa, a, b, o).unwrap());
+            run(BenchmarkId::new(isa.name(), n), &mut |a, b, o| merge(Exec::from(isa), a, b, o).unwrap());
         }
         let isa = Isa::detect();
         let mut splits = [(0, 0); 9];
         run(BenchmarkId::new(format!("merge_path8/{isa}"), n), &mut |a, b, o| {
-            merge_path_isa(isa, a, b, 8, &mut splits, o).unwrap()
+            merge_path(Exec::from(isa), a, b, 8, &mut splits, o).unwrap()
         });
         if n <= 1 << 15 {
-            run(BenchmarkId::new("ranking", n), &mut |a, b, o| ranking_merge_isa(isa, a, b, o).unwrap());
+            run(BenchmarkId::new("ranking", n), &mut |a, b, o| {
+                ranking_merge(Exec::from(isa), a, b, o).unwrap()
+            });
         }
     }
     g.finish();

@@ -13,6 +13,7 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use spblas::Exec;
 use spblas::Isa;
 use spblas::primitives::scan::{self, ScanElem};
 use spblas::primitives::segmented;
@@ -80,18 +81,19 @@ fn bench_type<T: BenchElem>(c: &mut Criterion) {
         for isa in Isa::available() {
             g.throughput(moved(n * s));
             g.bench_function(BenchmarkId::new("reduce", isa), |b| {
-                b.iter(|| scan::reduce_isa(isa, black_box(&src)).expect("isa available"))
+                b.iter(|| scan::reduce(Exec::from(isa), black_box(&src)).expect("isa available"))
             });
             g.throughput(moved(2 * n * s));
             g.bench_function(BenchmarkId::new("inclusive_scan", isa), |b| {
                 b.iter(|| {
-                    scan::inclusive_scan_into_isa(isa, black_box(&src), &mut dst).expect("lengths agree")
+                    scan::inclusive_scan_into(Exec::from(isa), black_box(&src), &mut dst)
+                        .expect("lengths agree")
                 })
             });
             g.throughput(moved(2 * n * s + n));
             g.bench_function(BenchmarkId::new("segmented_sum", isa), |b| {
                 b.iter(|| {
-                    segmented::segmented_sum_into_isa(isa, black_box(&src), &flags, &mut dst)
+                    segmented::segmented_sum_into(Exec::from(isa), black_box(&src), &flags, &mut dst)
                         .expect("lengths agree")
                 })
             });
@@ -99,15 +101,20 @@ fn bench_type<T: BenchElem>(c: &mut Criterion) {
             g.bench_function(BenchmarkId::new("segmented_sum_bits", isa), |b| {
                 let heads = segmented::HeadFlags::bits(&words, n).expect("enough words");
                 b.iter(|| {
-                    segmented::segmented_sum_into_isa(isa, black_box(&src), heads, &mut dst)
+                    segmented::segmented_sum_into(Exec::from(isa), black_box(&src), heads, &mut dst)
                         .expect("lengths agree")
                 })
             });
             g.throughput(moved(2 * n * s + 4 * n));
             g.bench_function(BenchmarkId::new("seg_offset_sum", isa), |b| {
                 b.iter(|| {
-                    segmented::segmented_sum_seg_offset_isa(isa, black_box(&src), &seg_offset, &mut dst)
-                        .expect("valid offsets")
+                    segmented::segmented_sum_seg_offset(
+                        Exec::from(isa),
+                        black_box(&src),
+                        &seg_offset,
+                        &mut dst,
+                    )
+                    .expect("valid offsets")
                 })
             });
         }

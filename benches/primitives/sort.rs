@@ -7,10 +7,9 @@
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput};
+use spblas::Exec;
 use spblas::Isa;
-use spblas::primitives::sort::{
-    bitonic_sort_isa, bitonic_sort_pairs_isa, odd_even_sort_isa, odd_even_sort_pairs_isa,
-};
+use spblas::primitives::sort::{bitonic_sort, bitonic_sort_pairs, odd_even_sort, odd_even_sort_pairs};
 
 const SIZES: [usize; 8] = [8, 16, 32, 64, 128, 256, 1024, 4096];
 
@@ -44,14 +43,14 @@ pub fn bench(c: &mut Criterion) {
             g.bench_with_input(BenchmarkId::new(format!("bitonic/{isa}"), n), &keys, |b, k| {
                 b.iter(|| {
                     buf.copy_from_slice(k);
-                    bitonic_sort_isa(isa, &mut buf).unwrap();
+                    bitonic_sort(Exec::from(isa), &mut buf).unwrap();
                     black_box(&mut buf);
                 })
             });
             g.bench_with_input(BenchmarkId::new(format!("odd_even/{isa}"), n), &keys, |b, k| {
                 b.iter(|| {
                     buf.copy_from_slice(k);
-                    odd_even_sort_isa(isa, &mut buf).unwrap();
+                    odd_even_sort(Exec::from(isa), &mut buf).unwrap();
                     black_box(&mut buf);
                 })
             });
@@ -84,7 +83,7 @@ fn pairs<V: bytemuck::Pod>(c: &mut Criterion, name: &str, val: fn(u64) -> V) {
                 b.iter(|| {
                     kb.copy_from_slice(k);
                     vb.copy_from_slice(v);
-                    bitonic_sort_pairs_isa(isa, &mut kb, &mut vb).unwrap();
+                    bitonic_sort_pairs(Exec::from(isa), &mut kb, &mut vb).unwrap();
                     black_box((&mut kb, &mut vb));
                 })
             });
@@ -92,7 +91,7 @@ fn pairs<V: bytemuck::Pod>(c: &mut Criterion, name: &str, val: fn(u64) -> V) {
                 b.iter(|| {
                     kb.copy_from_slice(k);
                     vb.copy_from_slice(v);
-                    odd_even_sort_pairs_isa(isa, &mut kb, &mut vb).unwrap();
+                    odd_even_sort_pairs(Exec::from(isa), &mut kb, &mut vb).unwrap();
                     black_box((&mut kb, &mut vb));
                 })
             });

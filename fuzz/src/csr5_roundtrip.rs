@@ -16,6 +16,7 @@ use spblas::{Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, Index, Isa};
 
 use crate::formats::{Recipe, recipe_csr};
 use crate::{Dense, SpmvArgs, check_spmv, same};
+use spblas::Exec;
 
 #[derive(Debug, Arbitrary)]
 pub struct Input {
@@ -66,10 +67,11 @@ fn check<I: Index>(input: &Input, nrows: usize, ncols: usize, rp: &[I], ci: &[I]
     }
     // Owned, in place: the copying conversion's arrays, and the same matrix back.
     for isa in Isa::available() {
-        let want = Csr5Owned::from_csr_isa(&csr, isa).expect("Csr5Owned::from_csr_isa");
-        let got = Csr5Owned::from_csr_owned(CsrOwned::from_csr(&csr).expect("CsrOwned::from_csr"), isa)
-            .map_err(|(e, _)| e)
-            .expect("Csr5Owned::from_csr_owned on a valid CSR");
+        let want = Csr5Owned::from_csr(Exec::from(isa), &csr).expect("Csr5Owned::from_csr_isa");
+        let got =
+            Csr5Owned::from_csr_owned(Exec::from(isa), CsrOwned::from_csr(&csr).expect("CsrOwned::from_csr"))
+                .map_err(|(e, _)| e)
+                .expect("Csr5Owned::from_csr_owned on a valid CSR");
         let (g, w) = (got.view(), want.view());
         assert!(g.col_idx() == w.col_idx() && same(g.vals(), w.vals()), "from_csr_owned entries differ");
         assert!(

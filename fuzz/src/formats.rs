@@ -16,6 +16,7 @@ use spblas::{
 };
 
 use crate::{Dense, Dim, Idx, MAX_DIM, SpmvArgs, Val, check_spmv, idx, small, vals};
+use spblas::Exec;
 
 /// Which constructor a raw input goes to.
 #[derive(Clone, Copy, Debug, Arbitrary)]
@@ -187,7 +188,7 @@ fn check_csr_view(csr: &Csr<'_, f64, u32>, dense: &Dense, args: SpmvArgs) {
             let y0 = args.y(dense.nrows);
             let want = dense.spmv(args.alpha(), &x, args.beta(), &y0);
             let mut y = y0.clone();
-            spblas::level2::spmv_csr(csr, method, isa, args.alpha(), &x, args.beta(), &mut y)
+            spblas::level2::spmv_csr(Exec::from(isa), csr, method, args.alpha(), &x, args.beta(), &mut y)
                 .unwrap_or_else(|e| panic!("csr {method:?} on {isa}: {e}"));
             assert!(crate::same(&y, &want), "csr {method:?} on {isa}: {y:?} != {want:?}");
         }

@@ -12,26 +12,22 @@
 //! - Sorted pairs: identical on every `Isa` (one network); merges of pairs: stable.
 
 use arbitrary::{Arbitrary, Unstructured};
+use spblas::Exec;
+use spblas::SpmvConfig;
 use spblas::formats::MAX_PANELS;
 use spblas::level2::{SpmvChoice, SpmvPlan};
-use spblas::primitives::heap::{
-    DHeap, DHeapPairs, Max, Min, k_largest_isa, k_select_batch_isa, k_select_isa,
-};
+use spblas::primitives::heap::{DHeap, DHeapPairs, Max, Min, k_largest, k_select, k_select_batch};
 use spblas::primitives::merge::{
-    merge_isa, merge_pairs_isa, merge_path_isa, merge_path_partition_isa, merge_piece_isa, ranking_merge_isa,
-    serial_merge,
+    merge, merge_pairs, merge_path, merge_path_partition, merge_piece, ranking_merge, serial_merge,
 };
 use spblas::primitives::scan::{
-    ScanElem, exclusive_scan_into_isa, exclusive_scan_isa, inclusive_scan_into_isa, inclusive_scan_isa,
-    reduce_isa,
+    ScanElem, exclusive_scan, exclusive_scan_into, inclusive_scan, inclusive_scan_into, reduce,
 };
 use spblas::primitives::segmented::{
-    HeadFlags, seg_offset_from_heads, segmented_exclusive_scan_isa, segmented_scan_isa, segmented_sum_isa,
-    segmented_sum_seg_offset_isa,
+    HeadFlags, seg_offset_from_heads, segmented_exclusive_scan, segmented_scan, segmented_sum,
+    segmented_sum_seg_offset,
 };
-use spblas::primitives::sort::{
-    bitonic_sort_isa, bitonic_sort_pairs_isa, odd_even_sort_isa, odd_even_sort_pairs_isa,
-};
+use spblas::primitives::sort::{bitonic_sort, bitonic_sort_pairs, odd_even_sort, odd_even_sort_pairs};
 use spblas::primitives::{Key, heap::HeapOrder};
 use spblas::{Csr, CsrMethod, Isa, SpMv};
 
@@ -222,20 +218,20 @@ fn scans<T: ScanElem + Add>(v: &[T]) {
         acc = acc.plus(old);
     }
     for isa in Isa::available() {
-        assert!(reduce_isa(isa, v).expect("reduce") == total, "reduce on {isa}");
+        assert!(reduce(Exec::from(isa), v).expect("reduce") == total, "reduce on {isa}");
         let mut w = v.to_vec();
-        inclusive_scan_isa(isa, &mut w).expect("inclusive");
+        inclusive_scan(Exec::from(isa), &mut w).expect("inclusive");
         assert!(eq(&w, &incl), "inclusive scan on {isa}: {w:?} != {incl:?}");
         let mut w = v.to_vec();
-        let t = exclusive_scan_isa(isa, &mut w).expect("exclusive");
+        let t = exclusive_scan(Exec::from(isa), &mut w).expect("exclusive");
         assert!(eq(&w, &excl) && t == total, "exclusive scan on {isa}");
         let mut d = vec![T::default(); v.len()];
-        inclusive_scan_into_isa(isa, v, &mut d).expect("inclusive into");
+        inclusive_scan_into(Exec::from(isa), v, &mut d).expect("inclusive into");
         assert!(eq(&d, &incl), "inclusive scan into on {isa}");
-        let t = exclusive_scan_into_isa(isa, v, &mut d).expect("exclusive into");
+        let t = exclusive_scan_into(Exec::from(isa), v, &mut d).expect("exclusive into");
         assert!(eq(&d, &excl) && t == total, "exclusive scan into on {isa}");
         let mut short = vec![T::default(); v.len() + 1];
-        assert!(inclusive_scan_into_isa(isa, v, &mut short).is_err(), "scan into a wrong-length dst");
+        assert!(inclusive_scan_into(Exec::from(isa), v, &mut short).is_err(), "scan into a wrong-length dst");
     }
 }
 
@@ -264,7 +260,7 @@ fn segmented<T: ScanElem + Add>(v: &[T], flags_in: &[bool]) {
     }
     let portable = {
         let mut w = v.to_vec();
-        segmented_sum_isa(Isa::Portable, &mut w, HeadFlags::bools(&flags)).expect("segmented sum");
+        segmented_sum(Exec::from(Isa::Portable), &mut w, HeadFlags::bools(&flags)).expect("segmented sum");
         w
     };
     let mut seg_offset = vec![0u32; n];
@@ -272,13 +268,13 @@ fn segmented<T: ScanElem + Add>(v: &[T], flags_in: &[bool]) {
     for isa in Isa::available() {
         for hf in [HeadFlags::bools(&flags), HeadFlags::bits(&words, n).expect("bits")] {
             let mut w = v.to_vec();
-            segmented_scan_isa(isa, &mut w, hf).expect("segmented scan");
+            segmented_scan(Exec::from(isa), &mut w, hf).expect("segmented scan");
             assert!(eq(&w, &incl), "segmented scan on {isa}: {w:?} != {incl:?}");
             let mut w = v.to_vec();
-            segmented_exclusive_scan_isa(isa, &mut w, hf).expect("segmented exclusive scan");
+            segmented_exclusive_scan(Exec::from(isa), &mut w, hf).expect("segmented exclusive scan");
             assert!(eq(&w, &excl), "segmented exclusive scan on {isa}");
             let mut w = v.to_vec();
-            segmented_sum_isa(isa, &mut w, hf).expect("segmented sum");
+            segmented_sum(Exec::from(isa), &mut w, hf).expect("segmented sum");
             for (i, s) in sums.iter().enumerate() {
                 if let Some(s) = s {
                     assert!(w[i] == *s, "segmented sum on {isa}: head {i}");
@@ -287,7 +283,7 @@ fn segmented<T: ScanElem + Add>(v: &[T], flags_in: &[bool]) {
             assert!(eq(&w, &portable), "segmented sum on {isa} differs from portable");
         }
         let mut d = vec![T::default(); n];
-        segmented_sum_seg_offset_isa(isa, v, &seg_offset, &mut d).expect("seg_offset sum");
+        segmented_sum_seg_offset(Exec::from(isa), v, &seg_offset, &mut d).expect("seg_offset sum");
         for (i, s) in sums.iter().enumerate() {
             match s {
                 Some(s) => assert!(d[i] == *s, "seg_offset sum on {isa}: head {i}"),
@@ -299,13 +295,18 @@ fn segmented<T: ScanElem + Add>(v: &[T], flags_in: &[bool]) {
             let mut bad = seg_offset.clone();
             bad[n - 1] = 1;
             let mut d2 = d.clone();
-            assert!(segmented_sum_seg_offset_isa(isa, v, &bad, &mut d2).is_err(), "seg_offset past the end");
+            assert!(
+                segmented_sum_seg_offset(Exec::from(isa), v, &bad, &mut d2).is_err(),
+                "seg_offset past the end"
+            );
             assert!(eq(&d2, &d), "seg_offset sum wrote on error");
         }
         // Too few flags.
         if n > 0 {
             let mut w = v.to_vec();
-            assert!(segmented_sum_isa(isa, &mut w, HeadFlags::bools(&flags[..n - 1])).is_err() || n == 0);
+            assert!(
+                segmented_sum(Exec::from(isa), &mut w, HeadFlags::bools(&flags[..n - 1])).is_err() || n == 0
+            );
         }
     }
 }
@@ -326,20 +327,20 @@ fn sorts<K: Key + FromBits>(keys: &[K], vals_in: &[u64]) {
     let mut reference: Option<PairResults<K>> = None;
     for isa in Isa::available() {
         let mut k = keys.to_vec();
-        bitonic_sort_isa(isa, &mut k).expect("bitonic");
+        bitonic_sort(Exec::from(isa), &mut k).expect("bitonic");
         assert!(bits_eq(&k, &want), "bitonic sort on {isa}");
         let mut k = keys.to_vec();
-        odd_even_sort_isa(isa, &mut k).expect("odd-even");
+        odd_even_sort(Exec::from(isa), &mut k).expect("odd-even");
         assert!(bits_eq(&k, &want), "odd-even sort on {isa}");
         let mut results = Vec::new();
         for alg in 0..2 {
             let (mut k, mut v, mut k2, mut v2) = (keys.to_vec(), vals.clone(), keys.to_vec(), vals32.clone());
             if alg == 0 {
-                bitonic_sort_pairs_isa(isa, &mut k, &mut v).expect("bitonic pairs");
-                bitonic_sort_pairs_isa(isa, &mut k2, &mut v2).expect("bitonic pairs u32");
+                bitonic_sort_pairs(Exec::from(isa), &mut k, &mut v).expect("bitonic pairs");
+                bitonic_sort_pairs(Exec::from(isa), &mut k2, &mut v2).expect("bitonic pairs u32");
             } else {
-                odd_even_sort_pairs_isa(isa, &mut k, &mut v).expect("odd-even pairs");
-                odd_even_sort_pairs_isa(isa, &mut k2, &mut v2).expect("odd-even pairs u32");
+                odd_even_sort_pairs(Exec::from(isa), &mut k, &mut v).expect("odd-even pairs");
+                odd_even_sort_pairs(Exec::from(isa), &mut k2, &mut v2).expect("odd-even pairs u32");
             }
             assert!(bits_eq(&k, &want) && bits_eq(&k2, &want), "pair sort {alg} on {isa}: keys");
             // The multiset of pairs is kept.
@@ -365,7 +366,7 @@ fn sorts<K: Key + FromBits>(keys: &[K], vals_in: &[u64]) {
         // Length mismatch: error, nothing touched.
         if !keys.is_empty() {
             let (mut k, mut v) = (keys.to_vec(), vals[..keys.len() - 1].to_vec());
-            assert!(bitonic_sort_pairs_isa(isa, &mut k, &mut v).is_err());
+            assert!(bitonic_sort_pairs(Exec::from(isa), &mut k, &mut v).is_err());
             assert!(bits_eq(&k, keys), "pair sort touched keys on error");
         }
     }
@@ -416,16 +417,16 @@ fn merges<K: Key + FromBits>(a_raw: &[K], b_raw: &[K], param: usize) {
     let parts = param % 9 + 1;
     for isa in Isa::available() {
         let mut out = vec![K::from_bits64(0); n];
-        merge_isa(isa, &a, &b, &mut out).expect("merge");
+        merge(Exec::from(isa), &a, &b, &mut out).expect("merge");
         assert!(bits_eq(&out, &want), "merge on {isa}");
         let mut out = vec![K::from_bits64(0); n];
-        ranking_merge_isa(isa, &a, &b, &mut out).expect("ranking merge");
+        ranking_merge(Exec::from(isa), &a, &b, &mut out).expect("ranking merge");
         assert!(bits_eq(&out, &want), "ranking merge on {isa}");
         let (mut ok, mut ov) = (vec![K::from_bits64(0); n], vec![0u64; n]);
-        merge_pairs_isa(isa, &a, &av, &b, &bv, &mut ok, &mut ov).expect("merge pairs");
+        merge_pairs(Exec::from(isa), &a, &av, &b, &bv, &mut ok, &mut ov).expect("merge pairs");
         assert!(bits_eq(&ok, &want) && ov == want_v, "merge pairs on {isa} (stable)");
         let mut splits = vec![(0usize, 0usize); parts + 1];
-        merge_path_partition_isa(isa, &a, &b, parts, &mut splits).expect("partition");
+        merge_path_partition(Exec::from(isa), &a, &b, parts, &mut splits).expect("partition");
         assert_eq!(splits[0], (0, 0));
         assert_eq!(splits[parts], (a.len(), b.len()));
         let mut out = vec![K::from_bits64(0); n];
@@ -434,26 +435,26 @@ fn merges<K: Key + FromBits>(a_raw: &[K], b_raw: &[K], param: usize) {
             assert!(s.0 <= e.0 && s.1 <= e.1, "splits not monotone");
             let off = s.0 + s.1;
             let len = (e.0 - s.0) + (e.1 - s.1);
-            merge_piece_isa(isa, &a, &b, s, e, &mut out[off..off + len]).expect("merge piece");
+            merge_piece(Exec::from(isa), &a, &b, s, e, &mut out[off..off + len]).expect("merge piece");
         }
         assert!(bits_eq(&out, &want), "merge pieces on {isa}");
         let mut out = vec![K::from_bits64(0); n];
         let mut splits = vec![(0usize, 0usize); parts + 1];
-        merge_path_isa(isa, &a, &b, parts, &mut splits, &mut out).expect("merge path");
+        merge_path(Exec::from(isa), &a, &b, parts, &mut splits, &mut out).expect("merge path");
         assert!(bits_eq(&out, &want), "merge path on {isa}");
         // Unsorted inputs: no panic, whatever comes out (ranking merge must refuse them).
         let mut out = vec![K::from_bits64(0); a_raw.len() + b_raw.len()];
-        let _ = merge_isa(isa, a_raw, b_raw, &mut out);
-        let _ = merge_path_isa(isa, a_raw, b_raw, parts, &mut splits, &mut out);
+        let _ = merge(Exec::from(isa), a_raw, b_raw, &mut out);
+        let _ = merge_path(Exec::from(isa), a_raw, b_raw, parts, &mut splits, &mut out);
         if !bits_eq(a_raw, &a) || !bits_eq(b_raw, &b) {
             assert!(
-                ranking_merge_isa(isa, a_raw, b_raw, &mut out).is_err(),
+                ranking_merge(Exec::from(isa), a_raw, b_raw, &mut out).is_err(),
                 "ranking merge of unsorted input"
             );
         }
         // Wrong output length.
         let mut out = vec![K::from_bits64(0); n + 1];
-        assert!(merge_isa(isa, &a, &b, &mut out).is_err(), "merge into a wrong-length output");
+        assert!(merge(Exec::from(isa), &a, &b, &mut out).is_err(), "merge into a wrong-length output");
     }
 }
 
@@ -466,11 +467,11 @@ fn heaps<K: Key + FromBits>(keys: &[K], ops: &[bool], param: usize) {
     for isa in Isa::available() {
         // Max-heap pops in descending order.
         let mut buf = keys.to_vec();
-        let h = DHeap::<K, Max>::from_slice_isa(isa, &mut buf).expect("heap");
+        let h = DHeap::<K, Max>::from_slice(Exec::from(isa), &mut buf).expect("heap");
         let s = h.into_sorted();
         assert!(bits_eq(s, &sorted), "heap sort (max) on {isa}");
         let mut buf = keys.to_vec();
-        let mut h = DHeap::<K, Min>::from_slice_isa(isa, &mut buf).expect("heap");
+        let mut h = DHeap::<K, Min>::from_slice(Exec::from(isa), &mut buf).expect("heap");
         for want in &sorted {
             let got = h.pop().expect("pop");
             assert!(got.bits() == want.bits(), "min-heap pop on {isa}");
@@ -478,7 +479,7 @@ fn heaps<K: Key + FromBits>(keys: &[K], ops: &[bool], param: usize) {
         assert!(h.pop().is_none());
         // k smallest / largest.
         let mut out = vec![K::from_bits64(0); k];
-        let kth = k_select_isa(isa, keys, k, &mut out).expect("k_select");
+        let kth = k_select(Exec::from(isa), keys, k, &mut out).expect("k_select");
         if k > 0 {
             assert!(kth.map(FromBits::bits) == Some(sorted[k - 1].bits()), "k_select on {isa}");
             let mut o = total_sorted(&out);
@@ -487,18 +488,18 @@ fn heaps<K: Key + FromBits>(keys: &[K], ops: &[bool], param: usize) {
         } else {
             assert!(kth.is_none());
         }
-        let kth = k_largest_isa(isa, keys, k, &mut out).expect("k_largest");
+        let kth = k_largest(Exec::from(isa), keys, k, &mut out).expect("k_largest");
         if k > 0 {
             assert!(kth.map(FromBits::bits) == Some(sorted[n - k].bits()), "k_largest on {isa}");
             assert!(bits_eq(&total_sorted(&out), &sorted[n - k..]), "k_largest set on {isa}");
         }
-        assert!(k_select_isa(isa, keys, n + 1, &mut out).is_err(), "k > n accepted");
+        assert!(k_select(Exec::from(isa), keys, n + 1, &mut out).is_err(), "k > n accepted");
         // Batch: lists of `list_len`.
         let list_len = param % 7 + 1;
         let lists = n / list_len;
         let kk = param % (list_len + 1);
         let mut out = vec![K::from_bits64(0); lists * kk];
-        k_select_batch_isa(isa, &keys[..lists * list_len], list_len, kk, &mut out).expect("batch");
+        k_select_batch(Exec::from(isa), &keys[..lists * list_len], list_len, kk, &mut out).expect("batch");
         for l in 0..lists {
             let want = total_sorted(&keys[l * list_len..(l + 1) * list_len]);
             assert!(
@@ -518,8 +519,8 @@ fn heap_ops<K: Key + FromBits, O: HeapOrder>(isa: Isa, keys: &[K], ops: &[bool])
         let mut buf = vec![K::from_bits64(0); cap];
         let mut kb = vec![K::from_bits64(0); cap];
         let mut vb = vec![0u32; cap];
-        let mut h = DHeap::<K, O>::new_isa(isa, &mut buf).expect("heap");
-        let mut hp = DHeapPairs::<K, u32, O>::new_isa(isa, &mut kb, &mut vb).expect("pairs heap");
+        let mut h = DHeap::<K, O>::new(Exec::from(isa), &mut buf).expect("heap");
+        let mut hp = DHeapPairs::<K, u32, O>::new(Exec::from(isa), &mut kb, &mut vb).expect("pairs heap");
         let mut log = Vec::new();
         for (i, &key) in keys.iter().enumerate() {
             match (ops.get(i).copied().unwrap_or(true), ops.get(i + 1).copied().unwrap_or(false)) {
@@ -607,7 +608,7 @@ fn csr_methods(input: &Input) {
     for method in CsrMethod::ALL {
         for isa in Isa::available() {
             let mut y = if beta == 0.0 { vec![f64::NAN; nrows] } else { y0.clone() };
-            spblas::level2::spmv_csr(&a, method, isa, alpha, &x, beta, &mut y).expect("spmv_csr");
+            spblas::level2::spmv_csr(Exec::from(isa), &a, method, alpha, &x, beta, &mut y).expect("spmv_csr");
             assert!(crate::same(&y, &want), "csr {method:?} on {isa}");
         }
     }
@@ -618,7 +619,7 @@ fn csr_methods(input: &Input) {
     for isa in Isa::available() {
         let panels = SpmvChoice::Csr5Panels { columns };
         for choice in [SpmvChoice::choose(&a, isa), SpmvChoice::Csr5, panels] {
-            let plan = match SpmvPlan::with_choice(&a, isa, choice) {
+            let plan = match SpmvPlan::with_config(Exec::from(isa), &a, SpmvConfig::new().choice(choice)) {
                 Ok(plan) => plan,
                 Err(e) => {
                     assert!(
@@ -629,7 +630,7 @@ fn csr_methods(input: &Input) {
                 }
             };
             let mut y = if beta == 0.0 { vec![f64::NAN; nrows] } else { y0.clone() };
-            plan.spmv(alpha, &x, beta, &mut y).expect("plan spmv");
+            plan.spmv(Exec::new(), alpha, &x, beta, &mut y).expect("plan spmv");
             assert!(crate::same(&y, &want), "plan {choice} on {isa}");
         }
     }

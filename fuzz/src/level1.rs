@@ -14,13 +14,14 @@ use std::collections::BTreeMap;
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::Isa;
 use spblas::level1::{
-    AddMethod, SpVec, add_merge_partition, add_merge_piece, add_scaled_isa, add_workspace_len, axpy, dot,
+    AddMethod, SpVec, add_merge_partition, add_merge_piece, add_scaled, add_workspace_len, axpy, dot,
     dot_dense, gather, scatter,
 };
-use spblas::primitives::merge::merge_isa;
-use spblas::primitives::sort::{bitonic_sort_isa, odd_even_sort_isa};
+use spblas::primitives::merge::merge;
+use spblas::primitives::sort::{bitonic_sort, odd_even_sort};
 
 use crate::{Dim, Idx, Val, same};
+use spblas::Exec;
 
 #[derive(Debug, Arbitrary)]
 pub struct Input {
@@ -92,21 +93,25 @@ pub fn run(data: &[u8]) -> usize {
         for method in AddMethod::ALL {
             let mut ws = vec![0.0f64; add_workspace_len::<f64>(method, x.nnz(), y.nnz(), n)];
             let (mut oi, mut ov) = (vec![0u32; m], vec![f64::NAN; m]);
-            let got = add_scaled_isa(isa, alpha, x, beta, y, &mut oi, &mut ov, method, &mut ws)
+            let got = add_scaled(Exec::from(isa), alpha, x, beta, y, &mut oi, &mut ov, method, &mut ws)
                 .unwrap_or_else(|e| panic!("add {method:?} on {isa}: {e}"));
             assert_eq!(&oi[..got], &wi[..], "add {method:?} on {isa}: indices");
             assert!(same(&ov[..got], &wv), "add {method:?} on {isa}: {:?} != {wv:?}", &ov[..got]);
             // Too small an output or workspace: an error, nothing written.
             if m > 0 {
                 let (mut oi2, mut ov2) = (vec![7u32; m - 1], vec![7.0f64; m - 1]);
-                assert!(add_scaled_isa(isa, alpha, x, beta, y, &mut oi2, &mut ov2, method, &mut ws).is_err());
+                assert!(
+                    add_scaled(Exec::from(isa), alpha, x, beta, y, &mut oi2, &mut ov2, method, &mut ws)
+                        .is_err()
+                );
                 assert!(oi2.iter().all(|&v| v == 7) && ov2.iter().all(|&v| v == 7.0), "add wrote on error");
             }
             if !ws.is_empty() {
                 let (mut oi2, mut ov2) = (vec![7u32; m], vec![7.0f64; m]);
                 let mut ws2 = vec![0.0f64; ws.len() - 1];
                 assert!(
-                    add_scaled_isa(isa, alpha, x, beta, y, &mut oi2, &mut ov2, method, &mut ws2).is_err()
+                    add_scaled(Exec::from(isa), alpha, x, beta, y, &mut oi2, &mut ov2, method, &mut ws2)
+                        .is_err()
                 );
                 assert!(oi2.iter().all(|&v| v == 7), "add wrote on a workspace error");
             }
@@ -115,7 +120,8 @@ pub fn run(data: &[u8]) -> usize {
         let other = SpVec::<f64, u32>::empty(n + 1);
         let (mut oi, mut ov) = (vec![0u32; m], vec![0.0; m]);
         assert!(
-            add_scaled_isa(isa, alpha, x, beta, other, &mut oi, &mut ov, AddMethod::Merge, &mut []).is_err()
+            add_scaled(Exec::from(isa), alpha, x, beta, other, &mut oi, &mut ov, AddMethod::Merge, &mut [])
+                .is_err()
         );
     }
 
@@ -174,13 +180,13 @@ pub fn run(data: &[u8]) -> usize {
     want_sorted.sort_unstable();
     for isa in Isa::available() {
         let mut s = cat.clone();
-        bitonic_sort_isa(isa, &mut s).expect("bitonic");
+        bitonic_sort(Exec::from(isa), &mut s).expect("bitonic");
         assert_eq!(s, want_sorted, "bitonic sort on {isa}");
         let mut s = cat.clone();
-        odd_even_sort_isa(isa, &mut s).expect("odd-even");
+        odd_even_sort(Exec::from(isa), &mut s).expect("odd-even");
         assert_eq!(s, want_sorted, "odd-even sort on {isa}");
         let mut out = vec![0u32; m];
-        merge_isa(isa, &xi, &yi, &mut out).expect("merge");
+        merge(Exec::from(isa), &xi, &yi, &mut out).expect("merge");
         let mut w: Vec<u32> = xi.iter().chain(&yi).copied().collect();
         w.sort();
         assert_eq!(out, w, "merge on {isa}");

@@ -16,6 +16,7 @@ pub mod mtx;
 pub mod spgemm;
 
 use arbitrary::{Arbitrary, Unstructured};
+use spblas::Exec;
 use spblas::{Isa, SpMv};
 
 /// Largest dimension for which the targets allocate dense references and run kernels.
@@ -162,17 +163,21 @@ pub fn check_spmv(name: &str, a: &dyn SpMv<f64>, dense: &Dense, args: SpmvArgs) 
     let want = dense.spmv(alpha, &x, beta, &y0);
     for isa in Isa::available() {
         let mut y = y0.clone();
-        a.spmv_isa(isa, alpha, &x, beta, &mut y).unwrap_or_else(|e| panic!("{name} spmv on {isa}: {e}"));
+        a.spmv(Exec::from(isa), alpha, &x, beta, &mut y)
+            .unwrap_or_else(|e| panic!("{name} spmv on {isa}: {e}"));
         assert!(same(&y, &want), "{name} spmv on {isa}: got {y:?}, want {want:?}");
         // Wrong lengths: an error, `y` untouched.
         let mut y = y0.clone();
         let short_x = &x[..x.len().saturating_sub(1)];
         if short_x.len() != x.len() {
-            assert!(a.spmv_isa(isa, alpha, short_x, beta, &mut y).is_err(), "{name}: short x accepted");
+            assert!(
+                a.spmv(Exec::from(isa), alpha, short_x, beta, &mut y).is_err(),
+                "{name}: short x accepted"
+            );
         }
         let mut longer = y.clone();
         longer.push(1.0);
-        assert!(a.spmv_isa(isa, alpha, &x, beta, &mut longer).is_err(), "{name}: long y accepted");
+        assert!(a.spmv(Exec::from(isa), alpha, &x, beta, &mut longer).is_err(), "{name}: long y accepted");
         assert!(same_bits(&longer[..y0.len()], &y0), "{name}: y written on error");
     }
 }

@@ -16,12 +16,12 @@ use std::collections::BTreeSet;
 
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::level3::{
-    RowMethod, SpgemmConfig, spgemm_numeric_with, spgemm_symbolic_with, spgemm_with,
-    spgemm_workspace_len_with,
+    RowMethod, SpgemmConfig, spgemm, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
 };
 use spblas::{Csr, DimError, Isa, RowOrder};
 
 use crate::formats::{Recipe, recipe_csr};
+use spblas::Exec;
 
 #[derive(Debug, Arbitrary)]
 pub struct Input {
@@ -59,21 +59,29 @@ pub fn run(data: &[u8]) -> usize {
     ];
     for isa in Isa::available() {
         for method in methods {
-            let cfg = SpgemmConfig { isa, method, ..SpgemmConfig::new() };
+            let (exec, cfg) = (Exec::from(isa), SpgemmConfig { method, ..SpgemmConfig::new() });
             if method == Some(RowMethod::Merge) && b.row_order() != RowOrder::Canonical {
-                let e = spgemm_workspace_len_with(cfg, &a, &b);
+                let e = spgemm_workspace_len(exec, cfg, &a, &b);
                 assert!(
                     matches!(e, Err(DimError::NotCanonical { .. })),
                     "forced merge on non-canonical B: {e:?}"
                 );
-                assert!(matches!(spgemm_with(cfg, &a, &b), Err(DimError::NotCanonical { .. })));
+                assert!(matches!(spgemm(exec, cfg, &a, &b), Err(DimError::NotCanonical { .. })));
                 continue;
             }
-            check_two_phase(cfg, &a, &b, &pattern, &dense);
-            let c = spgemm_with(cfg, &a, &b).unwrap_or_else(|e| panic!("spgemm {cfg:?}: {e}"));
+            check_two_phase(exec, cfg, &a, &b, &pattern, &dense);
+            let c = spgemm(exec, cfg, &a, &b).unwrap_or_else(|e| panic!("spgemm {isa:?} {cfg:?}: {e}"));
             let c = c.view();
             assert_eq!(c.row_order(), RowOrder::Canonical);
-            compare(&format!("spgemm {cfg:?}"), c.row_ptr(), c.col_idx(), c.vals(), &pattern, &dense, n);
+            compare(
+                &format!("spgemm {isa:?} {cfg:?}"),
+                c.row_ptr(),
+                c.col_idx(),
+                c.vals(),
+                &pattern,
+                &dense,
+                n,
+            );
             checked += 1;
         }
     }
@@ -121,6 +129,7 @@ fn compare(
 
 /// The precise method: workspace query, symbolic, numeric; then every undersized buffer.
 fn check_two_phase(
+    exec: Exec,
     cfg: SpgemmConfig,
     a: &Csr<'_, f64, u32>,
     b: &Csr<'_, f64, u32>,
@@ -128,37 +137,38 @@ fn check_two_phase(
     dense: &[f64],
 ) {
     let m = a.nrows();
-    let ws = spgemm_workspace_len_with(cfg, a, b).unwrap_or_else(|e| panic!("workspace {cfg:?}: {e}"));
+    let ws = spgemm_workspace_len(exec, cfg, a, b).unwrap_or_else(|e| panic!("workspace {cfg:?}: {e}"));
     let (mut wi, mut wv) = (vec![7u32; ws.idx], vec![f64::NAN; ws.vals]);
     let mut row_ptr = vec![u32::MAX; m + 1];
-    let nnz = spgemm_symbolic_with(cfg, a, b, &mut row_ptr, &mut wi)
+    let nnz = spgemm_symbolic(exec, cfg, a, b, &mut row_ptr, &mut wi)
         .unwrap_or_else(|e| panic!("symbolic {cfg:?}: {e}"));
     assert_eq!(nnz, pattern.iter().map(BTreeSet::len).sum::<usize>(), "symbolic {cfg:?}: nnz(C)");
     let (mut ci, mut cv) = (vec![u32::MAX; nnz], vec![f64::NAN; nnz]);
-    spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv))
+    spgemm_numeric(exec, cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv))
         .unwrap_or_else(|e| panic!("numeric {cfg:?}: {e}"));
     compare(&format!("symbolic + numeric {cfg:?}"), &row_ptr, &ci, &cv, pattern, dense, b.ncols());
 
     // Undersized buffers: errors, and the outputs untouched.
     let mut short_ptr = vec![5u32; m];
-    assert!(spgemm_symbolic_with(cfg, a, b, &mut short_ptr, &mut wi).is_err(), "{cfg:?}: short row_ptr");
+    assert!(spgemm_symbolic(exec, cfg, a, b, &mut short_ptr, &mut wi).is_err(), "{cfg:?}: short row_ptr");
     assert!(short_ptr.iter().all(|&p| p == 5), "{cfg:?}: row_ptr written on error");
     if ws.idx > 0 {
         let mut rp = vec![5u32; m + 1];
-        let e = spgemm_symbolic_with(cfg, a, b, &mut rp, &mut wi[..ws.idx - 1]);
+        let e = spgemm_symbolic(exec, cfg, a, b, &mut rp, &mut wi[..ws.idx - 1]);
         assert!(matches!(e, Err(DimError::BufferTooSmall { .. })), "{cfg:?}: short index workspace: {e:?}");
         assert!(rp.iter().all(|&p| p == 5), "{cfg:?}: row_ptr written on error");
-        let e = spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi[..ws.idx - 1], &mut wv));
+        let e = spgemm_numeric(exec, cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi[..ws.idx - 1], &mut wv));
         assert!(e.is_err(), "{cfg:?}: numeric with a short index workspace");
     }
     if ws.vals > 0 {
-        let e = spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv[..ws.vals - 1]));
+        let e =
+            spgemm_numeric(exec, cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv[..ws.vals - 1]));
         assert!(e.is_err(), "{cfg:?}: numeric with a short value workspace");
     }
     if nnz > 0 {
         let mut ci2 = vec![9u32; nnz - 1];
         let mut cv2 = vec![9.0; nnz];
-        let e = spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci2, &mut cv2, (&mut wi, &mut wv));
+        let e = spgemm_numeric(exec, cfg, a, b, &row_ptr, &mut ci2, &mut cv2, (&mut wi, &mut wv));
         assert!(e.is_err(), "{cfg:?}: short col_idx");
         assert!(
             ci2.iter().all(|&c| c == 9) && cv2.iter().all(|&v| v == 9.0),
@@ -166,7 +176,7 @@ fn check_two_phase(
         );
         let mut ci3 = vec![9u32; nnz];
         let mut cv3 = vec![9.0; nnz - 1];
-        let e = spgemm_numeric_with(cfg, a, b, &row_ptr, &mut ci3, &mut cv3, (&mut wi, &mut wv));
+        let e = spgemm_numeric(exec, cfg, a, b, &row_ptr, &mut ci3, &mut cv3, (&mut wi, &mut wv));
         assert!(e.is_err(), "{cfg:?}: short vals");
         assert!(
             ci3.iter().all(|&c| c == 9) && cv3.iter().all(|&v| v == 9.0),
@@ -177,15 +187,15 @@ fn check_two_phase(
 
 /// Inner dimensions that differ: `DimError::Inner` from every entry point.
 fn check_mismatch(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) {
-    let cfg = SpgemmConfig::new();
-    assert!(matches!(spgemm_workspace_len_with(cfg, a, b), Err(DimError::Inner { .. })));
+    let (exec, cfg) = (Exec::new(), SpgemmConfig::new());
+    assert!(matches!(spgemm_workspace_len(exec, cfg, a, b), Err(DimError::Inner { .. })));
     let mut rp = vec![3u32; a.nrows() + 1];
     let mut wi = vec![0u32; 64];
-    assert!(matches!(spgemm_symbolic_with(cfg, a, b, &mut rp, &mut wi), Err(DimError::Inner { .. })));
+    assert!(matches!(spgemm_symbolic(exec, cfg, a, b, &mut rp, &mut wi), Err(DimError::Inner { .. })));
     assert!(rp.iter().all(|&p| p == 3), "row_ptr written on a dimension error");
     let (mut ci, mut cv, mut wv) = (vec![0u32; 4], vec![0.0; 4], vec![0.0; 64]);
     let zeros = vec![0u32; a.nrows() + 1];
-    let e = spgemm_numeric_with(cfg, a, b, &zeros, &mut ci, &mut cv, (&mut wi, &mut wv));
+    let e = spgemm_numeric(exec, cfg, a, b, &zeros, &mut ci, &mut cv, (&mut wi, &mut wv));
     assert!(matches!(e, Err(DimError::Inner { .. })), "{e:?}");
-    assert!(matches!(spgemm_with(cfg, a, b), Err(DimError::Inner { .. })));
+    assert!(matches!(spgemm(exec, cfg, a, b), Err(DimError::Inner { .. })));
 }

@@ -25,6 +25,7 @@ use crate::{FormatError, Index, Scalar};
 ///
 /// ```
 /// use spblas::{Csr, Ell, EllLayout, SpMv};
+/// use spblas::Exec;
 /// // [[1, 0, 2],
 /// //  [0, 0, 0],
 /// //  [0, 3, 0]]
@@ -35,7 +36,7 @@ use crate::{FormatError, Index, Scalar};
 /// // Column-major: slot k of row i at k * nrows + i; padding is u32::MAX.
 /// assert_eq!(ell.col_idx(), &[0, u32::MAX, 1, 2, u32::MAX, u32::MAX]);
 /// let mut y = [f64::NAN; 3];
-/// ell.spmv(1.0, &[1.0, 1.0, 1.0], 0.0, &mut y)?;
+/// ell.spmv(Exec::new(), 1.0, &[1.0, 1.0, 1.0], 0.0, &mut y)?;
 /// assert_eq!(y, [3.0, 0.0, 3.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

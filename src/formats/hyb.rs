@@ -24,6 +24,7 @@ use crate::{FormatError, Index, Scalar};
 ///
 /// ```
 /// use spblas::{Csr, Hyb, HybLayout, SpMv};
+/// use spblas::Exec;
 /// // Row lengths 1, 1, 1, 1, 1, 4: at least 2 of the 6 rows must reach K, so K = 1,
 /// // and row 5 spills 3 entries into COO.
 /// let a = Csr::new(6, 4, &[0u32, 1, 2, 3, 4, 5, 9], &[0, 1, 2, 3, 0, 0, 1, 2, 3], &[1.0f64; 9])?;
@@ -34,7 +35,7 @@ use crate::{FormatError, Index, Scalar};
 /// let hyb = Hyb::from_csr(&a, &layout, &mut ec, &mut ev, &mut cr, &mut cc, &mut cv)?;
 /// assert_eq!(hyb.coo().row_idx(), &[5, 5, 5]);
 /// let mut y = [0.0; 6];
-/// hyb.spmv(1.0, &[1.0; 4], 0.0, &mut y)?;
+/// hyb.spmv(Exec::new(), 1.0, &[1.0; 4], 0.0, &mut y)?;
 /// assert_eq!(y, [1.0, 1.0, 1.0, 1.0, 1.0, 4.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -6,12 +6,12 @@ use crate::arch::Checked;
 use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscBuf, has_esc_row};
 use crate::primitives::Key;
 use crate::primitives::heap::{DHeapPairs, Max};
-use crate::primitives::merge::merge_path_partition_isa;
-use crate::primitives::scan::{ScanElem, exclusive_scan_isa};
-use crate::primitives::segmented::{HeadFlags, segmented_sum_isa};
-use crate::primitives::sort::bitonic_sort_pairs_isa;
+use crate::primitives::merge::merge_path_partition;
+use crate::primitives::scan::{ScanElem, exclusive_scan};
+use crate::primitives::segmented::{HeadFlags, segmented_sum};
+use crate::primitives::sort::bitonic_sort_pairs;
 use crate::scalar::pick;
-use crate::{DimError, Index, Isa, Scalar};
+use crate::{DimError, Exec, Index, Isa, Scalar};
 
 use super::{AddRule, SpVec};
 
@@ -46,14 +46,14 @@ pub enum AddMethod {
     /// equal, and the sequence is then moved to the front.
     Heap,
     /// Bitonic ESC (7.4.2): expand — concatenate both inputs in the output buffers; sort
-    /// by index with the bitonic network ([`bitonic_sort_pairs_isa`]); compress — head
-    /// flags where the index changes, a segmented sum ([`segmented_sum_isa`]) leaves each
-    /// index's total at its head, and an exclusive all-scan ([`exclusive_scan_isa`]) of
+    /// by index with the bitonic network ([`bitonic_sort_pairs`]); compress — head
+    /// flags where the index changes, a segmented sum ([`segmented_sum`]) leaves each
+    /// index's total at its head, and an exclusive all-scan ([`exclusive_scan`]) of
     /// the heads per 64-entry block gives every block its output offset, so blocks compact
     /// independently. SIMD on every step.
     BitonicEsc,
     /// Merge (7.4.3): one pass over both sorted lists, fusing equal indices, written
-    /// branch-free. Above [`MERGE_PIECE`] outputs the merge is cut by merge path
+    /// branch-free. Above [`Tuning::add_merge_piece`](crate::Tuning::add_merge_piece) outputs the merge is cut by merge path
     /// ([`add_merge_partition`], Alg. 18) into independent pieces ([`add_merge_piece`]),
     /// which the serial driver runs in order; a runtime can run them in parallel.
     Merge,
@@ -74,12 +74,7 @@ impl AddMethod {
         }
     }
 
-    /// The method [`add`] should use on [`Isa::detect`]; see [`AddMethod::choose_isa`].
-    pub fn choose(nnz_x: usize, nnz_y: usize, n: usize) -> AddMethod {
-        AddMethod::choose_isa(Isa::detect(), nnz_x, nnz_y, n)
-    }
-
-    /// The method [`add_isa`] on `isa` should use for inputs with `nnz_x` and `nnz_y`
+    /// The method [`add`] should use on `isa` for inputs with `nnz_x` and `nnz_y`
     /// entries in dimension `n`: [`AddRule::DEFAULT`]'s choice, by the output's upper
     /// bound `m = nnz_x + nnz_y` (as the thesis bins SpGEMM rows, Alg. 35) and the size
     /// of the SPA's dense scratch:
@@ -98,7 +93,7 @@ impl AddMethod {
     /// The numbers are in the [module docs](super#choosing-the-addition-method); the
     /// crossovers move between machines, and [`AddRule::tune`] (feature `std`) fits them
     /// to this one.
-    pub fn choose_isa(isa: Isa, nnz_x: usize, nnz_y: usize, n: usize) -> AddMethod {
+    pub fn choose(isa: Isa, nnz_x: usize, nnz_y: usize, n: usize) -> AddMethod {
         AddRule::DEFAULT.choose(isa, nnz_x, nnz_y, n)
     }
 }
@@ -106,7 +101,7 @@ impl AddMethod {
 /// Output length above which [`AddMethod::Merge`] is cut into merge path pieces of about
 /// this many candidate entries (one binary search per piece; each piece's working set
 /// stays in L2).
-pub const MERGE_PIECE: usize = 1 << 16;
+pub(crate) const MERGE_PIECE: usize = 1 << 16;
 
 /// The most pieces the serial [`AddMethod::Merge`] driver cuts a merge into.
 const MAX_PIECES: usize = 64;
@@ -179,24 +174,26 @@ impl<T: Scalar> Scale<T> for By<T> {
     }
 }
 
-/// `z = x + y` on [`Isa::detect`]; see [`add_scaled_isa`].
+/// `z = x + y` on `exec`; see [`add_scaled`].
 ///
 /// ```
 /// use spblas::level1::{AddMethod, SpVec, add, add_workspace_len};
+/// use spblas::{Exec, Isa};
 /// let x = SpVec::new(8, &[0u32, 3, 5], &[1.0f64, 2.0, 3.0])?;
 /// let y = SpVec::new(8, &[3u32, 6], &[-2.0f64, 4.0])?;
-/// let method = AddMethod::choose(x.nnz(), y.nnz(), x.dim());
+/// let method = AddMethod::choose(Isa::detect(), x.nnz(), y.nnz(), x.dim());
 /// let mut ws = vec![0.0; add_workspace_len::<f64>(method, x.nnz(), y.nnz(), x.dim())];
 /// let (mut zi, mut zv) = ([0u32; 5], [0.0f64; 5]);
-/// let nnz = add(x, y, &mut zi, &mut zv, method, &mut ws)?;
+/// let nnz = add(Exec::new(), x, y, &mut zi, &mut zv, method, &mut ws)?;
 /// assert_eq!(&zi[..nnz], &[0, 3, 5, 6]);
 /// assert_eq!(&zv[..nnz], &[1.0, 0.0, 3.0, 4.0]); // 2 - 2 = 0 is kept
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
-/// As [`add_scaled_isa`].
+/// As [`add_scaled`].
 pub fn add<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
     x: SpVec<'_, T, I>,
     y: SpVec<'_, T, I>,
     out_indices: &mut [I],
@@ -204,41 +201,8 @@ pub fn add<T: Scalar + ScanElem, I: Index + Key>(
     method: AddMethod,
     workspace: &mut [T],
 ) -> Result<usize, DimError> {
-    add_impl(Checked::detect(), Unit, x, y, out_indices, out_vals, method, workspace)
-}
-
-/// `z = x + y` on `isa`; see [`add_scaled_isa`].
-///
-/// # Errors
-/// As [`add_scaled_isa`].
-pub fn add_isa<T: Scalar + ScanElem, I: Index + Key>(
-    isa: Isa,
-    x: SpVec<'_, T, I>,
-    y: SpVec<'_, T, I>,
-    out_indices: &mut [I],
-    out_vals: &mut [T],
-    method: AddMethod,
-    workspace: &mut [T],
-) -> Result<usize, DimError> {
+    let isa = exec.resolved_isa();
     add_impl(Checked::new(isa)?, Unit, x, y, out_indices, out_vals, method, workspace)
-}
-
-/// `z = alpha * x + beta * y` on [`Isa::detect`]; see [`add_scaled_isa`].
-///
-/// # Errors
-/// As [`add_scaled_isa`].
-#[allow(clippy::too_many_arguments)]
-pub fn add_scaled<T: Scalar + ScanElem, I: Index + Key>(
-    alpha: T,
-    x: SpVec<'_, T, I>,
-    beta: T,
-    y: SpVec<'_, T, I>,
-    out_indices: &mut [I],
-    out_vals: &mut [T],
-    method: AddMethod,
-    workspace: &mut [T],
-) -> Result<usize, DimError> {
-    add_impl(Checked::detect(), By { alpha, beta }, x, y, out_indices, out_vals, method, workspace)
 }
 
 /// Sparse vector addition `z = alpha * x + beta * y` (thesis chapter 7) by `method`, on
@@ -264,8 +228,8 @@ pub fn add_scaled<T: Scalar + ScanElem, I: Index + Key>(
 /// [`DimError::BufferTooSmall`] (`"out_indices"`, `"out_vals"` or `"workspace"`) if a
 /// buffer is shorter than needed.
 #[allow(clippy::too_many_arguments)]
-pub fn add_scaled_isa<T: Scalar + ScanElem, I: Index + Key>(
-    isa: Isa,
+pub fn add_scaled<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
     alpha: T,
     x: SpVec<'_, T, I>,
     beta: T,
@@ -275,6 +239,7 @@ pub fn add_scaled_isa<T: Scalar + ScanElem, I: Index + Key>(
     method: AddMethod,
     workspace: &mut [T],
 ) -> Result<usize, DimError> {
+    let isa = exec.resolved_isa();
     add_impl(Checked::new(isa)?, By { alpha, beta }, x, y, out_indices, out_vals, method, workspace)
 }
 
@@ -418,7 +383,7 @@ pub(crate) fn heap_fuse_in_place<T: Scalar, I: Index + Key>(
     ov: &mut [T],
 ) -> usize {
     let m = oi.len();
-    let nnz = match DHeapPairs::<I, T, Max>::from_slices_isa(isa.isa(), oi, ov) {
+    let nnz = match DHeapPairs::<I, T, Max>::from_slices(Exec::from(isa), oi, ov) {
         Ok(h) => h.into_sorted_fused(|acc, v| *acc += v).0.len(),
         // Not reached: the `Isa` is checked and the lengths are equal.
         Err(_) => return 0,
@@ -490,7 +455,7 @@ pub(crate) fn esc_in_place<T: Scalar + ScanElem, I: Index + Key>(
     // The `_isa` primitives below cannot fail: the `Isa` is checked and every length
     // is right by construction; an error would only leave the output unfinished.
     let isa = isa.isa();
-    if bitonic_sort_pairs_isa(isa, oi, ov).is_err() {
+    if bitonic_sort_pairs(Exec::from(isa), oi, ov).is_err() {
         return 0;
     }
     let nw = m.div_ceil(64);
@@ -510,13 +475,13 @@ pub(crate) fn esc_in_place<T: Scalar + ScanElem, I: Index + Key>(
         *f = bits;
     }
     let Ok(heads) = HeadFlags::bits(flags, m) else { return 0 };
-    if segmented_sum_isa(isa, ov, heads).is_err() {
+    if segmented_sum(Exec::from(isa), ov, heads).is_err() {
         return 0;
     }
     for (o, f) in offsets.iter_mut().zip(flags.iter()) {
         *o = u64::from(f.count_ones());
     }
-    let Ok(nnz) = exclusive_scan_isa(isa, offsets) else { return 0 };
+    let Ok(nnz) = exclusive_scan(Exec::from(isa), offsets) else { return 0 };
     // Each block's heads go to its offset; offsets never pass the block's own start,
     // so compacting in place, block after block, reads nothing already overwritten.
     for (w, (&f, &offset)) in flags.iter().zip(offsets.iter()).enumerate() {
@@ -629,7 +594,8 @@ fn merge_chains<const C: usize, T: Scalar, I: Index + Key, S: Scale<T>>(
 ) -> usize {
     let m = xi.len() + yi.len();
     let mut splits = [(0usize, 0usize); 9];
-    if !(C == 2 || C == 4) || merge_path_partition_isa(Isa::Portable, xi, yi, C, &mut splits).is_err() {
+    if !(C == 2 || C == 4) || merge_path_partition(Exec::from(Isa::Portable), xi, yi, C, &mut splits).is_err()
+    {
         return merge_fused(s, xi, xv, yi, yv, oi, ov);
     }
     for sp in &mut splits[1..C] {
@@ -758,7 +724,7 @@ fn merge_slices<T: Scalar, I: Index + Key, S: Scale<T>>(
         return merge_piece(s, xi, xv, yi, yv, oi, ov);
     }
     let mut splits = [(0usize, 0usize); MAX_PIECES + 1];
-    if merge_path_partition_isa(isa.isa(), xi, yi, parts, &mut splits).is_err() {
+    if merge_path_partition(Exec::from(isa), xi, yi, parts, &mut splits).is_err() {
         // Not reached (checked `Isa`, `parts >= 1`, enough splits): one piece instead.
         return merge_fused(s, xi, xv, yi, yv, oi, ov);
     }
@@ -842,7 +808,7 @@ pub fn add_merge_partition<T: Scalar, I: Index + Key>(
     splits: &mut [(usize, usize)],
 ) -> Result<(), DimError> {
     check_dims(&x, &y)?;
-    merge_path_partition_isa(Isa::Portable, x.indices(), y.indices(), parts, splits)?;
+    merge_path_partition(Exec::from(Isa::Portable), x.indices(), y.indices(), parts, splits)?;
     let (xi, yi) = (x.indices(), y.indices());
     for s in &mut splits[1..parts] {
         *s = fix_split(xi, yi, *s);
@@ -899,23 +865,26 @@ pub fn add_merge_piece<T: Scalar, I: Index + Key>(
     ))
 }
 
-/// `x + y` as a new owned vector (feature `alloc`), by [`AddMethod::choose`] on
-/// [`Isa::detect`]; allocates the upper bound and the workspace, then trims.
+/// `x + y` as a new owned vector (feature `alloc`), by [`AddMethod::choose`] on `exec`;
+/// allocates the upper bound and the workspace, then trims.
 ///
 /// # Errors
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`;
 /// [`DimError::Length`] (`"y"`) if the dimensions differ.
 #[cfg(feature = "alloc")]
 pub fn add_owned<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
     x: SpVec<'_, T, I>,
     y: SpVec<'_, T, I>,
 ) -> Result<super::SpVecOwned<T, I>, DimError> {
     use alloc::vec;
+    let isa = Checked::new(exec.resolved_isa())?;
     check_dims(&x, &y)?;
-    let method = AddMethod::choose(x.nnz(), y.nnz(), x.dim());
+    let method = AddMethod::choose(isa.isa(), x.nnz(), y.nnz(), x.dim());
     let m = x.nnz() + y.nnz();
     let mut ws = vec![T::ZERO; add_workspace_len::<T>(method, x.nnz(), y.nnz(), x.dim())];
     let (mut zi, mut zv) = (vec![I::ZERO; m], vec![T::ZERO; m]);
-    let nnz = add(x, y, &mut zi, &mut zv, method, &mut ws)?;
+    let nnz = add(Exec::from(isa), x, y, &mut zi, &mut zv, method, &mut ws)?;
     zi.truncate(nnz);
     zv.truncate(nnz);
     // One more pass to re-validate; it cannot fail, the sum satisfies every invariant.

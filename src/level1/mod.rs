@@ -3,7 +3,7 @@
 //! - [`SpVec`] — a validated, borrowed sparse vector (a canonical CSR row: indices
 //!   strictly increasing, below the dimension); [`SpVecOwned`] with `alloc`.
 //! - **Sparse + sparse addition** (7.3–7.4), the operation SpGEMM (chapter 9) is built
-//!   from: [`add`] / [`add_isa`] for `x + y`, [`add_scaled`] / [`add_scaled_isa`] for
+//!   from: [`add`] for `x + y`, [`add_scaled`] for
 //!   `alpha * x + beta * y`, by one of four [`AddMethod`]s — sparse accumulator,
 //!   heap, bitonic ESC, merge — into caller buffers of the upper-bound length
 //!   `nnz(x) + nnz(y)`, with the workspace [`add_workspace_len`] asks for.
@@ -34,7 +34,7 @@
 //!   outputs in large spaces;
 //! - the heap wins nowhere (`O(m log m)` against the merge's `O(m)`: 1.5–23x slower).
 //!
-//! [`AddRule::DEFAULT`], behind [`AddMethod::choose_isa`], encodes that;
+//! [`AddRule::DEFAULT`], behind [`AddMethod::choose`], encodes that;
 //! [`AddRule::tune`] refits its thresholds on the machine at hand.
 //!
 //! Measured with `benches/level1.rs`:
@@ -105,17 +105,14 @@
 //! rule `AddRule::tune` fitted there (ESC from `m = 8`, SPA to `n = 2^16` and
 //! `n <= 3 m`) in 40 (`4 nnz`/32K: the merge 1.26x the SPA).
 
-mod add;
+pub(crate) mod add;
 mod ops;
 mod rule;
 mod spvec;
 
 #[cfg(feature = "alloc")]
 pub use add::add_owned;
-pub use add::{
-    AddMethod, MERGE_PIECE, add, add_isa, add_merge_partition, add_merge_piece, add_scaled, add_scaled_isa,
-    add_workspace_len,
-};
+pub use add::{AddMethod, add, add_merge_partition, add_merge_piece, add_scaled, add_workspace_len};
 pub(crate) use add::{esc_in_place, esc_words, heap_fuse_in_place, merge_scaled_slices};
 pub use ops::{axpy, dot, dot_dense, gather, scatter};
 pub use rule::AddRule;

@@ -88,9 +88,9 @@ mod tune {
 
     use super::{AddRule, ESC_REG_MAX, has_esc_row};
     use crate::arch::Checked;
-    use crate::level1::{AddMethod, SpVec, add_isa, add_workspace_len};
+    use crate::level1::{AddMethod, SpVec, add, add_workspace_len};
     use crate::primitives::scan::ScanElem;
-    use crate::{DimError, Isa, Scalar};
+    use crate::{DimError, Exec, Isa, Scalar};
 
     /// The inputs [`AddRule::tune`] times, as `(n, nnz)`: each input has about `nnz`
     /// random entries in dimension `n`, for `n = 2 nnz`, `4 nnz`, `32 nnz` (9 lengths
@@ -282,7 +282,7 @@ mod tune {
                             } else {
                                 methods[which]
                             };
-                            add_isa(isa, x, y, &mut zi, &mut zv, method, &mut ws)?;
+                            add(Exec::from(isa), x, y, &mut zi, &mut zv, method, &mut ws)?;
                         }
                         let per_call = t.elapsed().as_secs_f64() / calls[which] as f64;
                         if round == 0 {

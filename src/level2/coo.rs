@@ -2,10 +2,11 @@
 
 use super::{SpMv, check_spmv, scale_y};
 use crate::formats::Coo;
-use crate::{DimError, Index, Isa, Scalar};
+use crate::{DimError, Exec, Index, Scalar};
 
 impl<T: Scalar, I: Index> SpMv<T> for Coo<'_, T, I> {
-    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        let isa = exec.resolved_isa();
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
         scale_y(beta, y);
         if alpha == T::ZERO {

@@ -26,19 +26,19 @@ use super::{Carry, SpMv, axpby, check_spmv, scale_y};
 use crate::arch::Checked;
 use crate::arch::portable::spmv_csr as kern;
 use crate::formats::Csr;
-use crate::primitives::segmented::{HeadFlags, segmented_sum_isa};
-use crate::{DimError, Index, Isa, Scalar};
+use crate::primitives::segmented::{self, HeadFlags};
+use crate::{DimError, Exec, Index, Isa, Scalar};
 
 /// Entries per block of [`CsrMethod::SegmentedSum`]: the stack buffer of products (2 KiB
 /// of `f64`) and its 4 words of head flags.
-pub const SEGMENT_BLOCK: usize = 256;
+pub(crate) const SEGMENT_BLOCK: usize = 256;
 
 /// Entries per tile of [`CsrMethod::SpeculativeSegmentedSum`] (the thesis's `W × T`).
-pub const SPECULATIVE_TILE: usize = 256;
+pub(crate) const SPECULATIVE_TILE: usize = 256;
 
 /// Merge-path items (rows plus entries) per piece when [`spmv_csr`] runs
 /// [`CsrMethod::MergePath`] on one thread.
-pub const MERGE_PATH_PIECE: usize = 2048;
+pub(crate) const MERGE_PATH_PIECE: usize = 2048;
 
 /// How [`spmv_csr`] computes a CSR SpMV (thesis 8.3–8.4; see the module docs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -52,17 +52,17 @@ pub enum CsrMethod {
     /// masked tail); rows shorter than 8 entries run the scalar loop of `RowScalar`,
     /// which measured faster there. On `Isa::Portable`, four scalar accumulators.
     RowVector,
-    /// Segmented sum (thesis 8.3.2, Alg. 30) over blocks of [`SEGMENT_BLOCK`] entries:
+    /// Segmented sum (thesis 8.3.2, Alg. 30) over blocks of [`Tuning::segment_block`](crate::Tuning::segment_block) entries:
     /// products into a stack buffer, head flags from `row_ptr`, one SIMD segmented sum,
     /// the open row carried from block to block; each row is written once.
     SegmentedSum,
     /// Speculative segmented sum (thesis 8.4.1, Alg. 31) on one CPU: tiles of
-    /// [`SPECULATIVE_TILE`] entries find their row range by binary search in `row_ptr`,
+    /// [`Tuning::speculative_tile`](crate::Tuning::speculative_tile) entries find their row range by binary search in `row_ptr`,
     /// build their segment descriptor on the fly, and write their partial sums to
     /// consecutive rows; tiles holding empty rows ("dirty") are fixed right away.
     SpeculativeSegmentedSum,
     /// Merge-based SpMV (Merrill & Garland, SC'16): the merge of `row_ptr[1..]` with
-    /// `0..nnz` cut into pieces of [`MERGE_PATH_PIECE`] items, run in order, each
+    /// `0..nnz` cut into pieces of [`Tuning::merge_path_piece`](crate::Tuning::merge_path_piece) items, run in order, each
     /// returning a [`Carry`] for its last, unfinished row.
     MergePath,
 }
@@ -141,8 +141,8 @@ impl CsrMethod {
         if grid || entries_in_long_runs(a) { CsrMethod::RowVector } else { CsrMethod::RowScalar }
     }
 
-    /// The fastest method for `a` on `isa` on this machine, by timing (feature `std`):
-    /// `y = A x` by every method of [`CsrMethod::ALL`], once to warm up and then in
+    /// The fastest method for `a` on `exec` (its width and threads) on this machine, by
+    /// timing (feature `std`): `y = A x` by every method of [`CsrMethod::ALL`], once to warm up and then in
     /// `rounds` rounds (at least 1, at most 64), the methods in a different order each
     /// round. [`CsrMethod::choose`]'s method stays unless another's median is at least 5%
     /// lower, so repeated tuning of one matrix gives one answer. Costs `(rounds + 1) * 5`
@@ -154,14 +154,15 @@ impl CsrMethod {
     /// anything is timed or written.
     #[cfg(feature = "std")]
     pub fn tune<T: Scalar, I: Index>(
+        exec: Exec,
         a: &Csr<'_, T, I>,
-        isa: Isa,
         x: &[T],
         y: &mut [T],
         rounds: usize,
     ) -> Result<CsrMethod, DimError> {
+        let isa = exec.resolved_isa();
+        let exec = exec.isa(isa);
         check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
-        Checked::new(isa)?;
         // `choose`'s method first: the incumbent that another must beat by the margin.
         let first = CsrMethod::choose(a, isa);
         let mut order = [first; 5];
@@ -170,7 +171,7 @@ impl CsrMethod {
             order[n] = m;
             n += 1;
         }
-        let k = fastest(n, rounds, |k| spmv_csr(a, order[k], isa, T::ONE, x, T::ZERO, y))?;
+        let k = fastest(n, rounds, |k| spmv_csr(exec, a, order[k], T::ONE, x, T::ZERO, y))?;
         Ok(order[k])
     }
 }
@@ -359,21 +360,48 @@ impl core::fmt::Display for CsrMethod {
 }
 
 impl<T: Scalar, I: Index> SpMv<T> for Csr<'_, T, I> {
-    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
-        spmv_csr(self, CsrMethod::choose(self, isa), isa, alpha, x, beta, y)
+    /// [`spmv_csr`] by [`CsrMethod::choose`]'s method for `exec`'s `Isa`.
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        let isa = exec.resolved_isa();
+        spmv_csr(exec.isa(isa), self, CsrMethod::choose(self, isa), alpha, x, beta, y)
     }
 }
 
-/// `y = alpha * A * x + beta * y` for CSR `a` by `method` on `isa` (thesis 8.3–8.4).
+/// `y = alpha * A * x + beta * y` for CSR `a` by `method` (thesis 8.3–8.4) on `exec`.
 ///
 /// BLAS semantics: `beta == 0` never reads `y` (NaN in `y` cannot leak); `alpha == 0`
 /// reads neither `A` nor `x` and gives `y = beta * y`. Empty rows get `beta * y` (`0`
-/// when `beta == 0`). Allocation-free; no panics.
+/// when `beta == 0`). Allocation-free on one thread; no panics.
+///
+/// With more than one thread (feature `parallel`), merge path cuts the merge of row ends
+/// and entries into equal pieces (one long row split between tasks); the other methods run
+/// on row ranges of about equal entries ([`balanced_row_partition`](super::balanced_row_partition)),
+/// each by the serial kernel, so the rows come out as the serial method's bit for bit (the
+/// speculative segmented sum's blocks run the segmented sum: within rounding).
 ///
 /// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`, [`DimError::Length`]
-/// if `x.len() != ncols` or `y.len() != nrows`; `y` is untouched in both cases.
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`,
+/// [`DimError::Length`] if `x.len() != ncols` or `y.len() != nrows`; `y` is untouched in
+/// both cases.
 pub fn spmv_csr<T: Scalar, I: Index>(
+    exec: Exec,
+    a: &Csr<'_, T, I>,
+    method: CsrMethod,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
+    #[cfg(feature = "parallel")]
+    if exec.thread_limit() != 1 {
+        return crate::parallel::spmv_csr(a, method, isa, alpha, x, beta, y, exec.thread_limit());
+    }
+    serial_csr(a, method, isa, alpha, x, beta, y)
+}
+
+/// [`spmv_csr`] on the calling thread.
+pub(crate) fn serial_csr<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
     method: CsrMethod,
     isa: Isa,
@@ -466,9 +494,9 @@ fn seg_sum<T: Scalar>(isa: Checked, v: &mut [T], words: &[u64]) {
     let Ok(flags) = HeadFlags::bits(words, len) else { return };
     // Neither call can fail: the `Isa` is checked and there are exactly `len` flags.
     if let Some(v) = kern::cast_mut::<T, f64>(v) {
-        let _ = segmented_sum_isa(isa.isa(), v, flags);
+        let _ = segmented::segmented_sum(Exec::from(isa), v, flags);
     } else if let Some(v) = kern::cast_mut::<T, f32>(v) {
-        let _ = segmented_sum_isa(isa.isa(), v, flags);
+        let _ = segmented::segmented_sum(Exec::from(isa), v, flags);
     }
 }
 

@@ -16,10 +16,16 @@ use core::ops::Range;
 use super::{Carry, SpMv, check_spmv, scale_y};
 use crate::arch::portable::spmv_csr5::{TileArgs, prefetch_x, scale_rows};
 use crate::formats::Csr5;
-use crate::{DimError, Index, Isa, Scalar};
+use crate::{DimError, Exec, Index, Isa, Scalar};
 
 impl<T: Scalar, I: Index> SpMv<T> for Csr5<'_, T, I> {
-    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        let isa = exec.resolved_isa();
+        // Threads: equal tile ranges, the carries added at the end (thesis 8.5).
+        #[cfg(feature = "parallel")]
+        if exec.thread_limit() != 1 {
+            return crate::parallel::spmv_csr5(self, isa, alpha, x, beta, y, exec.thread_limit());
+        }
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
         if alpha == T::ZERO {
             scale_y(beta, y);

@@ -11,13 +11,14 @@ use crate::Index;
 use crate::formats::Dia;
 #[cfg(feature = "alloc")]
 use crate::formats::{Csr, dia::row_range};
-use crate::{DimError, Isa, Scalar};
+use crate::{DimError, Exec, Scalar};
 
 impl<T: Scalar> SpMv<T> for Dia<'_, T> {
     /// Padding slots (column outside `0..ncols`) are never read. Zero slots inside the
     /// matrix are multiplied like any value, as a dense product would (DIA cannot tell
-    /// them from entries). Every available [`Isa`] runs this loop.
-    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+    /// them from entries). Every available [`Isa`](crate::Isa) runs this loop.
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        let isa = exec.resolved_isa();
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
         dia_rows(self, 0, alpha, x, beta, y);
         Ok(())

@@ -8,7 +8,7 @@ use core::ops::Range;
 
 use super::{SpMv, axpby, check_spmv, scale_y};
 use crate::formats::{Ell, pad};
-use crate::{DimError, Index, Isa, Scalar};
+use crate::{DimError, Exec, Index, Scalar};
 
 /// Rows per block, shared by the ELL, SELL, JDS and DIA loops. Each slot column (jagged
 /// diagonal, diagonal) of a block is a run of up to `ROW_BLOCK` adjacent slots, and a
@@ -21,8 +21,9 @@ use crate::{DimError, Index, Isa, Scalar};
 pub(super) const ROW_BLOCK: usize = if cfg!(feature = "std") { 512 } else { 64 };
 
 impl<T: Scalar, I: Index> SpMv<T> for Ell<'_, T, I> {
-    /// Every available [`Isa`] runs this same plain loop for now.
-    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+    /// Every available [`Isa`](crate::Isa) runs this same plain loop for now.
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        let isa = exec.resolved_isa();
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
         if alpha == T::ZERO {
             scale_y(beta, y);

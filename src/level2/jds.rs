@@ -5,15 +5,16 @@
 use super::ell::ROW_BLOCK;
 use super::{SpMv, axpby, check_spmv, scale_y};
 use crate::formats::Jds;
-use crate::{DimError, Index, Isa, Scalar};
+use crate::{DimError, Exec, Index, Scalar};
 
 impl<T: Scalar, I: Index> SpMv<T> for Jds<'_, T, I> {
     /// Every storage position `p` is visited once and writes `y[perm[p]]` once; since
     /// `perm` is a permutation, every row of `y` is written exactly once (rows without
     /// entries get `beta * y`, or 0 when `beta == 0`). A row's products are added in
     /// diagonal order, which is its CSR order, so the results are bit for bit those of a
-    /// row-by-row dot product. Every available [`Isa`] runs this loop.
-    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+    /// row-by-row dot product. Every available [`Isa`](crate::Isa) runs this loop.
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        let isa = exec.resolved_isa();
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
         if alpha == T::ZERO {
             scale_y(beta, y);

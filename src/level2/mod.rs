@@ -22,38 +22,32 @@ pub(crate) mod dia;
 mod ell;
 mod hyb;
 mod jds;
-mod plan;
+pub(crate) mod plan;
 mod sell;
 
-pub use csr::{
-    CsrMethod, MERGE_PATH_PIECE, SEGMENT_BLOCK, SPECULATIVE_TILE, merge_path_splits, spmv_csr,
-    spmv_merge_path_piece,
-};
-pub use plan::{PANEL_BYTES, PANEL_MIN_ROW, PANEL_MIN_ROW_AVX512, PANEL_SAMPLES, SpmvChoice, panel_columns};
+pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
+pub use plan::SpmvChoice;
 #[cfg(feature = "parallel")]
 pub(crate) use plan::{Run, spmv_panels};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
 
-use crate::{DimError, Isa, Scalar};
+use crate::{DimError, Exec, Index, Isa, Scalar};
 
 /// `y = alpha * A * x + beta * y` for a sparse `A` (thesis chapter 8).
 pub trait SpMv<T: Scalar> {
-    /// Runs on the widest [`Isa`] this machine has ([`Isa::detect`]).
+    /// Runs on `exec`'s [`Isa`] ([`Exec::new`]: the widest this machine
+    /// has). Every `Isa` computes the same products; the order of additions may differ
+    /// between them (within floating-point rounding). CSR, CSR5 and [`SpmvPlan`] use
+    /// `exec`'s threads (feature `parallel`): rows split by entries, CSR5 tiles split
+    /// evenly, each chunk by the serial kernel; the other formats run on the calling
+    /// thread.
     ///
     /// # Errors
-    /// [`DimError::Length`] if `x.len() != ncols` or `y.len() != nrows`; `y` is untouched.
-    fn spmv(&self, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
-        self.spmv_isa(Isa::detect(), alpha, x, beta, y)
-    }
-
-    /// Runs on the given [`Isa`]. Every `Isa` computes the same products; the order of
-    /// additions may differ between them (within floating-point rounding).
-    ///
-    /// # Errors
-    /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`, [`DimError::Length`]
-    /// if `x.len() != ncols` or `y.len() != nrows`; `y` is untouched in both cases.
-    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError>;
+    /// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`,
+    /// [`DimError::Length`] if `x.len() != ncols` or `y.len() != nrows`; `y` is untouched
+    /// in both cases.
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError>;
 }
 
 /// The part of one row's sum that a chunk of a split SpMV did not finish — a merge-path
@@ -87,6 +81,50 @@ pub fn apply_carries<T: Scalar>(carries: &[Carry<T>], y: &mut [T]) -> Result<(),
     Ok(())
 }
 
+/// Splits the rows of `a` into `parts` contiguous ranges holding about `nnz / parts`
+/// entries each (plus one row's worth of slack), by binary search on `row_ptr` — the
+/// row-block partition of thesis 8.3 balanced by entries rather than rows. Writes
+/// `parts + 1` boundaries into `bounds` (`bounds[0] = 0`, `bounds[parts] = nrows`): the
+/// split [`SpMv`]'s CSR threads use, for runtimes that run row ranges on threads of their
+/// own.
+///
+/// # Errors
+/// [`DimError::BufferTooSmall`] if `bounds.len() < parts + 1`.
+pub fn balanced_row_partition<T: Scalar, I: Index>(
+    a: &crate::Csr<'_, T, I>,
+    parts: usize,
+    bounds: &mut [usize],
+) -> Result<(), DimError> {
+    let parts = parts.max(1);
+    if bounds.len() < parts + 1 {
+        return Err(DimError::BufferTooSmall { buffer: "bounds", needed: parts + 1, got: bounds.len() });
+    }
+    let (m, nnz) = (a.nrows(), a.nnz());
+    let row_ptr = a.row_ptr();
+    bounds[0] = 0;
+    for (p, b) in bounds[1..parts].iter_mut().enumerate() {
+        // Work of a row = its entries + 1, so runs of empty rows are split too.
+        let target = ((nnz + m) as u128 * (p as u128 + 1) / parts as u128) as usize;
+        // The part ends after the first row r whose cumulative work
+        // (row_ptr[r + 1] + r + 1) reaches the target.
+        let (mut lo, mut hi) = (0, m);
+        while lo < hi {
+            let r = lo + (hi - lo) / 2;
+            if row_ptr[r + 1].to_usize() + r + 1 < target {
+                lo = r + 1;
+            } else {
+                hi = r;
+            }
+        }
+        *b = (lo + 1).min(m);
+    }
+    bounds[parts] = m;
+    for p in 1..=parts {
+        bounds[p] = bounds[p].max(bounds[p - 1]);
+    }
+    Ok(())
+}
+
 /// The checks every SpMV makes before touching `y`.
 pub(crate) fn check_spmv<T>(isa: Isa, nrows: usize, ncols: usize, x: &[T], y: &[T]) -> Result<(), DimError> {
     crate::primitives::check_isa(isa)?;
@@ -116,6 +154,7 @@ pub(crate) fn axpby<T: Scalar>(alpha: T, dot: T, beta: T, y: T) -> T {
 
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
+    use crate::Exec;
     extern crate std;
     use std::vec::Vec;
 
@@ -153,23 +192,35 @@ mod tests {
             for isa in Isa::available() {
                 for (alpha, beta) in [(1.0, 0.0), (-2.0, 0.5)] {
                     let mut want = y0.clone();
-                    a.spmv_isa(isa, alpha, &x, beta, &mut want).unwrap();
+                    a.spmv(Exec::from(isa), alpha, &x, beta, &mut want).unwrap();
                     let formats: [(&str, Run<'_>); 4] = [
                         ("ell", &|y| {
-                            EllOwned::from_csr(&a).unwrap().view().spmv_isa(isa, alpha, &x, beta, y).unwrap()
+                            EllOwned::from_csr(&a)
+                                .unwrap()
+                                .view()
+                                .spmv(Exec::from(isa), alpha, &x, beta, y)
+                                .unwrap()
                         }),
                         ("sell", &|y| {
                             SellOwned::from_csr_slice_height(&a, 100)
                                 .unwrap()
                                 .view()
-                                .spmv_isa(isa, alpha, &x, beta, y)
+                                .spmv(Exec::from(isa), alpha, &x, beta, y)
                                 .unwrap()
                         }),
                         ("jds", &|y| {
-                            JdsOwned::from_csr(&a).unwrap().view().spmv_isa(isa, alpha, &x, beta, y).unwrap()
+                            JdsOwned::from_csr(&a)
+                                .unwrap()
+                                .view()
+                                .spmv(Exec::from(isa), alpha, &x, beta, y)
+                                .unwrap()
                         }),
                         ("dia", &|y| {
-                            DiaOwned::from_csr(&a).unwrap().view().spmv_isa(isa, alpha, &x, beta, y).unwrap()
+                            DiaOwned::from_csr(&a)
+                                .unwrap()
+                                .view()
+                                .spmv(Exec::from(isa), alpha, &x, beta, y)
+                                .unwrap()
                         }),
                     ];
                     for (name, run) in formats {
@@ -180,7 +231,11 @@ mod tests {
                     }
                     // HYB splits rows between ELL and COO, so its sums associate differently.
                     let mut y = y0.clone();
-                    HybOwned::from_csr(&a).unwrap().view().spmv_isa(isa, alpha, &x, beta, &mut y).unwrap();
+                    HybOwned::from_csr(&a)
+                        .unwrap()
+                        .view()
+                        .spmv(Exec::from(isa), alpha, &x, beta, &mut y)
+                        .unwrap();
                     for (p, q) in y.iter().zip(&want) {
                         assert!((p - q).abs() <= 1e-9 * (1.0 + q.abs()), "hyb, m = {m}");
                     }

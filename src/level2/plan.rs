@@ -28,7 +28,7 @@ pub enum SpmvChoice {
     /// into [`CsrOwned::column_panels`](crate::CsrOwned::column_panels) of `columns`
     /// columns, each converted to CSR5, run one after another (the first with `beta`,
     /// the rest adding to `y`). Each panel reads only its own stretch of `x`, which
-    /// the L2 cache holds when `columns` is [`panel_columns`]; `x` read at random from
+    /// the L2 cache holds when `columns` is `Tuning::panel_bytes` of `x`; `x` read at random from
     /// a larger cache or memory is what bounds the wide irregular matrices.
     Csr5Panels {
         /// Columns per panel.
@@ -89,11 +89,11 @@ fn dia_like<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
 /// CSR5; of `f64` panels of 512 KiB and 1 MiB ran level, 12.0–14.2 ms against 27–35 ms,
 /// and of 2 MiB 17.5–18.4 ms. Random reads of an `x` of 8 MiB measured 3.1 ns apiece
 /// by AVX-512 gathers there, of 1.6 MiB 1.4 ns.
-pub const PANEL_BYTES: usize = 512 << 10;
+pub(crate) const PANEL_BYTES: usize = 512 << 10;
 
 /// The columns of one panel of [`SpmvChoice::choose`] for values of type `T`:
 /// [`PANEL_BYTES`] of `x`.
-pub const fn panel_columns<T>() -> usize {
+pub(crate) const fn panel_columns<T>() -> usize {
     PANEL_BYTES / size_of::<T>()
 }
 
@@ -114,7 +114,7 @@ pub const fn panel_columns<T>() -> usize {
 /// `f32`. With a share `p` of the entries gaining about 3x and the rest losing to 0.7x,
 /// panels pay from `p` ≈ 0.4. This is the AVX2 threshold; AVX-512 takes
 /// [`PANEL_MIN_ROW_AVX512`].
-pub const PANEL_MIN_ROW: usize = 32;
+pub(crate) const PANEL_MIN_ROW: usize = 32;
 
 /// [`PANEL_MIN_ROW`] on AVX-512, whose tile loop closes a step's segments without a
 /// branch per row (`vcompress`), so that running every row in every panel costs it less
@@ -125,7 +125,7 @@ pub const PANEL_MIN_ROW: usize = 32;
 /// and 1.03x and 1.09x on a 16-core Intel Xeon; AVX2 0.94x and 0.95x, and 0.80x
 /// and 0.81x. Halving the threshold moves no other suite matrix: `dc2_like` has 15% of
 /// its entries in rows of 128 or more, the rest none or nearly all.
-pub const PANEL_MIN_ROW_AVX512: usize = 16;
+pub(crate) const PANEL_MIN_ROW_AVX512: usize = 16;
 
 /// The per-panel row threshold of [`SpmvChoice::choose`]'s panel rule on `isa`.
 const fn panel_min_row(isa: Isa) -> usize {
@@ -136,7 +136,7 @@ const fn panel_min_row(isa: Isa) -> usize {
 }
 
 /// Entries [`SpmvChoice::choose`] samples by position for its panel rule.
-pub const PANEL_SAMPLES: usize = 64;
+pub(crate) const PANEL_SAMPLES: usize = 64;
 
 /// Of [`PANEL_SAMPLES`] entries of `a` picked by position (each row weighed by its
 /// length, as its share of the work), how many lie in rows of at least `len` entries:
@@ -150,7 +150,7 @@ fn entries_in_rows_of<T: Scalar, I: Index>(a: &Csr<'_, T, I>, len: usize) -> (us
 impl SpmvChoice {
     /// The choice for `a` on `isa` by a fixed cheap rule (the row sample of
     /// [`CsrMethod::choose`], at most 576 reads, and where `x` spans two panels
-    /// [`PANEL_SAMPLES`] binary searches of `row_ptr`):
+    /// [`Tuning::panel_samples`](crate::Tuning::panel_samples) binary searches of `row_ptr`):
     ///
     /// - [`Dia`](SpmvChoice::Dia) on every `Isa` when a sample of 64 rows finds a
     ///   canonical matrix on at most 64 diagonals whose slots its entries fill 7 in 8:
@@ -174,10 +174,10 @@ impl SpmvChoice {
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
-    /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with [`panel_columns`] before either when
+    /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with `Tuning::panel_bytes` of `x` before either when
     ///   `x` spans two panels or more, most sampled entries read `x` far from the
-    ///   diagonal, and at least 3 in 8 of [`PANEL_SAMPLES`] entries picked by position lie
-    ///   in rows of [`PANEL_MIN_ROW`] entries per panel or more ([`PANEL_MIN_ROW_AVX512`]
+    ///   diagonal, and at least 3 in 8 of [`Tuning::panel_samples`](crate::Tuning::panel_samples) entries picked by position lie
+    ///   in rows of [`Tuning::panel_min_row`](crate::Tuning::panel_min_row) entries per panel or more ([`Tuning::panel_min_row_avx512`](crate::Tuning::panel_min_row_avx512)
     ///   on AVX-512): wide matrices of long rows (an LP constraint matrix) or with a heavy
     ///   tail of them (a power-law graph: in `f32` on both widths, in `f64` on AVX-512),
     ///   whose reads of `x` miss the L2 cache;
@@ -273,9 +273,9 @@ mod owned {
     use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice};
     use crate::arch::Checked;
     use crate::formats::{Csr5Layout, Csr5Owned, CsrOwned, Dia, DiaLayout};
+    use crate::level2::SpMv;
     use crate::level2::dia::DiaBlocks;
-    use crate::level2::{SpMv, spmv_csr};
-    use crate::{DimError, FormatError};
+    use crate::{DimError, Exec, FormatError};
 
     /// A conversion's [`FormatError`] as the plan's [`DimError`]: a parameter stays a
     /// parameter, a size (rows needing the flag bit, arrays that cannot be allocated)
@@ -289,16 +289,14 @@ mod owned {
         }
     }
 
-    /// How [`SpmvPlan::with_config`] and [`SpmvPlan::tune_with`] build a plan (feature
-    /// `alloc`): the [`Isa`], the choice (`None`: [`SpmvChoice::choose`]'s), and whether
-    /// the copies ask for huge pages.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    /// How [`SpmvPlan::with_config`] and [`SpmvPlan::tune`] build a plan (feature
+    /// `alloc`): the choice (`None`: [`SpmvChoice::choose`]'s) and whether the copies ask
+    /// for huge pages. The width and threads are the [`Exec`] the plan is built with.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
     pub struct SpmvConfig {
-        /// The [`Isa`] the plan runs on ([`Isa::detect`] by default).
-        pub isa: Isa,
         /// `None` (default): [`SpmvChoice::choose`]'s choice, as [`SpmvPlan::new`].
-        /// `Some(c)`: `c`, as [`SpmvPlan::with_choice`]. [`SpmvPlan::tune_with`] ignores
-        /// it: it times the candidates and picks.
+        /// `Some(c)`: `c`. [`SpmvPlan::tune`] ignores it: it times the candidates and
+        /// picks.
         pub choice: Option<SpmvChoice>,
         /// Whether the CSR5 copies (one matrix, or the column panels) ask the kernel to
         /// back their entry arrays of 8 MiB or more by transparent huge pages
@@ -327,20 +325,10 @@ mod owned {
         pub huge_pages: bool,
     }
 
-    impl Default for SpmvConfig {
-        fn default() -> Self {
-            SpmvConfig { isa: Isa::detect(), choice: None, huge_pages: false }
-        }
-    }
-
     impl SpmvConfig {
-        /// [`Isa::detect`], the rule's choice, no huge pages.
+        /// The rule's choice, no huge pages.
         pub fn new() -> Self {
             Self::default()
-        }
-        /// The same with `isa`.
-        pub fn isa(self, isa: Isa) -> Self {
-            SpmvConfig { isa, ..self }
         }
         /// The same with `choice` forced.
         pub fn choice(self, choice: SpmvChoice) -> Self {
@@ -361,13 +349,12 @@ mod owned {
     /// the CSR methods, within rounding (CSR5 adds in another order).
     ///
     /// ```
-    /// use spblas::{SpmvChoice, SpmvPlan};
-    /// use spblas::{CsrOwned, Isa, SpMv};
+    /// use spblas::{CsrOwned, Exec, SpMv, SpmvChoice, SpmvConfig, SpmvPlan};
     /// let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[(0, 0, 2.0), (0, 2, 1.0), (1, 1, 3.0)])?;
     /// let a = a.view();
-    /// let plan = SpmvPlan::with_choice(&a, Isa::detect(), SpmvChoice::Csr5)?;
+    /// let plan = SpmvPlan::with_config(Exec::new(), &a, SpmvConfig::new().choice(SpmvChoice::Csr5))?;
     /// let mut y = [0.0; 2];
-    /// plan.spmv(1.0, &[1.0, 1.0, 1.0], 0.0, &mut y)?;
+    /// plan.spmv(Exec::new(), 1.0, &[1.0, 1.0, 1.0], 0.0, &mut y)?;
     /// assert_eq!(y, [3.0, 3.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -390,25 +377,32 @@ mod owned {
     }
 
     impl<'a, T: Scalar, I: Index> SpmvPlan<'a, T, I> {
-        /// The plan of [`SpmvChoice::choose`] for `a` on `isa`, converting to CSR5 if it
-        /// says so. Should the conversion be impossible (more rows than the index type
-        /// holds without its top bit, the `tile_ptr` flag), the plan keeps
-        /// [`CsrMethod::choose`]'s method.
+        /// The plan of [`SpmvChoice::choose`] for `a` on `exec`'s [`Isa`], converting to
+        /// CSR5 if it says so. Should the conversion be impossible (more rows than the
+        /// index type holds without its top bit, the `tile_ptr` flag), the plan keeps
+        /// [`CsrMethod::choose`]'s method. The plan runs on that `Isa`; the threads are
+        /// those of each [`SpMv::spmv`] call.
         ///
         /// # Errors
-        /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-        pub fn new(a: &Csr<'a, T, I>, isa: Isa) -> Result<Self, DimError> {
-            SpmvPlan::with_config(a, &SpmvConfig::new().isa(isa))
+        /// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`.
+        pub fn new(exec: Exec, a: &Csr<'a, T, I>) -> Result<Self, DimError> {
+            SpmvPlan::with_config(exec, a, SpmvConfig::new())
         }
 
-        /// The plan `config` describes: [`SpmvPlan::new`] if it names no choice, else
-        /// [`SpmvPlan::with_choice`], the copies on huge pages if it asks
+        /// The plan `config` describes: [`SpmvPlan::new`]'s if it names no choice, else
+        /// the one that runs `config.choice`, the copies on huge pages if it asks
         /// ([`SpmvConfig::huge_pages`]).
         ///
         /// # Errors
-        /// As [`SpmvPlan::new`] or [`SpmvPlan::with_choice`].
-        pub fn with_config(a: &Csr<'a, T, I>, config: &SpmvConfig) -> Result<Self, DimError> {
-            let (isa, huge) = (config.isa, config.huge_pages);
+        /// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`;
+        /// for a forced choice, [`DimError::Overflow`] (`"nrows"`) if it is CSR5 or CSR5
+        /// panels and `a` has more rows than `I` holds without its top bit;
+        /// [`DimError::Parameter`] (`"columns"`) if the panels' `columns` is 0 or makes
+        /// more than [`MAX_PANELS`](crate::formats::MAX_PANELS) panels;
+        /// [`DimError::Overflow`] with the format error's own fields if the arrays of the
+        /// copies cannot be allocated.
+        pub fn with_config(exec: Exec, a: &Csr<'a, T, I>, config: SpmvConfig) -> Result<Self, DimError> {
+            let (isa, huge) = (exec.resolved_isa(), config.huge_pages);
             Checked::new(isa)?;
             match config.choice {
                 Some(choice) => SpmvPlan::build(a, isa, choice, huge),
@@ -417,21 +411,7 @@ mod owned {
             }
         }
 
-        /// The plan that runs `choice` for `a` on `isa`.
-        ///
-        /// # Errors
-        /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`;
-        /// [`DimError::Overflow`] (`"nrows"`) if `choice` is CSR5 or CSR5 panels and `a`
-        /// has more rows than `I` holds without its top bit;
-        /// [`DimError::Parameter`] (`"columns"`) if the panels' `columns` is 0 or makes
-        /// more than [`MAX_PANELS`](crate::formats::MAX_PANELS) panels;
-        /// [`DimError::Overflow`] with the format error's own fields if the arrays of the
-        /// copies cannot be allocated.
-        pub fn with_choice(a: &Csr<'a, T, I>, isa: Isa, choice: SpmvChoice) -> Result<Self, DimError> {
-            SpmvPlan::with_config(a, &SpmvConfig::new().isa(isa).choice(choice))
-        }
-
-        /// [`SpmvPlan::with_choice`] after the `Isa` check, the copies on huge pages if
+        /// The plan that runs `choice` on `isa` (checked), the copies on huge pages if
         /// `huge`.
         fn build(a: &Csr<'a, T, I>, isa: Isa, choice: SpmvChoice, huge: bool) -> Result<Self, DimError> {
             let run = match choice {
@@ -453,7 +433,10 @@ mod owned {
                     })?;
                     for (k, p) in panels.into_iter().enumerate() {
                         if p.nnz() > 0 || (k == 0 && full == 0) {
-                            c5.push(Csr5Owned::from_csr_owned(p, isa).map_err(|(e, _)| dim_error(e))?);
+                            c5.push(
+                                Csr5Owned::from_csr_owned(Exec::from(isa), p)
+                                    .map_err(|(e, _)| dim_error(e))?,
+                            );
                         }
                     }
                     Run::Csr5Panels(c5, columns)
@@ -463,46 +446,33 @@ mod owned {
             Ok(SpmvPlan { a: *a, isa, run })
         }
 
-        /// The fastest plan for `a` on `isa` on this machine, by timing (feature `std`): the
-        /// rule's plan ([`SpmvPlan::new`]), the row-scalar and row-vector methods, CSR5
-        /// (converted once), DIA where the rule's sample finds few full diagonals and, when
-        /// `x` spans two [`panel_columns`](super::panel_columns) or
-        /// more, CSR5 panels of that width run in turn, in rotating order, for `rounds` rounds
-        /// after a warm-up. Another plan replaces the rule's only when its median is at least
+        /// The fastest plan for `a` on `exec` (its width and threads) on this machine, by
+        /// timing (feature `std`): the rule's plan ([`SpmvPlan::new`]), the row-scalar and
+        /// row-vector methods, CSR5 (converted once), DIA where the rule's sample finds few
+        /// full diagonals and, when `x` is wide enough for two column panels, CSR5 panels,
+        /// run in turn, in rotating order, for `rounds` rounds after a warm-up. The copies
+        /// it times (and the one it keeps) are on huge pages if `config` asks
+        /// ([`SpmvConfig::huge_pages`]); `config.choice` is ignored. Another plan replaces the rule's only when its median is at least
         /// 5% lower (so noise between equal plans cannot flip the choice from run to run).
         /// Costs one or two conversions and at most `5 * (rounds + 1)` SpMVs; `rounds` is
         /// clamped to 1..=64. `x` and `y` are the caller's; `y` is overwritten and holds `A x`
         /// on return.
         ///
         /// # Errors
-        /// As [`spmv_csr`]: [`DimError::IsaUnavailable`] or [`DimError::Length`], before
+        /// As [`spmv_csr`](crate::level2::spmv_csr): [`DimError::IsaUnavailable`] or
+        /// [`DimError::Length`], before
         /// anything is timed or written.
         #[cfg(feature = "std")]
         pub fn tune(
+            exec: Exec,
             a: &Csr<'a, T, I>,
-            isa: Isa,
+            config: SpmvConfig,
             x: &[T],
             y: &mut [T],
             rounds: usize,
         ) -> Result<Self, DimError> {
-            SpmvPlan::tune_with(a, &SpmvConfig::new().isa(isa), x, y, rounds)
-        }
-
-        /// [`SpmvPlan::tune`] on `config`'s [`Isa`], the copies it times (and the one it
-        /// keeps) on huge pages if `config` asks ([`SpmvConfig::huge_pages`]);
-        /// `config.choice` is ignored (feature `std`).
-        ///
-        /// # Errors
-        /// As [`SpmvPlan::tune`].
-        #[cfg(feature = "std")]
-        pub fn tune_with(
-            a: &Csr<'a, T, I>,
-            config: &SpmvConfig,
-            x: &[T],
-            y: &mut [T],
-            rounds: usize,
-        ) -> Result<Self, DimError> {
-            let (isa, huge) = (config.isa, config.huge_pages);
+            let (isa, huge) = (exec.resolved_isa(), config.huge_pages);
+            let exec = exec.isa(isa);
             crate::level2::check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
             // The rule's plan first (the incumbent), then the two row methods (the others
             // never led both on one core), CSR5 and, for a wide `x`, the panels.
@@ -533,8 +503,9 @@ mod owned {
                     Err(_) => {}
                 }
             }
-            let k =
-                crate::level2::csr::fastest(plans.len(), rounds, |k| plans[k].spmv(T::ONE, x, T::ZERO, y))?;
+            let k = crate::level2::csr::fastest(plans.len(), rounds, |k| {
+                plans[k].spmv(exec, T::ONE, x, T::ZERO, y)
+            })?;
             Ok(plans.swap_remove(k))
         }
 
@@ -621,7 +592,7 @@ mod owned {
     ) -> Result<(), DimError> {
         let mut beta = beta;
         for p in panels {
-            p.view().spmv_isa(isa, alpha, x, beta, y)?;
+            p.view().spmv(Exec::new().isa(isa), alpha, x, beta, y)?;
             beta = T::ONE;
             if alpha == T::ZERO {
                 break;
@@ -631,17 +602,20 @@ mod owned {
     }
 
     impl<T: Scalar, I: Index> SpMv<T> for SpmvPlan<'_, T, I> {
-        /// Runs on the plan's [`Isa`] ([`SpmvPlan::isa`]), not [`Isa::detect`].
-        fn spmv(&self, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
-            self.spmv_isa(self.isa, alpha, x, beta, y)
-        }
-
-        /// Runs the plan's choice on `isa` (a CSR5 copy laid out for another width runs
-        /// correctly, on that width's portable tile loop if the lane counts differ).
-        fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        /// Runs the plan's choice on the plan's [`Isa`] ([`SpmvPlan::isa`]) unless `exec`
+        /// names another (a CSR5 copy laid out for another width runs correctly, on that
+        /// width's portable tile loop if the lane counts differ), on `exec`'s threads
+        /// (feature `parallel`: CSR5 by equal tile ranges, the panels by tile ranges of
+        /// every panel per task, DIA and the CSR methods by row blocks).
+        fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+            let isa = exec.requested_isa().unwrap_or(self.isa);
+            #[cfg(feature = "parallel")]
+            if exec.thread_limit() != 1 {
+                return crate::parallel::spmv_plan(self, isa, alpha, x, beta, y, exec.thread_limit());
+            }
             match &self.run {
-                Run::Csr(m) => spmv_csr(&self.a, *m, isa, alpha, x, beta, y),
-                Run::Csr5(c) => c.view().spmv_isa(isa, alpha, x, beta, y),
+                Run::Csr(m) => crate::level2::csr::serial_csr(&self.a, *m, isa, alpha, x, beta, y),
+                Run::Csr5(c) => c.view().spmv(Exec::new().isa(isa), alpha, x, beta, y),
                 Run::Csr5Panels(panels, _) => spmv_panels(panels, isa, alpha, x, beta, y),
                 Run::Dia(d) => {
                     crate::level2::check_spmv(isa, self.a.nrows(), self.a.ncols(), x, y)?;

@@ -6,11 +6,12 @@
 use super::ell::{ROW_BLOCK, accumulate_slot_columns};
 use super::{SpMv, axpby, check_spmv, scale_y};
 use crate::formats::Sell;
-use crate::{DimError, Index, Isa, Scalar};
+use crate::{DimError, Exec, Index, Scalar};
 
 impl<T: Scalar, I: Index> SpMv<T> for Sell<'_, T, I> {
-    /// Every available [`Isa`] runs this same plain loop for now.
-    fn spmv_isa(&self, isa: Isa, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+    /// Every available [`Isa`](crate::Isa) runs this same plain loop for now.
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        let isa = exec.resolved_isa();
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
         if alpha == T::ZERO {
             scale_y(beta, y);

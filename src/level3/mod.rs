@@ -11,7 +11,7 @@
 //!    ([`spgemm_symbolic`] then [`spgemm_numeric`], the "precise" method), or, with
 //!    `alloc`, by a CPU form of the thesis's hybrid allocation ([`spgemm`], 9.4.3): rows
 //!    appended in order into arrays sized in advance by a lower bound of `nnz(C)` and
-//!    grown by [`GROWTH`] (1.5x) when a row does not fit, no symbolic pass. There, rows
+//!    grown by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x) when a row does not fit, no symbolic pass. There, rows
 //!    that repeat the pattern of an earlier dense-accumulator row (stencils, bands,
 //!    blocks) reuse its learnt slots instead of marking and sorting again.
 //!
@@ -27,7 +27,7 @@
 //! automatic rule never picks it then). Values from different methods may differ in the
 //! last bits (the additions run in different orders).
 //!
-//! **Memory.** No function here allocates, but [`spgemm`], [`spgemm_with_stats`],
+//! **Memory.** No function here allocates, but [`spgemm`], [`spgemm_reuse`],
 //! [`galerkin`] and [`a_at`] (feature `alloc`). The scratch is one index buffer and one
 //! value buffer whose lengths [`spgemm_workspace_len`] gives ([`SpgemmWorkspace`]).
 //!
@@ -41,9 +41,9 @@
 //! |---|---|---|
 //! | `Empty` | 0 | none |
 //! | `Single` | 1, or one entry in the row of `A` with a canonical `B` | scaled copy of a row of `B` |
-//! | `Short` | `2..=`[`SHORT_MAX`] (32) | [`SHORT_METHOD`]: SPA; [`SHORT_SPREAD_METHOD`]: bitonic ESC when a sample of short rows references rows of `B` spanning more than [`SHORT_SPA_SPAN`] columns |
-//! | `Medium` | up to [`MEDIUM_MAX`] (256) | [`MEDIUM_METHOD`]: bitonic ESC; SPA when the referenced rows of `B` span at most `ub` columns (tested per row, unless a sample shows the rows of `B` that rows of `A` reference lying far apart) |
-//! | `Long` | above | [`LONG_METHOD`]: SPA |
+//! | `Short` | `2..=`[`Tuning::spgemm_short_max`](crate::Tuning::spgemm_short_max) (32) | [`Tuning::spgemm_short_method`](crate::Tuning::spgemm_short_method): SPA; [`Tuning::spgemm_short_spread_method`](crate::Tuning::spgemm_short_spread_method): bitonic ESC when a sample of short rows references rows of `B` spanning more than [`Tuning::spgemm_short_spa_span`](crate::Tuning::spgemm_short_spa_span) columns |
+//! | `Medium` | up to [`Tuning::spgemm_medium_max`](crate::Tuning::spgemm_medium_max) (256) | [`Tuning::spgemm_medium_method`](crate::Tuning::spgemm_medium_method): bitonic ESC; SPA when the referenced rows of `B` span at most `ub` columns (tested per row, unless a sample shows the rows of `B` that rows of `A` reference lying far apart) |
+//! | `Long` | above | [`Tuning::spgemm_long_method`](crate::Tuning::spgemm_long_method): SPA |
 //!
 //! `benches/spgemm.rs`, group `bins` (`A·B`, `A` uniform random `n/m x 4096` with `r`
 //! entries per row, `B` uniform random `4096 x ncols` with `m / r`, about 2^18
@@ -73,51 +73,47 @@
 //! random and power-law graphs (suite `uniform_random`, `dc2_like`: short rows spanning
 //! almost every column) each SPA update misses the cache, and the ESC made the whole
 //! `A²` 1.5x / 1.1x faster, hence the short bin's sampled span test
-//! ([`SHORT_SPREAD_METHOD`]). On a band (upper bound 289, 9 products per entry of `C`)
+//! ([`Tuning::spgemm_short_spread_method`](crate::Tuning::spgemm_short_spread_method)). On a band (upper bound 289, 9 products per entry of `C`)
 //! the SPA won on medium rows too, hence the medium bin's per-row span test: the ESC
 //! sorts all `m` candidates, the SPA only the distinct ones. The
 //! other methods stay available to force ([`SpgemmConfig::method`]).
 
-mod rows;
-mod stages;
+pub(crate) mod rows;
+pub(crate) mod stages;
 
 #[cfg(feature = "alloc")]
 mod owned;
 #[cfg(feature = "alloc")]
 mod plan;
 
-#[cfg(feature = "alloc")]
-pub use owned::{GROWTH, SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse, spgemm_with, spgemm_with_stats};
 #[cfg(feature = "parallel")]
-pub(crate) use owned::{Piece, advise, hybrid_rows};
-pub use rows::{RowMethod, SPA_INSERTION_MAX, SPA_SORT_RATIO};
+pub(crate) use owned::{Piece, advise, hybrid_product, hybrid_rows};
+#[cfg(feature = "alloc")]
+pub use owned::{SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse};
+pub use rows::RowMethod;
+use stages::SHORT_METHOD;
 pub(crate) use stages::row_upper_bound;
-pub use stages::{
-    Bin, LONG_METHOD, MEDIUM_MAX, MEDIUM_METHOD, NBINS, SHORT_MAX, SHORT_METHOD, SHORT_SPA_SPAN,
-    SHORT_SPREAD_METHOD, bin_rows, upper_bound,
-};
+pub use stages::{Bin, NBINS, bin_rows, upper_bound};
 
 use crate::arch::Checked;
 use crate::arch::portable::esc::EscBuf;
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
-use crate::{Csr, DimError, Index, Isa, RowOrder, Scalar};
+use crate::{Csr, DimError, Exec, Index, RowOrder, Scalar};
 
 use rows::{Ctx, Kernel, PREFETCH_ROWS, Scratch};
 use stages::{check_buf, check_inner};
 
-/// How to run an SpGEMM: the SIMD width of the sorting steps, optionally one
-/// accumulation method forced onto every non-empty row (for tests and benchmarks), and
-/// whether the owned products ask for huge pages (off by default).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// How to compute an SpGEMM: optionally one accumulation method forced onto every
+/// non-empty row (for tests and benchmarks), and whether the owned products ask for huge
+/// pages (off by default). The width and threads are the [`Exec`] of each call.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct SpgemmConfig {
-    /// The [`Isa`] of the bitonic sorts and heaps ([`Isa::detect`] by default).
-    pub isa: Isa,
     /// `None` (default): the per-bin rule. `Some(m)`: `m` on every non-empty row, the
     /// single-product bin included.
     pub method: Option<RowMethod>,
-    /// Whether the products that allocate their output (feature `alloc`: [`spgemm_with`],
-    /// [`spgemm_reuse`], [`crate::parallel::spgemm`]) ask the kernel to back output arrays
+    /// Whether the products that allocate their output (feature `alloc`: [`spgemm`],
+    /// [`spgemm_reuse`]) ask the kernel to back output arrays
     /// of 8 MiB or more by transparent huge pages (`madvise(MADV_HUGEPAGE)`; feature
     /// `std` on Linux, elsewhere nothing). Off by default. The results are the same
     /// either way; the speed depends on the machine:
@@ -136,20 +132,10 @@ pub struct SpgemmConfig {
     pub huge_pages: bool,
 }
 
-impl Default for SpgemmConfig {
-    fn default() -> Self {
-        SpgemmConfig { isa: Isa::detect(), method: None, huge_pages: false }
-    }
-}
-
 impl SpgemmConfig {
-    /// [`Isa::detect`] and the per-bin rule.
+    /// The per-bin rule, no huge pages.
     pub fn new() -> Self {
         Self::default()
-    }
-    /// The same with `isa`.
-    pub fn isa(self, isa: Isa) -> Self {
-        SpgemmConfig { isa, ..self }
     }
     /// The same with `method` forced on every non-empty row.
     pub fn method(self, method: RowMethod) -> Self {
@@ -262,11 +248,12 @@ impl Rule {
 /// The border checks every entry point shares: the `Isa`, the inner dimensions, and a
 /// canonical `B` for a forced merge.
 pub(crate) fn check_operands<T: Scalar, I: Index>(
+    exec: Exec,
     cfg: &SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
 ) -> Result<Checked, DimError> {
-    let isa = Checked::new(cfg.isa)?;
+    let isa = Checked::new(exec.resolved_isa())?;
     check_inner(a, b)?;
     if cfg.method == Some(RowMethod::Merge) && b.row_order() != RowOrder::Canonical {
         return Err(DimError::NotCanonical { operand: "b" });
@@ -320,30 +307,20 @@ fn needs_in<T: Scalar, I: Index>(
     n
 }
 
-/// [`spgemm_workspace_len_with`] for the per-bin rule on [`Isa::detect`].
-///
-/// # Errors
-/// As [`spgemm_workspace_len_with`].
-pub fn spgemm_workspace_len<T: Scalar, I: Index>(
-    a: &Csr<'_, T, I>,
-    b: &Csr<'_, T, I>,
-) -> Result<SpgemmWorkspace, DimError> {
-    spgemm_workspace_len_with(SpgemmConfig::new(), a, b)
-}
-
-/// The workspace [`spgemm_symbolic_with`] and [`spgemm_numeric_with`] need for `A·B`
-/// under `cfg`; one pass over `A`. Lengths saturate at `usize::MAX` (no such buffer
+/// The workspace [`spgemm_symbolic`] and [`spgemm_numeric`] need for `A·B` under `cfg`;
+/// one pass over `A`. Lengths saturate at `usize::MAX` (no such buffer
 /// exists: the product then fails with [`DimError::BufferTooSmall`]).
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
 /// forced merge on a non-canonical `B`).
-pub fn spgemm_workspace_len_with<T: Scalar, I: Index>(
+pub fn spgemm_workspace_len<T: Scalar, I: Index>(
+    exec: Exec,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
 ) -> Result<SpgemmWorkspace, DimError> {
-    check_operands(&cfg, a, b)?;
+    check_operands(exec, &cfg, a, b)?;
     Ok(needs(&cfg, a, b).workspace::<I>())
 }
 
@@ -362,52 +339,49 @@ fn carve_idx<'w, I: Index>(n: &Needs, idx: &'w mut [I]) -> IdxParts<'w, I> {
     (ub, perm, si, esc, bits)
 }
 
-/// [`spgemm_symbolic_with`] for the per-bin rule on [`Isa::detect`].
+/// Symbolic phase of `C = A·B` (the precise method's first pass, thesis 9.4.3): the exact
+/// row lengths of `C`, by the same bins as the numeric phase with index-only kernels,
+/// written as row pointers into `row_ptr_c[..a.nrows() + 1]`; returns `nnz(C)`.
+/// `workspace` must hold [`spgemm_workspace_len`]`(exec, cfg, a, b)?.idx` indices; its
+/// contents on entry do not matter.
 ///
 /// ```
-/// use spblas::Csr;
-/// use spblas::level3::{spgemm_numeric, spgemm_symbolic, spgemm_workspace_len};
+/// use spblas::{Csr, Exec};
+/// use spblas::level3::{SpgemmConfig, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len};
 /// // A = [[1, 2], [0, 3]], B = A: A² = [[1, 8], [0, 9]].
 /// let a = Csr::new(2, 2, &[0u32, 2, 3], &[0, 1, 1], &[1.0f64, 2.0, 3.0])?;
-/// let ws = spgemm_workspace_len(&a, &a)?;
+/// let ws = spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), &a, &a)?;
 /// let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
 /// let mut row_ptr = [0u32; 3];
-/// let nnz = spgemm_symbolic(&a, &a, &mut row_ptr, &mut wi)?;
+/// let nnz = spgemm_symbolic(Exec::new(), SpgemmConfig::new(), &a, &a, &mut row_ptr, &mut wi)?;
 /// let (mut col_idx, mut vals) = (vec![0u32; nnz], vec![0.0f64; nnz]);
-/// spgemm_numeric(&a, &a, &row_ptr, &mut col_idx, &mut vals, (&mut wi, &mut wv))?;
+/// spgemm_numeric(
+///     Exec::new(),
+///     SpgemmConfig::new(),
+///     &a,
+///     &a,
+///     &row_ptr,
+///     &mut col_idx,
+///     &mut vals,
+///     (&mut wi, &mut wv),
+/// )?;
 /// assert_eq!((row_ptr, col_idx, vals), ([0, 2, 3], vec![0, 1, 1], vec![1.0, 8.0, 9.0]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
-/// As [`spgemm_symbolic_with`].
-pub fn spgemm_symbolic<T: Scalar, I: Index + Key>(
-    a: &Csr<'_, T, I>,
-    b: &Csr<'_, T, I>,
-    row_ptr_c: &mut [I],
-    workspace: &mut [I],
-) -> Result<usize, DimError> {
-    spgemm_symbolic_with(SpgemmConfig::new(), a, b, row_ptr_c, workspace)
-}
-
-/// Symbolic phase of `C = A·B` (the precise method's first pass, thesis 9.4.3): the exact
-/// row lengths of `C`, by the same bins as the numeric phase with index-only kernels,
-/// written as row pointers into `row_ptr_c[..a.nrows() + 1]`; returns `nnz(C)`.
-/// `workspace` must hold [`spgemm_workspace_len_with`]`(cfg, a, b)?.idx` indices; its
-/// contents on entry do not matter.
-///
-/// # Errors
 /// Before `row_ptr_c` is written: [`DimError::IsaUnavailable`], [`DimError::Inner`],
 /// [`DimError::NotCanonical`]; [`DimError::BufferTooSmall`] (`"row_ptr_c"`,
 /// `"workspace"`); [`DimError::Overflow`] (`"nnz(C)"`) if `nnz(C)` does not fit `I`.
-pub fn spgemm_symbolic_with<T: Scalar, I: Index + Key>(
+pub fn spgemm_symbolic<T: Scalar, I: Index + Key>(
+    exec: Exec,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
     row_ptr_c: &mut [I],
     workspace: &mut [I],
 ) -> Result<usize, DimError> {
-    let isa = check_operands(&cfg, a, b)?;
+    let isa = check_operands(exec, &cfg, a, b)?;
     let nrows = a.nrows();
     check_buf("row_ptr_c", nrows + 1, row_ptr_c.len())?;
     let n = needs(&cfg, a, b);
@@ -445,21 +419,6 @@ pub fn spgemm_symbolic_with<T: Scalar, I: Index + Key>(
     Ok(total)
 }
 
-/// [`spgemm_numeric_with`] for the per-bin rule on [`Isa::detect`].
-///
-/// # Errors
-/// As [`spgemm_numeric_with`].
-pub fn spgemm_numeric<T: Scalar + ScanElem, I: Index + Key>(
-    a: &Csr<'_, T, I>,
-    b: &Csr<'_, T, I>,
-    c_row_ptr: &[I],
-    c_col_idx: &mut [I],
-    c_vals: &mut [T],
-    workspace: (&mut [I], &mut [T]),
-) -> Result<(), DimError> {
-    spgemm_numeric_with(SpgemmConfig::new(), a, b, c_row_ptr, c_col_idx, c_vals, workspace)
-}
-
 /// Checks `c_row_ptr[..nrows + 1]`: starts at 0, never decreases; returns its last entry.
 fn check_row_ptr<I: Index>(c_row_ptr: &[I], nrows: usize) -> Result<usize, DimError> {
     if c_row_ptr.len() < nrows + 1 {
@@ -482,9 +441,9 @@ fn check_row_ptr<I: Index>(c_row_ptr: &[I], nrows: usize) -> Result<usize, DimEr
 
 /// Numeric phase of `C = A·B` (thesis 9.4.2–9.4.3): row `i` of `C` — sorted by column,
 /// duplicates summed, zeros kept — into `c_col_idx`/`c_vals[c_row_ptr[i]..c_row_ptr[i +
-/// 1]]`, each row by its bin's kernel. `c_row_ptr` is what [`spgemm_symbolic_with`] wrote
+/// 1]]`, each row by its bin's kernel. `c_row_ptr` is what [`spgemm_symbolic`] wrote
 /// for the same operands (any `cfg`: the lengths do not depend on the method).
-/// `workspace` must hold [`spgemm_workspace_len_with`]`(cfg, a, b)?` indices and values;
+/// `workspace` must hold [`spgemm_workspace_len`]`(cfg, a, b)?` indices and values;
 /// its contents on entry do not matter.
 ///
 /// # Errors
@@ -497,7 +456,8 @@ fn check_row_ptr<I: Index>(c_row_ptr: &[I], nrows: usize) -> Result<usize, DimEr
 /// the rows computed before it are then written, the rest of `c_col_idx`/`c_vals` is
 /// unspecified.
 #[allow(clippy::too_many_arguments)]
-pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
+pub fn spgemm_numeric<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
@@ -506,7 +466,7 @@ pub fn spgemm_numeric_with<T: Scalar + ScanElem, I: Index + Key>(
     c_vals: &mut [T],
     workspace: (&mut [I], &mut [T]),
 ) -> Result<(), DimError> {
-    let isa = check_operands(&cfg, a, b)?;
+    let isa = check_operands(exec, &cfg, a, b)?;
     let nrows = a.nrows();
     let nnz = check_row_ptr(c_row_ptr, nrows)?;
     check_buf("c_col_idx", nnz, c_col_idx.len())?;
@@ -564,17 +524,18 @@ fn numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
     Ok(())
 }
 
-/// [`spgemm_numeric_with`] restricted to the rows listed in `rows` (stage 3 on part of
+/// [`spgemm_numeric`] restricted to the rows listed in `rows` (stage 3 on part of
 /// `C`; the other rows of `c_col_idx`/`c_vals` are not touched): e.g. one bin's rows,
 /// `perm[bin_ptr[k]..bin_ptr[k + 1]]` from [`bin_rows`], to time or schedule bins
 /// separately. Each row still takes its own bin's kernel (or `cfg.method`). Arguments
-/// and workspace as [`spgemm_numeric_with`].
+/// and workspace as [`spgemm_numeric`].
 ///
 /// # Errors
-/// As [`spgemm_numeric_with`], plus [`DimError::OutOfRange`] (`"rows"`) for a row not
+/// As [`spgemm_numeric`], plus [`DimError::OutOfRange`] (`"rows"`) for a row not
 /// below `a.nrows()`, checked before anything is written.
 #[allow(clippy::too_many_arguments)]
 pub fn spgemm_numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
@@ -584,7 +545,7 @@ pub fn spgemm_numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
     c_vals: &mut [T],
     workspace: (&mut [I], &mut [T]),
 ) -> Result<(), DimError> {
-    let isa = check_operands(&cfg, a, b)?;
+    let isa = check_operands(exec, &cfg, a, b)?;
     let nrows = a.nrows();
     if let Some(position) = rows.iter().position(|r| r.to_usize() >= nrows) {
         let value = rows[position].to_usize();

@@ -5,17 +5,17 @@ use alloc::vec::Vec;
 
 use super::plan::RowPlan;
 use super::rows::{self, Ctx, Kernel, PREFETCH_ROWS, Scratch};
-use super::stages::check_inner;
+use super::stages::{GROWTH, check_inner};
 use super::stages::{row_bounds, row_upper_bound};
 use super::{Bin, NBINS, RowMethod, Rule, SpgemmConfig, check_operands, kernel_for};
 use crate::arch::Checked;
 use crate::arch::portable::esc::{ESC_REG_MAX, EscBuf};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
-use crate::{Csr, CsrOwned, DimError, Index, RowOrder, Scalar};
+use crate::{Csr, CsrOwned, DimError, Exec, Index, RowOrder, Scalar};
 use core::ops::Range;
 
-/// What one [`spgemm_with_stats`] did: sizes, and the memory of the hybrid allocation
+/// What one [`spgemm_reuse`] did: sizes, and the memory of the hybrid allocation
 /// against the precise (two-pass) method.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpgemmStats {
@@ -26,9 +26,9 @@ pub struct SpgemmStats {
     /// Rows per [`Bin`], in the order of [`Bin::ALL`].
     pub rows_per_bin: [usize; NBINS],
     /// The lower bound of `nnz(C)` the output arrays started with (see
-    /// [`spgemm_with_stats`]).
+    /// [`spgemm`]).
     pub nnz_lower: usize,
-    /// How many times the output arrays grew (by [`GROWTH`]) past that start.
+    /// How many times the output arrays grew (by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth)) past that start.
     pub grows: usize,
     /// Peak bytes of the hybrid method: the output arrays' largest capacity, the staging
     /// row and `row_ptr`.
@@ -44,11 +44,6 @@ pub struct SpgemmStats {
     /// need.
     pub bytes_workspace: usize,
 }
-
-/// The factor by which [`spgemm_with_stats`] grows its output arrays when a row does
-/// not fit, as a fraction `(numerator, denominator)`: 3/2, so the arrays never hold more
-/// than 1.5x the entries written when they last grew.
-pub const GROWTH: (usize, usize) = (3, 2);
 
 /// Makes room for `extra` more elements: nothing if they fit, else capacity grows to
 /// the larger of what is needed and [`GROWTH`] times the old capacity.
@@ -107,39 +102,6 @@ fn end_row<I: Index, T>(
     Ok(())
 }
 
-/// `C = A·B` as a new canonical [`CsrOwned`] on [`crate::Isa::detect`] by the per-bin
-/// rule; see [`spgemm_with_stats`].
-///
-/// ```
-/// use spblas::CsrOwned;
-/// let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[(0, 0, 1.0), (0, 2, 2.0), (1, 1, 3.0)])?;
-/// let b = CsrOwned::<f64, u32>::from_triplets(3, 2, &[(0, 1, 4.0), (1, 0, 5.0), (2, 1, 6.0)])?;
-/// let c = spblas::level3::spgemm(&a.view(), &b.view())?;
-/// assert_eq!(c.view().iter().collect::<Vec<_>>(), [(0, 1, 16.0), (1, 0, 15.0)]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-///
-/// # Errors
-/// As [`spgemm_with_stats`].
-pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
-    a: &Csr<'_, T, I>,
-    b: &Csr<'_, T, I>,
-) -> Result<CsrOwned<T, I>, DimError> {
-    spgemm_with(SpgemmConfig::new(), a, b)
-}
-
-/// [`spgemm_with_stats`] without the statistics.
-///
-/// # Errors
-/// As [`spgemm_with_stats`].
-pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
-    cfg: SpgemmConfig,
-    a: &Csr<'_, T, I>,
-    b: &Csr<'_, T, I>,
-) -> Result<CsrOwned<T, I>, DimError> {
-    spgemm_with_stats(cfg, a, b).map(|(c, _)| c)
-}
-
 /// `C = A·B` (feature `alloc`) by a CPU form of the hybrid allocation of thesis 9.4.3,
 /// with no symbolic pass: one allocation sized in advance, then progressive growth.
 /// Rows are computed in row order and appended — a single-row copy straight into `C`,
@@ -147,7 +109,7 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
 /// costs nothing. The advance allocation is a *lower* bound of `nnz(C)`: per row, the
 /// longest row of `B` it references (exact for single-product rows; `B` canonical, else
 /// nothing is assumed), capped at `ncols`; when a row does not fit, the arrays grow by
-/// [`GROWTH`] (1.5x). So the output never holds more than 1.5x `nnz(C)` entries, where
+/// [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x). So the output never holds more than 1.5x `nnz(C)` entries, where
 /// the thesis's upper-bound room holds `nnz(Ĉ)`; finally the arrays are shrunk to
 /// `nnz(C)`. The [`SpgemmStats`] say how many bytes that took against the precise
 /// method.
@@ -167,22 +129,42 @@ pub fn spgemm_with<T: Scalar + ScanElem, I: Index + Key>(
 /// into fixed rooms then packing them cost 3x in page faults; counting long rows exactly
 /// first made it slower than a plain Gustavson loop.)
 ///
+/// With more than one thread (feature `parallel`), the rows of `A` are cut into
+/// contiguous ranges holding about equal shares of the candidate products (the upper
+/// bounds of 9.4.1), each range multiplied as above, and the pieces joined; the kernel
+/// choice is made once for the whole product, so every row comes out as on one thread.
+///
+/// ```
+/// use spblas::level3::{SpgemmConfig, spgemm};
+/// use spblas::{CsrOwned, Exec};
+/// let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[(0, 0, 1.0), (0, 2, 2.0), (1, 1, 3.0)])?;
+/// let b = CsrOwned::<f64, u32>::from_triplets(3, 2, &[(0, 1, 4.0), (1, 0, 5.0), (2, 1, 6.0)])?;
+/// let c = spgemm(Exec::new(), SpgemmConfig::new(), &a.view(), &b.view())?;
+/// assert_eq!(c.view().iter().collect::<Vec<_>>(), [(0, 1, 16.0), (1, 0, 15.0)]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
 /// forced merge on a non-canonical `B`); [`DimError::Overflow`] (`"nnz(C)"`) if `nnz(C)`
 /// does not fit `I`, or (`"room"`) if the room or the workspace cannot be allocated.
-pub fn spgemm_with_stats<T: Scalar + ScanElem, I: Index + Key>(
+pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
-) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
-    let isa = check_operands(&cfg, a, b)?;
-    hybrid_product(isa, cfg, a, b, None)
+) -> Result<CsrOwned<T, I>, DimError> {
+    let isa = check_operands(exec, &cfg, a, b)?;
+    #[cfg(feature = "parallel")]
+    if exec.thread_limit() != 1 {
+        return crate::parallel::spgemm(isa, cfg, a, b, exec.thread_limit());
+    }
+    hybrid_product(isa, cfg, a, b, None).map(|(c, _)| c)
 }
 
 /// The whole of `C = A·B` by [`hybrid_rows`] (into `reuse`'s memory if given), as a
 /// canonical [`CsrOwned`]; the operands already checked (`isa` their token).
-fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
+pub(crate) fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
     isa: Checked,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
@@ -203,7 +185,8 @@ fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
     Ok((c, stats))
 }
 
-/// [`spgemm_with_stats`] into the memory of an earlier product `c`, which it replaces:
+/// [`spgemm`] on the calling thread into the memory of an earlier product `c`, which it
+/// replaces, returning what the product did ([`SpgemmStats`]):
 /// `c`'s arrays are cleared and refilled, growing only where the new product is larger,
 /// and they keep their capacity (no shrink). A product repeated on a pattern that does
 /// not grow (AMG setup, time steps) then writes to memory already faulted in instead of
@@ -211,27 +194,28 @@ fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
 /// more than the product's own computation.
 ///
 /// ```
-/// use spblas::CsrOwned;
 /// use spblas::level3::{SpgemmConfig, spgemm_reuse};
+/// use spblas::{CsrOwned, Exec};
 /// let a = CsrOwned::<f64, u32>::from_triplets(2, 2, &[(0, 0, 2.0), (0, 1, 1.0), (1, 1, 3.0)])?;
 /// let mut c = CsrOwned::<f64, u32>::from_triplets(0, 0, &[])?;
 /// for _ in 0..3 {
-///     spgemm_reuse(SpgemmConfig::new(), &a.view(), &a.view(), &mut c)?;
+///     spgemm_reuse(Exec::new(), SpgemmConfig::new(), &a.view(), &a.view(), &mut c)?;
 /// }
 /// assert_eq!(c.view().iter().collect::<Vec<_>>(), [(0, 0, 4.0), (0, 1, 5.0), (1, 1, 9.0)]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
 /// # Errors
-/// As [`spgemm_with_stats`]. Operand errors leave `c` as it was; an allocation failure
-/// during the product leaves it an empty `0 × 0` matrix.
+/// As [`spgemm`]. Operand errors leave `c` as it was; an allocation failure during the
+/// product leaves it an empty `0 × 0` matrix.
 pub fn spgemm_reuse<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
     c: &mut CsrOwned<T, I>,
 ) -> Result<SpgemmStats, DimError> {
-    let isa = check_operands(&cfg, a, b)?;
+    let isa = check_operands(exec, &cfg, a, b)?;
     let empty =
         CsrOwned::from_parts_trusted(0, 0, alloc::vec![I::ZERO], Vec::new(), Vec::new(), RowOrder::Canonical);
     let (_, _, row_ptr, col_idx, vals) = core::mem::replace(c, empty).into_parts();
@@ -324,7 +308,7 @@ impl<T: Scalar, I: Index> Work<T, I> {
     }
 }
 
-/// The hybrid allocation of [`spgemm_with_stats`] on the rows `rows` of `A` (a range
+/// The hybrid allocation of [`spgemm`] on the rows `rows` of `A` (a range
 /// inside `0..a.nrows()`), under `rule`, its output arrays hinted to huge pages if
 /// `huge` ([`SpgemmConfig::huge_pages`]): the serial product and each piece of the
 /// threaded one ([`crate::parallel::spgemm`]) run this, so a row comes out the same
@@ -493,24 +477,30 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
 ///
 /// # Errors
 /// [`DimError::Inner`] if `p_t.ncols() != a.nrows()` or `a.ncols() != p.nrows()` (checked
-/// before anything is computed); otherwise as [`spgemm_with_stats`].
+/// before anything is computed); otherwise as [`spgemm`].
 pub fn galerkin<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
+    cfg: SpgemmConfig,
     p_t: &Csr<'_, T, I>,
     a: &Csr<'_, T, I>,
     p: &Csr<'_, T, I>,
 ) -> Result<CsrOwned<T, I>, DimError> {
     check_inner(p_t, a)?;
     check_inner(a, p)?;
-    let pa = spgemm(p_t, a)?;
-    spgemm(&pa.view(), p)
+    let pa = spgemm(exec, cfg, p_t, a)?;
+    spgemm(exec, cfg, &pa.view(), p)
 }
 
-/// `A·Aᵀ` (thesis 9.5), with `Aᵀ` built by [`Csr::transpose_into`] (the CSC of `A`).
+/// `A·Aᵀ` (thesis 9.5) by [`spgemm`], with `Aᵀ` built by [`Csr::transpose_into`] (the CSC
+/// of `A`).
 ///
 /// # Errors
-/// [`DimError::Overflow`] if `nnz(A·Aᵀ)` does not fit `I`, or (`"transpose"`, `"room"`)
-/// if `Aᵀ` or the product cannot be allocated.
-pub fn a_at<T: Scalar + ScanElem, I: Index + Key>(a: &Csr<'_, T, I>) -> Result<CsrOwned<T, I>, DimError> {
+/// As [`spgemm`]; [`DimError::Overflow`] (`"transpose"`) if `Aᵀ` cannot be allocated.
+pub fn a_at<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+) -> Result<CsrOwned<T, I>, DimError> {
     let (np, nnz) = a.transpose_len();
     let room_err = DimError::Overflow { what: "transpose", value: np, max: isize::MAX as usize };
     let (mut rp, mut ci, mut v) = (Vec::new(), Vec::new(), Vec::new());
@@ -525,5 +515,5 @@ pub fn a_at<T: Scalar + ScanElem, I: Index + Key>(a: &Csr<'_, T, I>) -> Result<C
         .transpose_into(&mut rp, &mut ci, &mut v)
         // Not reached: a valid `A` has a valid transpose (same nnz, dimensions swapped).
         .map_err(|_| DimError::Overflow { what: "transpose", value: nnz, max: I::MAX_USIZE })?;
-    spgemm(a, &at)
+    spgemm(exec, cfg, a, &at)
 }

@@ -7,8 +7,8 @@ use crate::level1::{esc_in_place, heap_fuse_in_place, merge_scaled_slices};
 use crate::primitives::Key;
 use crate::primitives::heap::DHeap;
 use crate::primitives::scan::ScanElem;
-use crate::primitives::sort::bitonic_sort_isa;
-use crate::{Csr, Index, RowOrder, Scalar};
+use crate::primitives::sort::bitonic_sort;
+use crate::{Csr, Exec, Index, RowOrder, Scalar};
 
 /// How a row of `C = A·B` accumulates its candidate products `a_ik * b_kj` (thesis
 /// 9.4.2; the methods are chapter 7's sparse vector additions, widened from two inputs
@@ -46,8 +46,8 @@ pub enum RowMethod {
     /// per column marking the occupied ones; the first touch of a column records it. The
     /// row comes out in order by scanning the marker words between the smallest and the
     /// largest column touched, or, when that span is more than
-    /// [`SPA_SORT_RATIO`] words per distinct column, by sorting the `k` recorded columns
-    /// (by insertion up to [`SPA_INSERTION_MAX`], by the bitonic network on the chosen
+    /// [`Tuning::spa_sort_ratio`](crate::Tuning::spa_sort_ratio) words per distinct column, by sorting the `k` recorded columns
+    /// (by insertion up to [`Tuning::spa_insertion_max`](crate::Tuning::spa_insertion_max), by the bitonic network on the chosen
     /// `Isa` beyond) — so a short row in a wide matrix does not pay for
     /// the width. A row of a canonical `B` whose columns are consecutive (bands, dense
     /// blocks; at least 8 of them) is added as one run: marker bits a word at a time,
@@ -59,7 +59,7 @@ pub enum RowMethod {
 
 /// [`RowMethod::Spa`] sorts its recorded columns instead of scanning the marker words when
 /// the span covers more than this many words per distinct column.
-pub const SPA_SORT_RATIO: usize = 1;
+pub(crate) const SPA_SORT_RATIO: usize = 1;
 
 impl RowMethod {
     /// Every method.
@@ -542,13 +542,13 @@ pub(crate) fn symbolic_row<T: Scalar, I: Index + Key>(
             let m = ctx.expand_keys(i, si);
             let keys = &mut si[..m];
             let sorted: &[I] = if kernel == Kernel::Acc(RowMethod::Heap) {
-                match DHeap::<I>::from_slice_isa(ctx.isa.isa(), keys) {
+                match DHeap::<I>::from_slice(Exec::from(ctx.isa), keys) {
                     Ok(h) => h.into_sorted(),
                     // Not reached: the `Isa` is checked.
                     Err(_) => return 0,
                 }
             } else {
-                let _ = bitonic_sort_isa(ctx.isa.isa(), keys);
+                let _ = bitonic_sort(Exec::from(ctx.isa), keys);
                 keys
             };
             usize::from(!sorted.is_empty()) + sorted.windows(2).filter(|w| w[0] != w[1]).count()
@@ -595,7 +595,7 @@ fn spa_sorted_out<T: Scalar, I: Index + Key>(
         insertion_sort(cols);
     } else {
         // Cannot fail: the `Isa` is checked.
-        let _ = bitonic_sort_isa(isa.isa(), cols);
+        let _ = bitonic_sort(Exec::from(isa), cols);
     }
     for (c, v) in cols.iter().zip(dv.iter_mut()) {
         let j = c.to_usize();
@@ -607,7 +607,7 @@ fn spa_sorted_out<T: Scalar, I: Index + Key>(
 /// The SPA sorts up to this many recorded columns by insertion: they come in as runs
 /// of sorted rows of `B`, few places apart, where the bitonic network's fixed stages cost
 /// more (suite `poisson2d` `A²`, 13 columns a row: 3% faster on the whole product).
-pub const SPA_INSERTION_MAX: usize = 32;
+pub(crate) const SPA_INSERTION_MAX: usize = 32;
 
 /// Sorts `v` ascending by insertion (for [`SPA_INSERTION_MAX`] entries at most).
 fn insertion_sort<I: Index>(v: &mut [I]) {

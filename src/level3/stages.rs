@@ -10,15 +10,15 @@ use super::RowMethod;
 /// Re-tuned for one CPU core (see the [module docs](super#bins)): up to here the dense
 /// accumulator's few scattered updates beat sorting the candidates on structured
 /// matrices and tie on random ones; it is also the hybrid allocation's smallest room.
-pub const SHORT_MAX: usize = 32;
+pub(crate) const SHORT_MAX: usize = 32;
 
 /// Upper bound up to which a row is [`Bin::Medium`]; above it a row is [`Bin::Long`].
 /// The bitonic ESC beat the SPA up to 256 candidates and lost from 512 on (module docs).
-pub const MEDIUM_MAX: usize = 256;
+pub(crate) const MEDIUM_MAX: usize = 256;
 
 /// The method of the [`Bin::Short`] rows — unless the rows of `B` they reference spread
 /// over more than [`SHORT_SPA_SPAN`] columns, see [`SHORT_SPREAD_METHOD`].
-pub const SHORT_METHOD: RowMethod = RowMethod::Spa;
+pub(crate) const SHORT_METHOD: RowMethod = RowMethod::Spa;
 /// The method of the [`Bin::Short`] rows when a sample of them shows the rows of `B`
 /// they reference spanning more than [`SHORT_SPA_SPAN`] columns (median): then each SPA
 /// update lands on a cache line of its own in a dense array as wide as `C`, while the
@@ -26,11 +26,11 @@ pub const SHORT_METHOD: RowMethod = RowMethod::Spa;
 /// (one core, the whole product): `uniform_random` (median span 930K columns) 1.17 s
 /// with the SPA against 0.77 s with the ESC; `poisson2d` (span 4K) 0.19 s against
 /// 0.26 s, hence the span test.
-pub const SHORT_SPREAD_METHOD: RowMethod = RowMethod::BitonicEsc;
+pub(crate) const SHORT_SPREAD_METHOD: RowMethod = RowMethod::BitonicEsc;
 /// The median span (columns) of the referenced rows of `B` above which short rows take
 /// [`SHORT_SPREAD_METHOD`]: 16K columns, a dense window of 128 KiB of `f64`, about one
 /// core's L2 (suite spans: stencils 4K, random and power-law graphs 880K-930K).
-pub const SHORT_SPA_SPAN: usize = 16 << 10;
+pub(crate) const SHORT_SPA_SPAN: usize = 16 << 10;
 /// Rows of `A` sampled (evenly spaced) for the short bin's span test and the prefetch
 /// test ([`sample`]): the choices are one per product, so that no row pays for a test of
 /// its own.
@@ -39,9 +39,14 @@ const SHORT_SAMPLE: usize = 63;
 /// span no more columns than the upper bound (so the products pile up on few columns:
 /// stencils, bands), which take [`RowMethod::Spa`]: the sorting network sorts all `m`
 /// candidates, the SPA only the distinct ones.
-pub const MEDIUM_METHOD: RowMethod = RowMethod::BitonicEsc;
+pub(crate) const MEDIUM_METHOD: RowMethod = RowMethod::BitonicEsc;
 /// The method of the [`Bin::Long`] rows.
-pub const LONG_METHOD: RowMethod = RowMethod::Spa;
+pub(crate) const LONG_METHOD: RowMethod = RowMethod::Spa;
+
+/// The factor by which the owned SpGEMM (`spgemm`) grows its output arrays when a row does
+/// not fit, as a fraction `(numerator, denominator)`: 3/2, so the arrays never hold more
+/// than 1.5x the entries written when they last grew.
+pub(crate) const GROWTH: (usize, usize) = (3, 2);
 
 /// The bin of a row of `C` (thesis 9.4.2, which has 38 bins for a GPU's thread-group
 /// sizes; one CPU core needs five). Rows are grouped by bin so that each kernel runs over
@@ -54,9 +59,9 @@ pub enum Bin {
     /// [`Canonical`](RowOrder::Canonical): the row of `C` is a scaled copy of one row of
     /// `B`, already sorted; no accumulation.
     Single,
-    /// Upper bound `2..=`[`SHORT_MAX`].
+    /// Upper bound `2..=`[`Tuning::spgemm_short_max`](crate::Tuning::spgemm_short_max).
     Short,
-    /// Upper bound up to [`MEDIUM_MAX`].
+    /// Upper bound up to [`Tuning::spgemm_medium_max`](crate::Tuning::spgemm_medium_max).
     Medium,
     /// Anything longer.
     Long,

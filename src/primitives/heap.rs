@@ -11,7 +11,7 @@
 //! idea on one chip; its CPU–GPU bridge has no use here. The thesis pads `d - 1` empty
 //! slots in front of the root so that child groups are cache-aligned; here the caller
 //! decides: a group is aligned when `&buf[1]` is — [`aligned_offset`] says where to
-//! start, [`DHeap::new_aligned_isa`] does it — and no capacity is spent when alignment
+//! start, [`DHeap::new_aligned`] does it — and no capacity is spent when alignment
 //! does not matter.
 //! A heap keeps the `Isa` (hence `d`) it was made with.
 //!
@@ -24,7 +24,7 @@
 //! data parallelism), [`DHeap::pop`] (delete-max: sift-down with the SIMD child search),
 //! [`DHeap::peek`], [`DHeap::update`] (update-key at an index, either direction),
 //! [`DHeap::replace_top`] (update-key of the root, thesis Alg. 19), the O(n) builds
-//! [`DHeap::from_slice`] / [`DHeap::from_prefix_isa`], and [`DHeap::into_sorted`] (heap
+//! [`DHeap::from_slice`] / [`DHeap::from_prefix`], and [`DHeap::into_sorted`] (heap
 //! sort). [`DHeapPairs`] is the same heap over keys with values moving alongside (sparse
 //! vector addition, 7.4.1). A full heap refuses to `push` ([`DimError::BufferTooSmall`]);
 //! an empty one `pop`s `None`. No operation allocates or panics.
@@ -39,11 +39,11 @@
 //! for `f64` (2–3× faster than the scalar search, which is unusually slow on `f64`) but
 //! not for 64-bit integers, whose heaps therefore stay at d = 4 (see [`arity`]).
 //!
-//! **k-selection** (4.6.3). [`k_select_isa`] keeps a max-heap of the first `k` keys in
+//! **k-selection** (4.6.3). [`k_select`] keeps a max-heap of the first `k` keys in
 //! the caller's `out` and lets every later key smaller than the root replace it; the
 //! scan compares a whole register of keys against the root at once, so the common case
 //! (nothing displaces the root) costs one SIMD compare per `d` keys.
-//! [`k_largest_isa`] is the mirror image; [`k_select_batch_isa`] runs many lists.
+//! [`k_largest`] is the mirror image; [`k_select_batch`] runs many lists.
 
 use core::fmt::Debug;
 use core::marker::PhantomData;
@@ -51,7 +51,7 @@ use core::marker::PhantomData;
 use super::Key;
 use crate::arch::Checked;
 use crate::arch::portable::heap as kernels;
-use crate::{DimError, Isa};
+use crate::{DimError, Exec, Isa};
 
 mod sealed {
     pub trait Sealed {}
@@ -186,7 +186,7 @@ pub fn arity<K: Key>(isa: Isa) -> usize {
 /// `buf[s + d*i + 1 ..= s + d*i + d]`, sits on a multiple of `d * size_of::<K>()` bytes
 /// (32 or 64: one AVX2 register, one AVX-512 register and cache line). This is the
 /// thesis's `d - 1` head slots (Fig. 4.8), trimmed to what this buffer needs.
-/// [`DHeap::new_aligned_isa`] uses it; pass `&mut buf[s..]` to the other constructors.
+/// [`DHeap::new_aligned`] uses it; pass `&mut buf[s..]` to the other constructors.
 /// Measured on AVX-512, a 1M-key heap pops about twice as fast aligned.
 ///
 /// Returns at most `buf.len()`.
@@ -201,9 +201,10 @@ pub fn aligned_offset<K: Key>(isa: Isa, buf: &[K]) -> usize {
 /// heap, `buf[len..]` is free capacity. `O` is [`Max`] (default) or [`Min`].
 ///
 /// ```
+/// use spblas::Exec;
 /// use spblas::primitives::heap::{DHeap, Min};
 /// let mut buf = [0.0f32; 8];
-/// let mut h = DHeap::<f32, Min>::new(&mut buf);
+/// let mut h = DHeap::<f32, Min>::new(Exec::new(), &mut buf)?;
 /// for x in [3.0, f32::NAN, -1.0, 2.5] {
 ///     h.push(x)?;
 /// }
@@ -223,54 +224,43 @@ pub struct DHeap<'a, K: Key, O: HeapOrder = Max> {
 }
 
 impl<'a, K: Key, O: HeapOrder> DHeap<'a, K, O> {
-    /// An empty heap with capacity `buf.len()` on the widest available [`Isa`].
-    pub fn new(buf: &'a mut [K]) -> Self {
-        DHeap { buf, len: 0, isa: Checked::detect(), order: PhantomData }
-    }
-
-    /// An empty heap with capacity `buf.len()` on `isa` (which fixes the arity).
+    /// An empty heap with capacity `buf.len()` on `exec`'s `Isa` (which fixes the arity).
     ///
     /// # Errors
-    /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-    pub fn new_isa(isa: Isa, buf: &'a mut [K]) -> Result<Self, DimError> {
-        Ok(DHeap { buf, len: 0, isa: Checked::new(isa)?, order: PhantomData })
+    /// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`.
+    pub fn new(exec: Exec, buf: &'a mut [K]) -> Result<Self, DimError> {
+        Ok(DHeap { buf, len: 0, isa: Checked::new(exec.resolved_isa())?, order: PhantomData })
     }
 
-    /// An empty heap on `isa` in `buf[s..]`, `s = aligned_offset(isa, buf)`, so that its
-    /// child groups are cache-aligned (capacity `buf.len() - s`, `s < d`).
+    /// An empty heap on `exec`'s `Isa` in `buf[s..]`, `s = aligned_offset(isa, buf)`, so
+    /// that its child groups are cache-aligned (capacity `buf.len() - s`, `s < d`).
     ///
     /// # Errors
-    /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-    pub fn new_aligned_isa(isa: Isa, buf: &'a mut [K]) -> Result<Self, DimError> {
+    /// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`.
+    pub fn new_aligned(exec: Exec, buf: &'a mut [K]) -> Result<Self, DimError> {
+        let isa = exec.resolved_isa();
         let checked = Checked::new(isa)?;
         let s = aligned_offset(isa, buf);
         Ok(DHeap { buf: &mut buf[s..], len: 0, isa: checked, order: PhantomData })
     }
 
-    /// Builds a heap of all of `buf`'s keys in place (bottom-up, O(n)) on the widest
-    /// available [`Isa`]. The heap is full.
-    pub fn from_slice(buf: &'a mut [K]) -> Self {
-        let isa = Checked::detect();
-        heapify::<K, O>(isa, buf);
-        DHeap { len: buf.len(), buf, isa, order: PhantomData }
-    }
-
-    /// [`DHeap::from_slice`] on `isa`.
+    /// Builds a heap of all of `buf`'s keys in place (bottom-up, O(n)) on `exec`'s `Isa`.
+    /// The heap is full.
     ///
     /// # Errors
     /// [`DimError::IsaUnavailable`].
-    pub fn from_slice_isa(isa: Isa, buf: &'a mut [K]) -> Result<Self, DimError> {
+    pub fn from_slice(exec: Exec, buf: &'a mut [K]) -> Result<Self, DimError> {
         let len = buf.len();
-        Self::from_prefix_isa(isa, buf, len)
+        Self::from_prefix(exec, buf, len)
     }
 
-    /// Builds a heap of `buf[..len]` in place (O(len)) on `isa`; `buf[len..]` stays free
-    /// capacity.
+    /// Builds a heap of `buf[..len]` in place (O(len)) on `exec`'s `Isa`; `buf[len..]`
+    /// stays free capacity.
     ///
     /// # Errors
     /// [`DimError::BufferTooSmall`] if `len > buf.len()`; [`DimError::IsaUnavailable`].
-    pub fn from_prefix_isa(isa: Isa, buf: &'a mut [K], len: usize) -> Result<Self, DimError> {
-        let isa = Checked::new(isa)?;
+    pub fn from_prefix(exec: Exec, buf: &'a mut [K], len: usize) -> Result<Self, DimError> {
+        let isa = Checked::new(exec.resolved_isa())?;
         if len > buf.len() {
             return Err(DimError::BufferTooSmall { buffer: "buf", needed: len, got: buf.len() });
         }
@@ -406,8 +396,9 @@ impl<'a, K: Key, O: HeapOrder> DHeap<'a, K, O> {
 ///
 /// ```
 /// use spblas::primitives::heap::{DHeapPairs, Min};
+/// use spblas::Exec;
 /// let (mut keys, mut vals) = ([0u32; 4], [0.0f64; 4]);
-/// let mut h = DHeapPairs::<u32, f64, Min>::new(&mut keys, &mut vals)?;
+/// let mut h = DHeapPairs::<u32, f64, Min>::new(Exec::new(), &mut keys, &mut vals)?;
 /// h.push(7, 1.0)?;
 /// h.push(2, 0.5)?;
 /// h.push(7, 2.0)?;
@@ -436,31 +427,22 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
         }
     }
 
-    /// An empty heap with capacity `keys.len()` on the widest available [`Isa`].
-    ///
-    /// # Errors
-    /// [`DimError::Length`] if `vals.len() != keys.len()`.
-    pub fn new(keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
-        Self::check(keys, vals)?;
-        Ok(DHeapPairs { keys, vals, len: 0, isa: Checked::detect(), order: PhantomData })
-    }
-
-    /// An empty heap on `isa`.
+    /// An empty heap with capacity `keys.len()` on `exec`'s `Isa`.
     ///
     /// # Errors
     /// [`DimError::Length`] if `vals.len() != keys.len()`; [`DimError::IsaUnavailable`].
-    pub fn new_isa(isa: Isa, keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
-        let isa = Checked::new(isa)?;
+    pub fn new(exec: Exec, keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
+        let isa = Checked::new(exec.resolved_isa())?;
         Self::check(keys, vals)?;
         Ok(DHeapPairs { keys, vals, len: 0, isa, order: PhantomData })
     }
 
-    /// Builds a heap of all the pairs in place (O(n)) on `isa`. The heap is full.
+    /// Builds a heap of all the pairs in place (O(n)) on `exec`'s `Isa`. The heap is full.
     ///
     /// # Errors
     /// [`DimError::Length`] if `vals.len() != keys.len()`; [`DimError::IsaUnavailable`].
-    pub fn from_slices_isa(isa: Isa, keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
-        let isa = Checked::new(isa)?;
+    pub fn from_slices(exec: Exec, keys: &'a mut [K], vals: &'a mut [V]) -> Result<Self, DimError> {
+        let isa = Checked::new(exec.resolved_isa())?;
         Self::check(keys, vals)?;
         heapify_pairs::<K, V, O>(isa, keys, vals);
         Ok(DHeapPairs { len: keys.len(), keys, vals, isa, order: PhantomData })
@@ -609,10 +591,11 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
     /// equal keys' values is the accumulator is unspecified (the heap is not stable).
     ///
     /// ```
+    /// use spblas::Exec;
     /// use spblas::primitives::heap::DHeapPairs;
     /// let mut keys = [7u32, 2, 7, 5, 2];
     /// let mut vals = [1.0f64, 0.5, 2.0, 4.0, 0.25];
-    /// let h = DHeapPairs::<u32, f64>::from_slices_isa(spblas::Isa::detect(), &mut keys, &mut vals)?;
+    /// let h = DHeapPairs::<u32, f64>::from_slices(Exec::new(), &mut keys, &mut vals)?;
     /// let (k, v) = h.into_sorted_fused(|acc, x| *acc += x);
     /// assert_eq!(k, &[2, 5, 7]);
     /// assert_eq!(v, &[0.75, 4.0, 3.0]);
@@ -636,58 +619,43 @@ impl<'a, K: Key, V: Copy, O: HeapOrder> DHeapPairs<'a, K, V, O> {
     }
 }
 
-/// [`k_select_isa`] on the widest available [`Isa`].
-///
-/// ```
-/// use spblas::primitives::heap::k_select;
-/// let data = [9u32, 1, 8, 2, 7, 3, 6, 4, 5];
-/// let mut out = [0u32; 3];
-/// assert_eq!(k_select(&data, 3, &mut out)?, Some(3)); // the 3rd smallest
-/// out.sort();
-/// assert_eq!(out, [1, 2, 3]);
-/// # Ok::<(), spblas::DimError>(())
-/// ```
-///
-/// # Errors
-/// As [`k_select_isa`].
-pub fn k_select<K: Key>(data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
-    k_select_isa(Isa::detect(), data, k, out)
-}
-
 /// Heap-based k-selection (thesis 4.6.3): the `k` smallest keys of `data` into
 /// `out[..k]`, returning the k-th smallest (`None` when `k == 0`).
 ///
 /// A max-heap of size `k` is built on `data[..k]` in `out[..k]`; every later key smaller
 /// than the root replaces it (update-key of the root). `out[..k]` is left as that max
 /// d-heap (arity [`arity::<K>(isa)`](arity)), so `out[0]` is the k-th smallest; wrap it
-/// with [`DHeap::from_slice_isa`] to pop in order, or sort it. Ties at the k-th key keep
+/// with [`DHeap::from_slice`] to pop in order, or sort it. Ties at the k-th key keep
 /// the earliest keys seen (the keys themselves are indistinguishable). The scan compares
 /// `d` keys against the root with one SIMD compare, so with `k << data.len()` it runs at
 /// close to memory speed; `slice::select_nth_unstable` is the same-run baseline in the
 /// benches.
 ///
+/// ```
+/// use spblas::Exec;
+/// use spblas::primitives::heap::k_select;
+/// let data = [9u32, 1, 8, 2, 7, 3, 6, 4, 5];
+/// let mut out = [0u32; 3];
+/// assert_eq!(k_select(Exec::new(), &data, 3, &mut out)?, Some(3)); // the 3rd smallest
+/// out.sort();
+/// assert_eq!(out, [1, 2, 3]);
+/// # Ok::<(), spblas::DimError>(())
+/// ```
+///
 /// # Errors
 /// [`DimError::Parameter`] (`"k"`) if `k > data.len()`; [`DimError::BufferTooSmall`] if
 /// `out.len() < k`; [`DimError::IsaUnavailable`]. Nothing is written on error.
-pub fn k_select_isa<K: Key>(isa: Isa, data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
-    select_into::<K, Max>(Checked::new(isa)?, data, k, out)
+pub fn k_select<K: Key>(exec: Exec, data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
+    select_into::<K, Max>(Checked::new(exec.resolved_isa())?, data, k, out)
 }
 
-/// [`k_largest_isa`] on the widest available [`Isa`].
-///
-/// # Errors
-/// As [`k_largest_isa`].
-pub fn k_largest<K: Key>(data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
-    k_largest_isa(Isa::detect(), data, k, out)
-}
-
-/// The mirror image of [`k_select_isa`]: the `k` largest keys of `data` into `out[..k]`
+/// The mirror image of [`k_select`]: the `k` largest keys of `data` into `out[..k]`
 /// (left as a min d-heap, `out[0]` the k-th largest), returning the k-th largest.
 ///
 /// # Errors
-/// As [`k_select_isa`].
-pub fn k_largest_isa<K: Key>(isa: Isa, data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
-    select_into::<K, Min>(Checked::new(isa)?, data, k, out)
+/// As [`k_select`].
+pub fn k_largest<K: Key>(exec: Exec, data: &[K], k: usize, out: &mut [K]) -> Result<Option<K>, DimError> {
+    select_into::<K, Min>(Checked::new(exec.resolved_isa())?, data, k, out)
 }
 
 fn select_into<K: Key, O: HeapOrder>(
@@ -718,7 +686,7 @@ fn select_into<K: Key, O: HeapOrder>(
 
 /// Batch k-selection (the thesis's benchmark, 4.6.3): `data` is a run of lists of
 /// `list_len` keys each; list `l`'s `k` smallest go to `out[l*k..(l+1)*k]` as in
-/// [`k_select_isa`]. Each list is independent (a runtime may split `data` and `out` at
+/// [`k_select`]. Each list is independent (a runtime may split `data` and `out` at
 /// list boundaries and run the parts in parallel).
 ///
 /// # Errors
@@ -726,14 +694,14 @@ fn select_into<K: Key, O: HeapOrder>(
 /// [`DimError::Length`] if `data.len()` is not a multiple of `list_len`;
 /// [`DimError::BufferTooSmall`] if `out.len() < (data.len() / list_len) * k`;
 /// [`DimError::IsaUnavailable`].
-pub fn k_select_batch_isa<K: Key>(
-    isa: Isa,
+pub fn k_select_batch<K: Key>(
+    exec: Exec,
     data: &[K],
     list_len: usize,
     k: usize,
     out: &mut [K],
 ) -> Result<(), DimError> {
-    let isa = Checked::new(isa)?;
+    let isa = Checked::new(exec.resolved_isa())?;
     if list_len == 0 {
         return Err(DimError::Parameter { name: "list_len", value: 0 });
     }

@@ -2,9 +2,9 @@
 //!
 //! | function | thesis | cost | SIMD |
 //! |---|---|---|---|
-//! | [`merge`] / [`merge_isa`] | vectorised merge (Inoue/Chhugani bitonic network) | O(n) | yes |
+//! | [`merge`] | vectorised merge (Inoue/Chhugani bitonic network) | O(n) | yes |
 //! | [`serial_merge`] | Alg. 16, serial merge | O(n) | no (it is the reference) |
-//! | [`ranking_merge`] / [`ranking_merge_isa`] | Alg. 17, ranking merge | O(n log n) | no, see below |
+//! | [`ranking_merge`] | Alg. 17, ranking merge | O(n log n) | no, see below |
 //! | [`merge_path_partition`] / [`merge_piece`] / [`merge_path`] | Alg. 18, merge path | O(p log n + n) | the pieces are |
 //! | [`merge_pairs`], [`ranking_merge_pairs`], [`merge_piece_pairs`] | key–value forms | | no, see below |
 //!
@@ -16,7 +16,7 @@
 //! **Ties and stability.** Every key-value merge is stable: an element of `a` is placed
 //! before an equal element of `b`, and each list keeps its own order. For keys alone
 //! stability is unobservable (keys equal in the total order are bit-identical), which is
-//! what lets [`merge_isa`] use an unstable SIMD network.
+//! what lets [`merge`] use an unstable SIMD network.
 //!
 //! **Unsorted inputs** never cause a panic or an out-of-bounds access. [`merge`],
 //! [`serial_merge`], [`merge_path`] and the piece functions still write a permutation of
@@ -32,7 +32,7 @@
 use super::Key;
 use crate::arch::Checked;
 use crate::arch::portable::merge as kernels;
-use crate::{DimError, Isa};
+use crate::{DimError, Exec, Isa};
 
 #[inline]
 fn check_len(operand: &'static str, expected: usize, got: usize) -> Result<(), DimError> {
@@ -56,24 +56,7 @@ pub fn is_sorted<K: Key>(keys: &[K]) -> bool {
     first_unsorted(keys).is_none()
 }
 
-/// Merges sorted `a` and `b` into `out` on the widest available [`Isa`]; see
-/// [`merge_isa`].
-///
-/// ```
-/// use spblas::primitives::merge::merge;
-/// let mut out = [0u32; 7];
-/// merge(&[1, 4, 4, 9], &[2, 4, 10], &mut out)?;
-/// assert_eq!(out, [1, 2, 4, 4, 4, 9, 10]);
-/// # Ok::<(), spblas::DimError>(())
-/// ```
-///
-/// # Errors
-/// As [`merge_isa`].
-pub fn merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
-    merge_isa(Isa::detect(), a, b, out)
-}
-
-/// Merges sorted `a` and `b` into `out` (`out.len() == a.len() + b.len()`) on `isa`.
+/// Merges sorted `a` and `b` into `out` (`out.len() == a.len() + b.len()`) on `exec`.
 ///
 /// On the SIMD widths this is the vectorised merge of Inoue et al. (2007) and Chhugani et
 /// al. (2008), the register form of the bitonic merge of thesis 4.5.2: two registers of
@@ -90,11 +73,20 @@ pub fn merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
 /// Every path writes the same output for sorted inputs. Unsorted inputs give some
 /// permutation of `a ++ b` (see the module docs).
 ///
+/// ```
+/// use spblas::primitives::merge::merge;
+/// use spblas::Exec;
+/// let mut out = [0u32; 7];
+/// merge(Exec::new(), &[1, 4, 4, 9], &[2, 4, 10], &mut out)?;
+/// assert_eq!(out, [1, 2, 4, 4, 4, 9, 10]);
+/// # Ok::<(), spblas::DimError>(())
+/// ```
+///
 /// # Errors
 /// [`DimError::Length`] if `out.len() != a.len() + b.len()`;
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-pub fn merge_isa<K: Key>(isa: Isa, a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
-    let isa = Checked::new(isa)?;
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`.
+pub fn merge<K: Key>(exec: Exec, a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
+    let isa = Checked::new(exec.resolved_isa())?;
     check_len("out", a.len() + b.len(), out.len())?;
     K::merge_on(isa, a, b, out);
     Ok(())
@@ -102,7 +94,7 @@ pub fn merge_isa<K: Key>(isa: Isa, a: &[K], b: &[K], out: &mut [K]) -> Result<()
 
 /// Serial merge, thesis Alg. 16: one pass with two read cursors, taking from `a` while
 /// `a[i] <= b[j]` (stable). Written branch-free (the data-dependent choice is a select,
-/// not a jump). This is the portable path of [`merge_isa`].
+/// not a jump). This is the portable path of [`merge`].
 ///
 /// # Errors
 /// [`DimError::Length`] if `out.len() != a.len() + b.len()`.
@@ -112,22 +104,14 @@ pub fn serial_merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimEr
     Ok(())
 }
 
-/// Ranking merge on the widest available [`Isa`]; see [`ranking_merge_isa`].
-///
-/// # Errors
-/// As [`ranking_merge_isa`].
-pub fn ranking_merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
-    ranking_merge_isa(Isa::detect(), a, b, out)
-}
-
 /// Ranking merge, thesis Alg. 17: every element finds its output position on its own —
 /// its index plus its rank in the other list by binary search (for `a[i]`: the number of
 /// `b` keys `<` it; for `b[j]`: the number of `a` keys `<=` it, so ties put `a` first:
 /// stable). Each element is independent, which is the point on a GPU; on one core it
-/// costs O(n log n) against the O(n) of [`merge_isa`].
+/// costs O(n log n) against the O(n) of [`merge`].
 ///
 /// SIMD does not help here: each rank is a chain of dependent, data-dependent loads; a
-/// gather-based search would only re-implement, slower, what [`merge_isa`] does in O(n).
+/// gather-based search would only re-implement, slower, what [`merge`] does in O(n).
 /// `isa` is validated and the search is scalar on every `Isa`.
 ///
 /// Both inputs are checked to be sorted first (O(n)): unsorted inputs would make ranks
@@ -136,7 +120,8 @@ pub fn ranking_merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimE
 /// # Errors
 /// [`DimError::Length`] if `out.len() != a.len() + b.len()`; [`DimError::Unsorted`] naming
 /// `"a"` or `"b"` and the first position out of order; [`DimError::IsaUnavailable`].
-pub fn ranking_merge_isa<K: Key>(isa: Isa, a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
+pub fn ranking_merge<K: Key>(exec: Exec, a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     Checked::new(isa)?;
     check_len("out", a.len() + b.len(), out.len())?;
     check_sorted("a", a)?;
@@ -160,7 +145,7 @@ fn check_sorted<K: Key>(operand: &'static str, keys: &[K]) -> Result<(), DimErro
     }
 }
 
-/// [`ranking_merge_isa`] for key–value pairs: each value goes where its key goes. Stable:
+/// [`ranking_merge`] for key–value pairs: each value goes where its key goes. Stable:
 /// for equal keys, `a`'s pairs come first, each list in its own order. Scalar on every
 /// `Isa`, like the key form.
 ///
@@ -209,31 +194,6 @@ fn check_pairs<K, V>(
     check_len("out_vals", n, out_vals.len())
 }
 
-/// Stable merge of key–value pairs on the widest available [`Isa`]; see
-/// [`merge_pairs_isa`].
-///
-/// ```
-/// use spblas::primitives::merge::merge_pairs;
-/// let (mut k, mut v) = ([0u32; 5], ['-'; 5]);
-/// merge_pairs(&[1, 3, 3], &['a', 'b', 'c'], &[3, 4], &['x', 'y'], &mut k, &mut v)?;
-/// assert_eq!(k, [1, 3, 3, 3, 4]);
-/// assert_eq!(v, ['a', 'b', 'c', 'x', 'y']); // ties: `a` first
-/// # Ok::<(), spblas::DimError>(())
-/// ```
-///
-/// # Errors
-/// As [`merge_pairs_isa`].
-pub fn merge_pairs<K: Key, V: Copy>(
-    a_keys: &[K],
-    a_vals: &[V],
-    b_keys: &[K],
-    b_vals: &[V],
-    out_keys: &mut [K],
-    out_vals: &mut [V],
-) -> Result<(), DimError> {
-    merge_pairs_isa(Isa::detect(), a_keys, a_vals, b_keys, b_vals, out_keys, out_vals)
-}
-
 /// Stable serial merge (Alg. 16) of key–value pairs: for equal keys, `a`'s pairs come
 /// first, each list in its own order — what sparse vector addition needs (7.4.1: equal
 /// column indices meet in a fixed order).
@@ -243,11 +203,21 @@ pub fn merge_pairs<K: Key, V: Copy>(
 /// network saves). `isa` is validated and the merge is the branch-free serial one on
 /// every `Isa`.
 ///
+/// ```
+/// use spblas::primitives::merge::merge_pairs;
+/// use spblas::Exec;
+/// let (mut k, mut v) = ([0u32; 5], ['-'; 5]);
+/// merge_pairs(Exec::new(), &[1, 3, 3], &['a', 'b', 'c'], &[3, 4], &['x', 'y'], &mut k, &mut v)?;
+/// assert_eq!(k, [1, 3, 3, 3, 4]);
+/// assert_eq!(v, ['a', 'b', 'c', 'x', 'y']); // ties: `a` first
+/// # Ok::<(), spblas::DimError>(())
+/// ```
+///
 /// # Errors
 /// [`DimError::Length`] if a value slice differs in length from its keys or the outputs
 /// from `a_keys.len() + b_keys.len()`; [`DimError::IsaUnavailable`].
-pub fn merge_pairs_isa<K: Key, V: Copy>(
-    isa: Isa,
+pub fn merge_pairs<K: Key, V: Copy>(
+    exec: Exec,
     a_keys: &[K],
     a_vals: &[V],
     b_keys: &[K],
@@ -255,6 +225,7 @@ pub fn merge_pairs_isa<K: Key, V: Copy>(
     out_keys: &mut [K],
     out_vals: &mut [V],
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     Checked::new(isa)?;
     check_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals)?;
     kernels::merge_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals);
@@ -280,20 +251,6 @@ fn split_in<K: Key>(a: &[K], b: &[K], diag: usize, lo: usize, hi: usize) -> (usi
     kernels::split_in(a, b, diag, lo, hi)
 }
 
-/// Merge path partition on the widest available [`Isa`]; see
-/// [`merge_path_partition_isa`].
-///
-/// # Errors
-/// As [`merge_path_partition_isa`].
-pub fn merge_path_partition<K: Key>(
-    a: &[K],
-    b: &[K],
-    parts: usize,
-    splits: &mut [(usize, usize)],
-) -> Result<(), DimError> {
-    merge_path_partition_isa(Isa::detect(), a, b, parts, splits)
-}
-
 /// Merge path partition, thesis Alg. 18 (lines 4–25): splits the merge of `a` and `b`
 /// into `parts` pieces of equal output length by binary searches on equally spaced
 /// anti-diagonals, and writes the `parts + 1` split points `(i, j)` into
@@ -310,18 +267,15 @@ pub fn merge_path_partition<K: Key>(
 ///
 /// SIMD does not help: this is `parts - 1` binary searches. `isa` is validated only.
 ///
-/// # Errors
-/// [`DimError::Parameter`] if `parts == 0`; [`DimError::BufferTooSmall`] if
-/// `splits.len() < parts + 1`; [`DimError::IsaUnavailable`].
-///
 /// # Example: run the pieces on threads
 /// ```
 /// use spblas::primitives::merge::{merge_path_partition, merge_piece};
+/// use spblas::Exec;
 /// let a: Vec<u32> = (0..1000).map(|x| 2 * x).collect();
 /// let b: Vec<u32> = (0..500).map(|x| 3 * x).collect();
 /// let parts = 4;
 /// let mut splits = [(0, 0); 5];
-/// merge_path_partition(&a, &b, parts, &mut splits)?;
+/// merge_path_partition(Exec::new(), &a, &b, parts, &mut splits)?;
 /// let mut out = vec![0u32; a.len() + b.len()];
 /// std::thread::scope(|s| {
 ///     let mut rest = &mut out[..];
@@ -330,7 +284,7 @@ pub fn merge_path_partition<K: Key>(
 ///         let (chunk, tail) = rest.split_at_mut((end.0 - start.0) + (end.1 - start.1));
 ///         rest = tail;
 ///         let (a, b) = (&a, &b);
-///         s.spawn(move || merge_piece(a, b, start, end, chunk));
+///         s.spawn(move || merge_piece(Exec::new(), a, b, start, end, chunk));
 ///     }
 /// });
 /// let mut expected = [a, b].concat();
@@ -338,13 +292,18 @@ pub fn merge_path_partition<K: Key>(
 /// assert_eq!(out, expected);
 /// # Ok::<(), spblas::DimError>(())
 /// ```
-pub fn merge_path_partition_isa<K: Key>(
-    isa: Isa,
+///
+/// # Errors
+/// [`DimError::Parameter`] if `parts == 0`; [`DimError::BufferTooSmall`] if
+/// `splits.len() < parts + 1`; [`DimError::IsaUnavailable`].
+pub fn merge_path_partition<K: Key>(
+    exec: Exec,
     a: &[K],
     b: &[K],
     parts: usize,
     splits: &mut [(usize, usize)],
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     Checked::new(isa)?;
     if parts == 0 {
         return Err(DimError::Parameter { name: "parts", value: 0 });
@@ -396,49 +355,35 @@ fn piece_ranges(
     Ok((start.0..end.0, start.1..end.1))
 }
 
-/// Merges one merge path piece on the widest available [`Isa`]; see [`merge_piece_isa`].
-///
-/// # Errors
-/// As [`merge_piece_isa`].
-pub fn merge_piece<K: Key>(
-    a: &[K],
-    b: &[K],
-    start: (usize, usize),
-    end: (usize, usize),
-    out: &mut [K],
-) -> Result<(), DimError> {
-    merge_piece_isa(Isa::detect(), a, b, start, end, out)
-}
-
 /// Merges one merge path piece (thesis Alg. 18, lines 26–33): `a[start.0..end.0]` with
 /// `b[start.1..end.1]` into `out`, which is the piece's part of the whole output
 /// (`out.len() == (end.0 - start.0) + (end.1 - start.1)`, starting at position
 /// `start.0 + start.1` of the whole). `start` and `end` are consecutive split points from
 /// [`merge_path_partition`] (or [`merge_path_split`]). Runs the SIMD merge of
-/// [`merge_isa`] on the piece.
+/// [`merge`] on the piece.
 ///
 /// # Errors
 /// [`DimError::Parameter`] if `end` lies outside the inputs or `start` after `end`;
 /// [`DimError::Length`] if `out` has the wrong length; [`DimError::IsaUnavailable`].
-pub fn merge_piece_isa<K: Key>(
-    isa: Isa,
+pub fn merge_piece<K: Key>(
+    exec: Exec,
     a: &[K],
     b: &[K],
     start: (usize, usize),
     end: (usize, usize),
     out: &mut [K],
 ) -> Result<(), DimError> {
-    let isa = Checked::new(isa)?;
+    let isa = Checked::new(exec.resolved_isa())?;
     let (ra, rb) = piece_ranges(a.len(), b.len(), start, end, out.len())?;
     K::merge_on(isa, &a[ra], &b[rb], out);
     Ok(())
 }
 
-/// [`merge_piece_isa`] for key–value pairs: the stable serial merge of the piece, so the
-/// concatenated pieces equal [`merge_pairs_isa`] of the whole.
+/// [`merge_piece`] for key–value pairs: the stable serial merge of the piece, so the
+/// concatenated pieces equal [`merge_pairs`] of the whole.
 ///
 /// # Errors
-/// As [`merge_piece_isa`], plus [`DimError::Length`] if a value slice differs in length
+/// As [`merge_piece`], plus [`DimError::Length`] if a value slice differs in length
 /// from its keys or `out_vals` from `out_keys`.
 #[allow(clippy::too_many_arguments)]
 pub fn merge_piece_pairs<K: Key, V: Copy>(
@@ -468,38 +413,25 @@ pub fn merge_piece_pairs<K: Key, V: Copy>(
     Ok(())
 }
 
-/// Merge path on the widest available [`Isa`]; see [`merge_path_isa`].
+/// The whole of thesis Alg. 18 on the calling thread: [`merge_path_partition`] into
+/// `splits`, then every piece with [`merge_piece`], in order. The result equals
+/// [`merge`]; it is the sequential driver of the pieces (and their test).
 ///
 /// # Errors
-/// As [`merge_path_isa`].
-pub fn merge_path<K: Key>(
-    a: &[K],
-    b: &[K],
-    parts: usize,
-    splits: &mut [(usize, usize)],
-    out: &mut [K],
-) -> Result<(), DimError> {
-    merge_path_isa(Isa::detect(), a, b, parts, splits, out)
-}
-
-/// The whole of thesis Alg. 18 on the calling thread: [`merge_path_partition_isa`] into
-/// `splits`, then every piece with [`merge_piece_isa`], in order. The result equals
-/// [`merge_isa`]; it is the sequential driver of the pieces (and their test).
-///
-/// # Errors
-/// As [`merge_path_partition_isa`], plus [`DimError::Length`] if
+/// As [`merge_path_partition`], plus [`DimError::Length`] if
 /// `out.len() != a.len() + b.len()` (checked before anything is written).
-pub fn merge_path_isa<K: Key>(
-    isa: Isa,
+pub fn merge_path<K: Key>(
+    exec: Exec,
     a: &[K],
     b: &[K],
     parts: usize,
     splits: &mut [(usize, usize)],
     out: &mut [K],
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     let checked_isa = Checked::new(isa)?;
     check_len("out", a.len() + b.len(), out.len())?;
-    merge_path_partition_isa(isa, a, b, parts, splits)?;
+    merge_path_partition(Exec::from(isa), a, b, parts, splits)?;
     let mut rest = out;
     for w in splits[..=parts].windows(2) {
         let (start, end) = (w[0], w[1]);

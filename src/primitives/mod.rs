@@ -4,8 +4,8 @@
 //! merge sort, 4.5.2–4.5.3), [`merge`] (serial, ranking and merge-path merge, 4.5.4–4.5.5)
 //! and [`heap`] (implicit d-heap with SIMD child search, k-selection, 4.6).
 //!
-//! Every primitive has a plain form that runs on [`crate::Isa::detect`] and an `_isa`
-//! form; asking for an `Isa` this machine lacks is [`crate::DimError::IsaUnavailable`].
+//! Every primitive takes an [`Exec`](crate::Exec) first (its width detected unless forced);
+//! asking for an `Isa` this machine lacks is [`crate::DimError::IsaUnavailable`].
 //! No primitive allocates.
 //!
 //! Element types: the sorts, merges and heaps order their keys, any [`Key`]; the scans

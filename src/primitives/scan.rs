@@ -1,5 +1,5 @@
 //! Reduction and all-scans (thesis 4.3.2 and 4.4.2: Alg. 3, 4 and 6–10) on caller
-//! slices, on every [`Isa`].
+//! slices, on every [`Isa`](crate::Isa).
 //!
 //! | function | result |
 //! |---|---|
@@ -8,8 +8,8 @@
 //! | [`exclusive_scan`] | `v[i] <- v[0] + .. + v[i-1]`, `v[0] <- 0`; returns the total |
 //! | [`inclusive_scan_into`], [`exclusive_scan_into`] | the same from `src` into `dst` |
 //!
-//! Each has an `_isa` form that runs on a given [`Isa`] and fails with
-//! [`DimError::IsaUnavailable`] if this machine cannot run it. The out-of-place forms fail
+//! Each runs on its [`Exec`]'s width and fails with [`DimError::IsaUnavailable`] if this
+//! machine cannot run it. The out-of-place forms fail
 //! with [`DimError::Length`] unless `dst.len() == src.len()`; on any error nothing is
 //! written. Nothing allocates, nothing panics, and empty slices are fine.
 //!
@@ -26,25 +26,22 @@
 //! as IEEE addition makes them.
 //!
 //! ```
+//! use spblas::Exec;
 //! use spblas::primitives::scan::{exclusive_scan, inclusive_scan, reduce};
 //! let mut v = [3u32, 6, 7, 8, 9, 12]; // the thesis's example (4.4)
-//! assert_eq!(reduce(&v), 45);
-//! inclusive_scan(&mut v);
+//! assert_eq!(reduce(Exec::new(), &v)?, 45);
+//! inclusive_scan(Exec::new(), &mut v)?;
 //! assert_eq!(v, [3, 9, 16, 24, 33, 45]);
 //! let mut w = [3u32, 6, 7, 8, 9, 12];
-//! assert_eq!(exclusive_scan(&mut w), 45);
+//! assert_eq!(exclusive_scan(Exec::new(), &mut w)?, 45);
 //! assert_eq!(w, [0, 3, 9, 16, 24, 33]);
+//! # Ok::<(), spblas::DimError>(())
 //! ```
 
 use core::fmt::Debug;
 
 use crate::arch::Checked;
-use crate::{DimError, Isa};
-
-/// Outputs of the out-of-place scans and segmented scans/sums of at least this many bytes
-/// are written around the caches on x86 (non-temporal stores, as `memcpy` does for large
-/// copies): a normal store first reads each output line, a third memory stream.
-pub use crate::arch::portable::scan::STREAM_MIN_BYTES;
+use crate::{DimError, Exec};
 
 /// An element type the scan primitives run on: `u32`, `u64`, `usize`, `i32`, `i64`
 /// (wrapping addition) and `f32`, `f64` (IEEE addition). Sealed.
@@ -197,86 +194,58 @@ pub(crate) fn check_dst(src_len: usize, dst_len: usize) -> Result<(), DimError> 
     }
 }
 
-/// Sum of `v` (thesis Alg. 3/4) on [`Isa::detect`]; `0` when `v` is empty. Integers wrap.
-pub fn reduce<T: ScanElem>(v: &[T]) -> T {
-    T::reduce_isa(Checked::detect(), v)
-}
-
-/// [`reduce`] on `isa`.
+/// Sum of `v` (thesis Alg. 3/4) on `exec`; `0` when `v` is empty. Integers wrap.
 ///
 /// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-pub fn reduce_isa<T: ScanElem>(isa: Isa, v: &[T]) -> Result<T, DimError> {
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`.
+pub fn reduce<T: ScanElem>(exec: Exec, v: &[T]) -> Result<T, DimError> {
+    let isa = exec.resolved_isa();
     Ok(T::reduce_isa(Checked::new(isa)?, v))
 }
 
-/// In-place inclusive scan (thesis Alg. 7) on [`Isa::detect`]:
+/// In-place inclusive scan (thesis Alg. 7) on `exec`:
 /// `v[i] <- v[0] + .. + v[i]`.
-pub fn inclusive_scan<T: ScanElem>(v: &mut [T]) {
-    T::inclusive_isa(Checked::detect(), Io::InPlace(v));
-}
-
-/// [`inclusive_scan`] on `isa`.
 ///
 /// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa` (`v` is untouched).
-pub fn inclusive_scan_isa<T: ScanElem>(isa: Isa, v: &mut [T]) -> Result<(), DimError> {
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa` (`v` is untouched).
+pub fn inclusive_scan<T: ScanElem>(exec: Exec, v: &mut [T]) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     T::inclusive_isa(Checked::new(isa)?, Io::InPlace(v));
     Ok(())
 }
 
-/// In-place exclusive scan (thesis Alg. 9) on [`Isa::detect`]:
+/// In-place exclusive scan (thesis Alg. 9) on `exec`:
 /// `v[i] <- v[0] + .. + v[i-1]`, `v[0] <- 0`. Returns the total `v[0] + .. + v[n-1]`
 /// (`0` when empty), which is what turns row counts into a `row_ptr`.
-pub fn exclusive_scan<T: ScanElem>(v: &mut [T]) -> T {
-    T::exclusive_isa(Checked::detect(), Io::InPlace(v))
-}
-
-/// [`exclusive_scan`] on `isa`.
 ///
 /// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa` (`v` is untouched).
-pub fn exclusive_scan_isa<T: ScanElem>(isa: Isa, v: &mut [T]) -> Result<T, DimError> {
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa` (`v` is untouched).
+pub fn exclusive_scan<T: ScanElem>(exec: Exec, v: &mut [T]) -> Result<T, DimError> {
+    let isa = exec.resolved_isa();
     Ok(T::exclusive_isa(Checked::new(isa)?, Io::InPlace(v)))
 }
 
-/// Out-of-place inclusive scan (thesis Alg. 6) on [`Isa::detect`]:
+/// Out-of-place inclusive scan (thesis Alg. 6) on `exec`:
 /// `dst[i] = src[0] + .. + src[i]`.
 ///
 /// # Errors
-/// [`DimError::Length`] unless `dst.len() == src.len()` (`dst` is untouched).
-pub fn inclusive_scan_into<T: ScanElem>(src: &[T], dst: &mut [T]) -> Result<(), DimError> {
-    inclusive_scan_into_isa(Isa::detect(), src, dst)
-}
-
-/// [`inclusive_scan_into`] on `isa`.
-///
-/// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`; [`DimError::Length`]
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`; [`DimError::Length`]
 /// unless `dst.len() == src.len()`. `dst` is untouched on error.
-pub fn inclusive_scan_into_isa<T: ScanElem>(isa: Isa, src: &[T], dst: &mut [T]) -> Result<(), DimError> {
-    let isa = Checked::new(isa)?;
+pub fn inclusive_scan_into<T: ScanElem>(exec: Exec, src: &[T], dst: &mut [T]) -> Result<(), DimError> {
+    let isa = Checked::new(exec.resolved_isa())?;
     check_dst(src.len(), dst.len())?;
     T::inclusive_isa(isa, Io::Copy(src, dst));
     Ok(())
 }
 
-/// Out-of-place exclusive scan (thesis Alg. 8) on [`Isa::detect`]:
+/// Out-of-place exclusive scan (thesis Alg. 8) on `exec`:
 /// `dst[i] = src[0] + .. + src[i-1]`, `dst[0] = 0`; returns the total.
 ///
 /// # Errors
-/// [`DimError::Length`] unless `dst.len() == src.len()` (`dst` is untouched).
-pub fn exclusive_scan_into<T: ScanElem>(src: &[T], dst: &mut [T]) -> Result<T, DimError> {
-    exclusive_scan_into_isa(Isa::detect(), src, dst)
-}
-
-/// [`exclusive_scan_into`] on `isa`.
-///
-/// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`; [`DimError::Length`]
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`; [`DimError::Length`]
 /// unless `dst.len() == src.len()`. `dst` is untouched on error.
-pub fn exclusive_scan_into_isa<T: ScanElem>(isa: Isa, src: &[T], dst: &mut [T]) -> Result<T, DimError> {
-    let isa = Checked::new(isa)?;
+pub fn exclusive_scan_into<T: ScanElem>(exec: Exec, src: &[T], dst: &mut [T]) -> Result<T, DimError> {
+    let isa = Checked::new(exec.resolved_isa())?;
     check_dst(src.len(), dst.len())?;
     Ok(T::exclusive_isa(isa, Io::Copy(src, dst)))
 }

@@ -1,5 +1,5 @@
 //! Segmented scan and segmented sum (thesis 4.4.3–4.4.4: Alg. 11, 12, 13 and Fig. 4.3)
-//! on caller slices, on every [`Isa`].
+//! on caller slices, on every [`Isa`](crate::Isa).
 //!
 //! ## Segments
 //! [`HeadFlags`] mark where segments start: flag `i` set means position `i` is the
@@ -18,7 +18,7 @@
 //! | [`segmented_sum`] | at a head: `v[h] + .. + v[t]`; elsewhere `0` (Alg. 12) |
 //! | [`segmented_sum_seg_offset`] | `dst[i] = src[i] + .. + src[i + seg_offset[i]]` (Alg. 13) |
 //!
-//! Each runs in place and, as `*_into`, from `src` into `dst`; each has an `_isa` form.
+//! Each runs in place and, as `*_into`, from `src` into `dst`, on its [`Exec`].
 //! Errors ([`DimError::Length`] for a flag array or `dst` of the wrong length,
 //! [`DimError::IsaUnavailable`], [`DimError::OutOfRange`] for a `seg_offset` past the end)
 //! are returned before anything is written. Nothing allocates or panics.
@@ -33,12 +33,13 @@
 //!
 //! ```
 //! use spblas::primitives::segmented::{segmented_scan, segmented_sum};
+//! use spblas::Exec;
 //! let heads = [true, false, false, true, false, true];
 //! let mut v = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
-//! segmented_scan(&mut v, &heads)?;
+//! segmented_scan(Exec::new(), &mut v, &heads)?;
 //! assert_eq!(v, [1.0, 3.0, 6.0, 4.0, 9.0, 6.0]);
 //! let mut w = [1.0f64, 2.0, 3.0, 4.0, 5.0, 6.0];
-//! segmented_sum(&mut w, &heads)?;
+//! segmented_sum(Exec::new(), &mut w, &heads)?;
 //! assert_eq!(w, [6.0, 0.0, 0.0, 9.0, 0.0, 6.0]);
 //! # Ok::<(), spblas::DimError>(())
 //! ```
@@ -47,7 +48,7 @@ use super::scan::sealed::Io;
 use super::scan::{ScanElem, check_dst};
 use crate::arch::Checked;
 use crate::arch::portable::scan::{BitMask, BoolMask, seg_offset_reaching_on};
-use crate::{DimError, Isa};
+use crate::{DimError, Exec};
 
 /// Head flags of a segmented operation: which positions start a segment.
 ///
@@ -149,27 +150,17 @@ fn seg_sum<T: ScanElem>(isa: Checked, io: Io<'_, T>, flags: HeadFlags<'_>) {
     }
 }
 
-/// In-place inclusive segmented scan on [`Isa::detect`]: `v[i] <- v[h] + .. + v[i]`,
+/// In-place inclusive segmented scan on `exec`: `v[i] <- v[h] + .. + v[i]`,
 /// where `h` is the last head at or before `i` (position 0 counts as a head).
 ///
 /// # Errors
-/// [`DimError::Length`] unless `head_flags.len() == v.len()` (`v` is untouched).
-pub fn segmented_scan<'f, T: ScanElem>(
-    v: &mut [T],
-    head_flags: impl Into<HeadFlags<'f>>,
-) -> Result<(), DimError> {
-    segmented_scan_isa(Isa::detect(), v, head_flags)
-}
-
-/// [`segmented_scan`] on `isa`.
-///
-/// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Length`]; `v` is untouched on error.
-pub fn segmented_scan_isa<'f, T: ScanElem>(
-    isa: Isa,
+pub fn segmented_scan<'f, T: ScanElem>(
+    exec: Exec,
     v: &mut [T],
     head_flags: impl Into<HeadFlags<'f>>,
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     let flags = head_flags.into();
     let isa = Checked::new(isa)?;
     flags.check(v.len())?;
@@ -180,25 +171,14 @@ pub fn segmented_scan_isa<'f, T: ScanElem>(
 /// Out-of-place [`segmented_scan`]: `dst[i] = src[h] + .. + src[i]`.
 ///
 /// # Errors
-/// [`DimError::Length`] unless `head_flags` and `dst` have `src.len()` entries.
-pub fn segmented_scan_into<'f, T: ScanElem>(
-    src: &[T],
-    head_flags: impl Into<HeadFlags<'f>>,
-    dst: &mut [T],
-) -> Result<(), DimError> {
-    segmented_scan_into_isa(Isa::detect(), src, head_flags, dst)
-}
-
-/// [`segmented_scan_into`] on `isa`.
-///
-/// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Length`]; `dst` is untouched on error.
-pub fn segmented_scan_into_isa<'f, T: ScanElem>(
-    isa: Isa,
+pub fn segmented_scan_into<'f, T: ScanElem>(
+    exec: Exec,
     src: &[T],
     head_flags: impl Into<HeadFlags<'f>>,
     dst: &mut [T],
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     let flags = head_flags.into();
     let isa = Checked::new(isa)?;
     flags.check(src.len())?;
@@ -207,27 +187,17 @@ pub fn segmented_scan_into_isa<'f, T: ScanElem>(
     Ok(())
 }
 
-/// In-place exclusive segmented scan (thesis Alg. 11) on [`Isa::detect`]:
+/// In-place exclusive segmented scan (thesis Alg. 11) on `exec`:
 /// `v[i] <- v[h] + .. + v[i-1]`, so every head (and position 0) becomes `0`.
 ///
 /// # Errors
-/// [`DimError::Length`] unless `head_flags.len() == v.len()` (`v` is untouched).
-pub fn segmented_exclusive_scan<'f, T: ScanElem>(
-    v: &mut [T],
-    head_flags: impl Into<HeadFlags<'f>>,
-) -> Result<(), DimError> {
-    segmented_exclusive_scan_isa(Isa::detect(), v, head_flags)
-}
-
-/// [`segmented_exclusive_scan`] on `isa`.
-///
-/// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Length`]; `v` is untouched on error.
-pub fn segmented_exclusive_scan_isa<'f, T: ScanElem>(
-    isa: Isa,
+pub fn segmented_exclusive_scan<'f, T: ScanElem>(
+    exec: Exec,
     v: &mut [T],
     head_flags: impl Into<HeadFlags<'f>>,
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     let flags = head_flags.into();
     let isa = Checked::new(isa)?;
     flags.check(v.len())?;
@@ -238,25 +208,14 @@ pub fn segmented_exclusive_scan_isa<'f, T: ScanElem>(
 /// Out-of-place [`segmented_exclusive_scan`].
 ///
 /// # Errors
-/// [`DimError::Length`] unless `head_flags` and `dst` have `src.len()` entries.
-pub fn segmented_exclusive_scan_into<'f, T: ScanElem>(
-    src: &[T],
-    head_flags: impl Into<HeadFlags<'f>>,
-    dst: &mut [T],
-) -> Result<(), DimError> {
-    segmented_exclusive_scan_into_isa(Isa::detect(), src, head_flags, dst)
-}
-
-/// [`segmented_exclusive_scan_into`] on `isa`.
-///
-/// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Length`]; `dst` is untouched on error.
-pub fn segmented_exclusive_scan_into_isa<'f, T: ScanElem>(
-    isa: Isa,
+pub fn segmented_exclusive_scan_into<'f, T: ScanElem>(
+    exec: Exec,
     src: &[T],
     head_flags: impl Into<HeadFlags<'f>>,
     dst: &mut [T],
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     let flags = head_flags.into();
     let isa = Checked::new(isa)?;
     flags.check(src.len())?;
@@ -265,7 +224,7 @@ pub fn segmented_exclusive_scan_into_isa<'f, T: ScanElem>(
     Ok(())
 }
 
-/// In-place segmented sum (thesis Alg. 12) on [`Isa::detect`]: each head `h` (and
+/// In-place segmented sum (thesis Alg. 12) on `exec`: each head `h` (and
 /// position 0) receives the sum of its segment `v[h] + .. + v[t]`, every other position
 /// `0`.
 ///
@@ -273,23 +232,13 @@ pub fn segmented_exclusive_scan_into_isa<'f, T: ScanElem>(
 /// formed from its end (`v[h] + (v[h+1] + (..))` in tree order within a vector).
 ///
 /// # Errors
-/// [`DimError::Length`] unless `head_flags.len() == v.len()` (`v` is untouched).
-pub fn segmented_sum<'f, T: ScanElem>(
-    v: &mut [T],
-    head_flags: impl Into<HeadFlags<'f>>,
-) -> Result<(), DimError> {
-    segmented_sum_isa(Isa::detect(), v, head_flags)
-}
-
-/// [`segmented_sum`] on `isa`.
-///
-/// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Length`]; `v` is untouched on error.
-pub fn segmented_sum_isa<'f, T: ScanElem>(
-    isa: Isa,
+pub fn segmented_sum<'f, T: ScanElem>(
+    exec: Exec,
     v: &mut [T],
     head_flags: impl Into<HeadFlags<'f>>,
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     let flags = head_flags.into();
     let isa = Checked::new(isa)?;
     flags.check(v.len())?;
@@ -301,25 +250,14 @@ pub fn segmented_sum_isa<'f, T: ScanElem>(
 /// head, `0` elsewhere.
 ///
 /// # Errors
-/// [`DimError::Length`] unless `head_flags` and `dst` have `src.len()` entries.
-pub fn segmented_sum_into<'f, T: ScanElem>(
-    src: &[T],
-    head_flags: impl Into<HeadFlags<'f>>,
-    dst: &mut [T],
-) -> Result<(), DimError> {
-    segmented_sum_into_isa(Isa::detect(), src, head_flags, dst)
-}
-
-/// [`segmented_sum_into`] on `isa`.
-///
-/// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Length`]; `dst` is untouched on error.
-pub fn segmented_sum_into_isa<'f, T: ScanElem>(
-    isa: Isa,
+pub fn segmented_sum_into<'f, T: ScanElem>(
+    exec: Exec,
     src: &[T],
     head_flags: impl Into<HeadFlags<'f>>,
     dst: &mut [T],
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     let flags = head_flags.into();
     let isa = Checked::new(isa)?;
     flags.check(src.len())?;
@@ -328,7 +266,7 @@ pub fn segmented_sum_into_isa<'f, T: ScanElem>(
     Ok(())
 }
 
-/// Fast segmented sum using `seg_offset` (thesis Alg. 13, Fig. 4.3) on [`Isa::detect`]:
+/// Fast segmented sum using `seg_offset` (thesis Alg. 13, Fig. 4.3) on `exec`:
 /// for every `i`, `dst[i] = src[i] + src[i+1] + .. + src[i + seg_offset[i]]`.
 ///
 /// With `seg_offset` from [`seg_offset_from_heads`], each head receives its segment's
@@ -349,29 +287,15 @@ pub fn segmented_sum_into_isa<'f, T: ScanElem>(
 /// `src` is that copy).
 ///
 /// # Errors
-/// [`DimError::Length`] unless `seg_offset` (operand `"seg_offset"`) and `dst` have
-/// `src.len()` entries; [`DimError::OutOfRange`] naming the first `i` with
-/// `i + seg_offset[i] >= src.len()`. `dst` is untouched on error.
-pub fn segmented_sum_seg_offset<T: ScanElem>(
-    src: &[T],
-    seg_offset: &[u32],
-    dst: &mut [T],
-) -> Result<(), DimError> {
-    segmented_sum_seg_offset_isa(Isa::detect(), src, seg_offset, dst)
-}
-
-/// [`segmented_sum_seg_offset`] on `isa`.
-///
-/// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Length`], [`DimError::OutOfRange`]; `dst`
 /// is untouched on error.
-pub fn segmented_sum_seg_offset_isa<T: ScanElem>(
-    isa: Isa,
+pub fn segmented_sum_seg_offset<T: ScanElem>(
+    exec: Exec,
     src: &[T],
     seg_offset: &[u32],
     dst: &mut [T],
 ) -> Result<(), DimError> {
-    let isa = Checked::new(isa)?;
+    let isa = Checked::new(exec.resolved_isa())?;
     let n = src.len();
     if seg_offset.len() != n {
         return Err(DimError::Length { operand: "seg_offset", expected: n, got: seg_offset.len() });

@@ -4,15 +4,16 @@
 //!
 //! ```
 //! use spblas::primitives::sort::{bitonic_sort, bitonic_sort_pairs};
+//! use spblas::Exec;
 //! let mut keys = [3.0f32, -0.0, f32::NAN, 0.0, -1.5];
-//! bitonic_sort(&mut keys);
+//! bitonic_sort(Exec::new(), &mut keys);
 //! assert_eq!(keys.map(f32::to_bits), [-1.5f32, -0.0, 0.0, 3.0, f32::NAN].map(f32::to_bits));
 //!
 //! // Rows by length, longest first (the permutation example of thesis 4.5.1): sort
 //! // ascending by the negated length, carrying the row index.
 //! let mut neg_len = [-3i32, -5, -2, -2, -1, -5];
 //! let mut row = [0u32, 1, 2, 3, 4, 5];
-//! bitonic_sort_pairs(&mut neg_len, &mut row)?;
+//! bitonic_sort_pairs(Exec::new(), &mut neg_len, &mut row)?;
 //! assert_eq!(neg_len, [-5, -5, -3, -2, -2, -1]);
 //! assert_eq!(&row[2..3], &[0]);
 //! # Ok::<(), spblas::DimError>(())
@@ -23,7 +24,7 @@
 //! ascending. Integers by value. Floats by the IEEE 754 *total order*, the order of
 //! [`f64::total_cmp`]: `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`, NaNs
 //! further ordered by payload. Every bit pattern has its place, so the sorted keys are
-//! unique: every [`Isa`] gives the same bits as `sort_by(f64::total_cmp)`. Inside, each
+//! unique: every [`Isa`](crate::Isa) gives the same bits as `sort_by(f64::total_cmp)`. Inside, each
 //! key is mapped in place to an unsigned word (`u32` or `u64`) whose unsigned order is
 //! the key's order, sorted as such, and mapped back; the map is a bijection, so NaN
 //! payloads and signed zeros come back bit for bit.
@@ -51,7 +52,7 @@
 //! memory than bitonic sort; prefer [`bitonic_sort`] beyond a few hundred keys.
 //!
 //! # Errors
-//! `*_isa` with an `Isa` this machine cannot run is [`DimError::IsaUnavailable`]; pairs
+//! An `Exec` whose `Isa` this machine cannot run is [`DimError::IsaUnavailable`]; pairs
 //! with `vals.len() != keys.len()` are [`DimError::Length`]. Nothing is touched then.
 
 use bytemuck::Pod;
@@ -59,7 +60,7 @@ use bytemuck::Pod;
 use super::Key;
 use crate::arch::Checked;
 use crate::arch::portable::sort::{Alg, SortWord, sort_any};
-use crate::{DimError, Isa};
+use crate::{DimError, Exec};
 
 #[inline]
 fn sort_keys<K: Key>(alg: Alg, isa: Checked, keys: &mut [K]) {
@@ -101,76 +102,54 @@ fn sort_pairs<K: Key, V: Pod>(
     Ok(())
 }
 
-/// Sorts `keys` ascending with the bitonic network (Alg. 14), on [`Isa::detect`]'s width.
+/// Sorts `keys` ascending with the bitonic network (Alg. 14), on `exec`'s width.
 /// Not stable; floats in `total_cmp` order (see the [module docs](self)).
-pub fn bitonic_sort<K: Key>(keys: &mut [K]) {
-    sort_keys(Alg::Bitonic, Checked::detect(), keys)
-}
-
-/// [`bitonic_sort`] on the width `isa`.
 ///
 /// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-pub fn bitonic_sort_isa<K: Key>(isa: Isa, keys: &mut [K]) -> Result<(), DimError> {
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`.
+pub fn bitonic_sort<K: Key>(exec: Exec, keys: &mut [K]) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     sort_keys(Alg::Bitonic, Checked::new(isa)?, keys);
     Ok(())
 }
 
 /// Sorts `keys` ascending with the bitonic network and moves `vals[i]` along with
-/// `keys[i]`, on [`Isa::detect`]'s width. Equal keys: see [Pairs](self#pairs).
+/// `keys[i]`, on `exec`'s width. Equal keys: see [Pairs](self#pairs).
 ///
 /// # Errors
-/// [`DimError::Length`] if `vals.len() != keys.len()`.
-pub fn bitonic_sort_pairs<K: Key, V: Pod>(keys: &mut [K], vals: &mut [V]) -> Result<(), DimError> {
-    sort_pairs(Alg::Bitonic, Checked::detect(), keys, vals)
-}
-
-/// [`bitonic_sort_pairs`] on the width `isa`.
-///
-/// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`; [`DimError::Length`] if
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`; [`DimError::Length`] if
 /// `vals.len() != keys.len()`.
-pub fn bitonic_sort_pairs_isa<K: Key, V: Pod>(
-    isa: Isa,
+pub fn bitonic_sort_pairs<K: Key, V: Pod>(
+    exec: Exec,
     keys: &mut [K],
     vals: &mut [V],
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     sort_pairs(Alg::Bitonic, Checked::new(isa)?, keys, vals)
 }
 
 /// Sorts `keys` ascending with Batcher's odd-even merge network (Alg. 15), on
-/// [`Isa::detect`]'s width. Not stable; floats in `total_cmp` order.
-pub fn odd_even_sort<K: Key>(keys: &mut [K]) {
-    sort_keys(Alg::OddEven, Checked::detect(), keys)
-}
-
-/// [`odd_even_sort`] on the width `isa`.
+/// `exec`'s width. Not stable; floats in `total_cmp` order.
 ///
 /// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.
-pub fn odd_even_sort_isa<K: Key>(isa: Isa, keys: &mut [K]) -> Result<(), DimError> {
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`.
+pub fn odd_even_sort<K: Key>(exec: Exec, keys: &mut [K]) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     sort_keys(Alg::OddEven, Checked::new(isa)?, keys);
     Ok(())
 }
 
 /// Sorts `keys` ascending with the odd-even merge network and moves `vals[i]` along with
-/// `keys[i]`, on [`Isa::detect`]'s width. Equal keys: see [Pairs](self#pairs).
+/// `keys[i]`, on `exec`'s width. Equal keys: see [Pairs](self#pairs).
 ///
 /// # Errors
-/// [`DimError::Length`] if `vals.len() != keys.len()`.
-pub fn odd_even_sort_pairs<K: Key, V: Pod>(keys: &mut [K], vals: &mut [V]) -> Result<(), DimError> {
-    sort_pairs(Alg::OddEven, Checked::detect(), keys, vals)
-}
-
-/// [`odd_even_sort_pairs`] on the width `isa`.
-///
-/// # Errors
-/// [`DimError::IsaUnavailable`] if this machine cannot run `isa`; [`DimError::Length`] if
+/// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`; [`DimError::Length`] if
 /// `vals.len() != keys.len()`.
-pub fn odd_even_sort_pairs_isa<K: Key, V: Pod>(
-    isa: Isa,
+pub fn odd_even_sort_pairs<K: Key, V: Pod>(
+    exec: Exec,
     keys: &mut [K],
     vals: &mut [V],
 ) -> Result<(), DimError> {
+    let isa = exec.resolved_isa();
     sort_pairs(Alg::OddEven, Checked::new(isa)?, keys, vals)
 }

@@ -303,7 +303,7 @@ pub unsafe fn seg_scan_tail<T: Elem, F: FlagMask, const EXCL: bool>(
 /// glibc's threshold for `memcpy` on a server core (3/4 of one core's share of the
 /// last-level cache). Smaller outputs are likely read again while cached, and stream no
 /// faster.
-pub const STREAM_MIN_BYTES: usize = 16 << 20;
+pub(crate) const STREAM_MIN_BYTES: usize = 16 << 20;
 
 /// Segmented sum of positions `to - 1` down to `from`: `carry` is the sum of the part of
 /// the segment of `to - 1` that lies at `to..` (`T::IDENTITY` if `to` is a head or the

@@ -421,7 +421,7 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
     /// the tiles transposed in register blocks on the widest `Isa` of this machine (as
     /// wide as the buffers' alignment allows: 16-byte aligned arrays move in 4 × 4 blocks
     /// of indices and 2 × 2 of `f64`, 64-byte aligned ones in blocks of a cache line per
-    /// row); outputs of [`STREAM_MIN_BYTES`](crate::primitives::scan::STREAM_MIN_BYTES)
+    /// row); outputs of [`Tuning::stream_min_bytes`](crate::Tuning::stream_min_bytes)
     /// or more are written with non-temporal stores (x86-64). Development-VM suite, both
     /// widths: 0.9–2.0 row-scalar SpMVs on the regular matrices, 0.3–0.6 on the irregular
     /// ones (the thesis reports 3.7–6.1 on CPUs).
@@ -753,7 +753,7 @@ mod owned {
 
     use super::{Csr5, Csr5Aux, Csr5Layout, Csr5Parts, build, check_layout, fill_aux};
     use crate::formats::{Csr, CsrOwned, RowOrder, try_room, try_vec, try_vec_paged};
-    use crate::{FormatError, Index, Isa, Scalar};
+    use crate::{Exec, FormatError, Index, Scalar};
 
     /// A CSR5 matrix that owns its arrays (feature `alloc`), `row_ptr` included.
     #[derive(Clone, Debug, PartialEq)]
@@ -801,20 +801,12 @@ mod owned {
     }
 
     impl<T: Scalar, I: Index> Csr5Owned<T, I> {
-        /// Converts for the widest [`Isa`] of this machine ([`Isa::detect`]).
+        /// Converts with the layout for `exec`'s [`Isa`](crate::Isa) ([`Csr5Layout::new`]).
         ///
         /// # Errors
         /// As [`Csr5Layout::new`].
-        pub fn from_csr(csr: &Csr<'_, T, I>) -> Result<Self, FormatError> {
-            Csr5Owned::from_csr_isa(csr, Isa::detect())
-        }
-
-        /// Converts with the layout for `isa` ([`Csr5Layout::new`]).
-        ///
-        /// # Errors
-        /// As [`Csr5Layout::new`].
-        pub fn from_csr_isa(csr: &Csr<'_, T, I>, isa: Isa) -> Result<Self, FormatError> {
-            Csr5Owned::from_csr_layout(csr, &Csr5Layout::new(csr, isa)?)
+        pub fn from_csr(exec: Exec, csr: &Csr<'_, T, I>) -> Result<Self, FormatError> {
+            Csr5Owned::from_csr_layout(csr, &Csr5Layout::new(csr, exec.resolved_isa())?)
         }
 
         /// Converts with a given layout.
@@ -842,7 +834,7 @@ mod owned {
         }
 
         /// Converts an owned CSR matrix in place (the thesis's way, 6.3.1), with the
-        /// layout for `isa`: its `col_idx` and `vals` are transposed tile by tile where
+        /// layout for `exec`'s `Isa`: its `col_idx` and `vals` are transposed tile by tile where
         /// they lie, so no second copy of the entries exists, and nothing is validated
         /// again (a [`CsrOwned`] is valid). Costs the auxiliary arrays' pass over
         /// `row_ptr` and one in-cache transpose per tile; [`Csr5Owned::into_csr_owned`]
@@ -852,8 +844,11 @@ mod owned {
         /// As [`Csr5Layout::new`], with the matrix handed back unchanged.
         // The error hands the matrix back (its three `Vec` headers, not its entries).
         #[allow(clippy::result_large_err)]
-        pub fn from_csr_owned(csr: CsrOwned<T, I>, isa: Isa) -> Result<Self, (FormatError, CsrOwned<T, I>)> {
-            let layout = match Csr5Layout::new(&csr.view(), isa) {
+        pub fn from_csr_owned(
+            exec: Exec,
+            csr: CsrOwned<T, I>,
+        ) -> Result<Self, (FormatError, CsrOwned<T, I>)> {
+            let layout = match Csr5Layout::new(&csr.view(), exec.resolved_isa()) {
                 Ok(l) => l,
                 Err(e) => return Err((e, csr)),
             };
