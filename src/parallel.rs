@@ -18,13 +18,16 @@ use std::vec::Vec;
 
 use crate::arch::Checked;
 use crate::formats::{Csr, CsrOwned};
-use crate::level2::{Run, SpmvPlan, balanced_row_partition, check_spmv, csr::serial_csr, csr::spmv_rows_by};
+use crate::level2::csr::{serial_csr, spmv_rows_by};
+use crate::level2::{
+    Carry, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv, merge_path_splits,
+    spmv_merge_path_piece,
+};
 use crate::level3::{Piece, Rule, SpgemmConfig, advise, hybrid_product, hybrid_rows, row_upper_bound};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
-use crate::{CsrMethod, DimError, Index, Isa, RowOrder, Scalar};
-
 use crate::tuning::SERIAL_WORK;
+use crate::{CsrMethod, DimError, Index, Isa, RowOrder, Scalar};
 
 /// Whether the rayon pool the drivers would run on is there. Inside a pool it is; outside,
 /// the global pool is started once here, by the fallible builder, so that a refused thread
@@ -42,9 +45,9 @@ fn pool_ready() -> bool {
 }
 
 /// The number of tasks [`Exec::threads`](crate::Exec::threads)`(0)` asks for (feature
-/// `parallel`): the current rayon pool's threads
-/// (the caller's pool inside `ThreadPool::install`, else the global pool, which
-/// `RAYON_NUM_THREADS` sizes), or 1 where no pool can be started.
+/// `parallel`): the current rayon pool's threads (the caller's pool inside
+/// `ThreadPool::install`, else the global pool, which `RAYON_NUM_THREADS` sizes), or 1
+/// where no pool can be started.
 pub fn available_threads() -> usize {
     if pool_ready() { rayon::current_num_threads().max(1) } else { 1 }
 }
@@ -85,126 +88,134 @@ fn fork<A: Send, R: Send>(tasks: Vec<A>, f: impl Fn(A) -> R + Sync + Send) -> Ve
     out.into_iter().flatten().collect()
 }
 
-/// Cuts `y` into consecutive chunks of the given lengths (the last takes what is left).
-fn split_y<T>(mut y: &mut [T], lens: impl Iterator<Item = usize>) -> Vec<&mut [T]> {
-    let mut out = Vec::new();
-    for len in lens {
-        let len = len.min(y.len());
-        let (chunk, tail) = core::mem::take(&mut y).split_at_mut(len);
-        out.push(chunk);
-        y = tail;
+/// `alpha`, `x` and `beta` of one SpMV: what every chunk of it reads.
+#[derive(Clone, Copy)]
+pub(crate) struct Operands<'x, T> {
+    pub alpha: T,
+    pub x: &'x [T],
+    pub beta: T,
+}
+
+/// The skeleton of every threaded SpMV: `y` cut into consecutive chunks, one per piece
+/// (of the piece's row count; the last takes what is left), and `run(piece, chunk)` on
+/// every piece as a task of [`fork`]; the results in piece order.
+fn on_rows<P: Send, R: Send, T: Send>(
+    y: &mut [T],
+    pieces: impl IntoIterator<Item = (P, usize)>,
+    run: impl Fn(P, &mut [T]) -> R + Sync + Send,
+) -> Vec<R> {
+    let mut work = Vec::new();
+    let mut rest = y;
+    for (piece, rows) in pieces {
+        let rows = rows.min(rest.len());
+        let (chunk, tail) = core::mem::take(&mut rest).split_at_mut(rows);
+        work.push((piece, chunk));
+        rest = tail;
     }
-    out
+    fork(work, |(piece, chunk)| run(piece, chunk))
+}
+
+/// [`on_rows`] for chunk kernels that leave the part of a row they did not finish (the
+/// calibrator of thesis 8.5): the carries are added to `y` once every piece has run.
+fn on_rows_carried<P: Send, T: Scalar>(
+    y: &mut [T],
+    pieces: impl IntoIterator<Item = (P, usize)>,
+    run: impl Fn(P, &mut [T]) -> Result<Option<Carry<T>>, DimError> + Sync + Send,
+) -> Result<(), DimError> {
+    let results = on_rows(&mut *y, pieces, run);
+    let mut carries = Vec::with_capacity(results.len());
+    for carry in results {
+        carries.extend(carry?);
+    }
+    apply_carries(&carries, y)
 }
 
 /// [`crate::level2::spmv_csr`] on `threads` tasks: merge path by equal pieces of the merge
-/// of row ends and entries, the other methods by [`row_blocks`]. One task runs the serial
-/// kernel.
-#[allow(clippy::too_many_arguments)]
+/// of row ends and entries (one long row split between tasks), the other methods on the
+/// [`balanced_row_partition`] blocks, each block by the serial kernel. One task runs the
+/// serial kernel.
 pub(crate) fn spmv_csr<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
     method: CsrMethod,
     isa: Isa,
-    alpha: T,
-    x: &[T],
-    beta: T,
+    op: Operands<'_, T>,
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
     let work = a.nrows() + a.nnz();
     if tasks(threads, work, work) == 1 {
-        return serial_csr(a, method, isa, alpha, x, beta, y);
+        return serial_csr(a, method, isa, op.alpha, op.x, op.beta, y);
     }
-    match method {
-        CsrMethod::MergePath => spmv_csr_merge_path(a, isa, alpha, x, beta, y, threads),
-        m => row_blocks(a, m, isa, alpha, x, beta, y, threads),
+    check_spmv(isa, a.nrows(), a.ncols(), op.x, y)?;
+    if method == CsrMethod::MergePath {
+        // Merge path (Merrill & Garland, SC'16): `threads` pieces of equal rows plus
+        // entries, each finishing its own rows; the carries at the end.
+        let threads = tasks(threads, work, work);
+        let mut splits = std::vec![(0usize, 0usize); threads + 1];
+        merge_path_splits(a, threads, &mut splits)?;
+        let pieces = splits.windows(2).map(|w| ((w[0], w[1]), w[1].0 - w[0].0));
+        return on_rows_carried(y, pieces, |(start, end), chunk| {
+            spmv_merge_path_piece(a, isa, start, end, op.alpha, op.x, op.beta, chunk).map(Some)
+        });
     }
+    let threads = tasks(threads, a.nrows(), work);
+    let mut bounds = std::vec![0usize; threads + 1];
+    balanced_row_partition(a, threads, &mut bounds)?;
+    let pieces = bounds.windows(2).map(|w| (w[0]..w[1], w[1] - w[0]));
+    on_rows(y, pieces, |rows, chunk| spmv_rows_by(a, method, isa, rows, op.alpha, op.x, op.beta, chunk));
+    Ok(())
 }
 
 /// A [`SpmvPlan`]'s SpMV on `isa`, on `threads` tasks: a CSR5 plan as [`spmv_csr5`] (equal
 /// tile ranges, then the carries), a CSR5-panels plan by [`spmv_csr5_panels`], a DIA plan on
 /// equal row blocks (the serial plan's bits), and the CSR methods as [`spmv_csr`].
-#[allow(clippy::too_many_arguments)]
 pub(crate) fn spmv_plan<T: Scalar, I: Index>(
     plan: &SpmvPlan<'_, T, I>,
     isa: Isa,
-    alpha: T,
-    x: &[T],
-    beta: T,
+    op: Operands<'_, T>,
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
     let a = plan.matrix();
     match plan.run() {
-        Run::Csr5(c5) => spmv_csr5(&c5.view(), isa, alpha, x, beta, y, threads),
-        Run::Csr5Panels(panels, _) => spmv_csr5_panels(panels, isa, alpha, x, beta, y, threads),
+        Run::Csr5(c5) => spmv_csr5(&c5.view(), isa, op, y, threads),
+        Run::Csr5Panels(panels, _) => spmv_csr5_panels(panels, isa, op, y, threads),
         Run::Dia(d) => {
             // Rows of DIA hold equal work: equal row blocks, each by the serial kernel.
-            check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+            check_spmv(isa, a.nrows(), a.ncols(), op.x, y)?;
             let m = a.nrows();
             let threads = tasks(threads, m, m + a.nnz());
             let cut = |p: usize| m * p / threads;
-            let chunks = split_y(y, (0..threads).map(|p| cut(p + 1) - cut(p)));
-            let work: Vec<_> = (0..threads).map(cut).zip(chunks).collect();
-            fork(work, |(first, chunk)| d.rows(first, alpha, x, beta, chunk));
+            let pieces = (0..threads).map(|p| (cut(p), cut(p + 1) - cut(p)));
+            on_rows(y, pieces, |first, chunk| d.rows(first, op.alpha, op.x, op.beta, chunk));
             Ok(())
         }
-        &Run::Csr(m) => spmv_csr(&a, m, isa, alpha, x, beta, y, threads),
+        &Run::Csr(m) => spmv_csr(&a, m, isa, op, y, threads),
     }
 }
 
-/// [`spmv_csr`] by `method` on the [`balanced_row_partition`] blocks, one worker each,
-/// after the length and `Isa` checks.
-#[allow(clippy::too_many_arguments)]
-fn row_blocks<T: Scalar, I: Index>(
-    a: &Csr<'_, T, I>,
-    method: CsrMethod,
-    isa: Isa,
-    alpha: T,
-    x: &[T],
-    beta: T,
-    y: &mut [T],
-    threads: usize,
-) -> Result<(), DimError> {
-    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
-    let threads = tasks(threads, a.nrows(), a.nrows() + a.nnz());
-    let mut bounds = std::vec![0usize; threads + 1];
-    balanced_row_partition(a, threads, &mut bounds)?;
-    let chunks = split_y(y, bounds.windows(2).map(|w| w[1] - w[0]));
-    let work: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).zip(chunks).collect();
-    fork(work, |(rows, chunk)| spmv_rows_by(a, method, isa, rows, alpha, x, beta, chunk));
-    Ok(())
-}
-
-/// `y = alpha * A * x + beta * y` for CSR5 (thesis 8.5) on `threads` tasks: the tile indices `0..=tiles` are cut into `threads` ranges of
-/// equal tile counts (equal entries: the load balance CSR5 is built for), each range runs
-/// [`crate::level2::csr5::spmv_tiles`] on its own rows of `y`, and the carries are added
-/// at the end. Errors as `SpMv for Csr5`; `y` is untouched on error.
+/// `y = alpha * A * x + beta * y` for CSR5 (thesis 8.5) on `threads` tasks: the tile indices
+/// `0..=tiles` cut into `threads` ranges of equal tile counts (equal entries: the load
+/// balance CSR5 is built for), each range by [`crate::level2::csr5::spmv_tiles`] on its own
+/// rows of `y`, the carries added at the end. Errors as `SpMv for Csr5`; `y` is untouched
+/// on error.
 pub(crate) fn spmv_csr5<T: Scalar, I: Index>(
     a: &crate::formats::Csr5<'_, T, I>,
     isa: Isa,
-    alpha: T,
-    x: &[T],
-    beta: T,
+    op: Operands<'_, T>,
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
-    use crate::level2::apply_carries;
     use crate::level2::csr5::{owned_rows, spmv_tiles};
-    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
+    check_spmv(isa, a.nrows(), a.ncols(), op.x, y)?;
     let n = a.tiles() + 1;
     let threads = tasks(threads, n, a.nrows() + a.nnz());
-    let cut = |p: usize| n * p / threads;
-    let ranges: Vec<_> = (0..threads).map(|p| cut(p)..cut(p + 1)).collect();
-    let rows: Vec<_> = ranges.iter().map(|t| owned_rows(a, t.clone()).unwrap_or(0..0)).collect();
-    let chunks = split_y(&mut *y, rows.iter().map(Range::len));
-    let work: Vec<_> = ranges.into_iter().zip(chunks).collect();
-    let carries = fork(work, |(tiles, chunk)| spmv_tiles(a, isa, tiles, alpha, x, beta, chunk));
-    let mut all = Vec::with_capacity(threads);
-    for c in carries {
-        all.extend(c?);
-    }
-    apply_carries(&all, y)
+    let pieces = (0..threads).map(|p| {
+        let tiles = n * p / threads..n * (p + 1) / threads;
+        let rows = owned_rows(a, tiles.clone()).map_or(0, |r| r.len());
+        (tiles, rows)
+    });
+    on_rows_carried(y, pieces, |tiles, chunk| spmv_tiles(a, isa, tiles, op.alpha, op.x, op.beta, chunk))
 }
 
 /// `y = alpha * A * x + beta * y` for the CSR5 column panels of a
@@ -231,12 +242,11 @@ pub(crate) fn spmv_csr5<T: Scalar, I: Index>(
 fn spmv_csr5_panels<T: Scalar, I: Index>(
     panels: &[crate::Csr5Owned<T, I>],
     isa: Isa,
-    alpha: T,
-    x: &[T],
-    beta: T,
+    op: Operands<'_, T>,
     y: &mut [T],
     threads: usize,
 ) -> Result<(), DimError> {
+    let Operands { alpha, x, beta } = op;
     use crate::level2::csr5::{owned_rows, spmv_tiles};
     let Some(first) = panels.first() else {
         return Err(DimError::Parameter { name: "panels", value: 0 });
@@ -311,44 +321,12 @@ fn spmv_csr5_panels<T: Scalar, I: Index>(
             *yi = if beta == T::ZERO { sum } else { beta * *yi + sum };
         }
     };
-    fork(y.chunks_mut(block).enumerate().collect(), |(b, chunk)| sum_block(b, chunk));
+    on_rows(y, (0..blocks).map(|b| (b, block)), sum_block);
     Ok(())
 }
 
 /// Rows of `y` below which [`spmv_csr5_panels`] sums the workers' `y`s on one thread.
 const SUM_ROWS: usize = 4096;
-
-/// `y = alpha * A * x + beta * y` for CSR by merge path (Merrill & Garland, SC'16; the
-/// strongest conversion-free CPU baseline of thesis chapter 8) on `threads` tasks: the merge of row ends with entry indices is cut into
-/// `threads` pieces of equal rows-plus-entries ([`crate::level2::merge_path_splits`]),
-/// each runs [`crate::level2::spmv_merge_path_piece`] on the rows it finishes, and the
-/// carries are added at the end. Unlike [`spmv_csr`], one long row is split between
-/// workers. `y` is untouched on error.
-fn spmv_csr_merge_path<T: Scalar, I: Index>(
-    a: &Csr<'_, T, I>,
-    isa: Isa,
-    alpha: T,
-    x: &[T],
-    beta: T,
-    y: &mut [T],
-    threads: usize,
-) -> Result<(), DimError> {
-    use crate::level2::{apply_carries, merge_path_splits, spmv_merge_path_piece};
-    check_spmv(isa, a.nrows(), a.ncols(), x, y)?;
-    let work = a.nrows() + a.nnz();
-    let threads = tasks(threads, work, work);
-    let mut splits = std::vec![(0usize, 0usize); threads + 1];
-    merge_path_splits(a, threads, &mut splits)?;
-    let chunks = split_y(&mut *y, splits.windows(2).map(|w| w[1].0 - w[0].0));
-    let work: Vec<_> = splits.windows(2).map(|w| (w[0], w[1])).zip(chunks).collect();
-    let results =
-        fork(work, |((start, end), chunk)| spmv_merge_path_piece(a, isa, start, end, alpha, x, beta, chunk));
-    let mut carries = Vec::with_capacity(threads);
-    for c in results {
-        carries.push(c?);
-    }
-    apply_carries(&carries, y)
-}
 
 /// [`crate::level3::spgemm`] on `threads` tasks (the operands checked, `isa` their token):
 /// the rows of `A` cut into contiguous ranges holding about equal shares of the candidate
@@ -449,3 +427,31 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
 
 /// Row blocks per task whose candidate products [`spgemm`] sums to place its cuts.
 const SPGEMM_BLOCKS: usize = 16;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Csr5Owned, CsrOwned, Exec};
+
+    /// The panel driver refuses no panels and panels of different shapes (a plan never
+    /// hands it either), leaving `y` alone.
+    #[test]
+    fn panel_driver_refuses_no_panels_and_mixed_shapes() {
+        let a = CsrOwned::<f64, u32>::from_triplets(2, 4, &[(0, 0, 1.0), (1, 3, 2.0)]).unwrap();
+        let panel = Csr5Owned::from_csr(Exec::from(Isa::Portable), &a.view()).unwrap();
+        let b = CsrOwned::<f64, u32>::from_triplets(2, 3, &[(0, 2, 1.0)]).unwrap();
+        let other = Csr5Owned::from_csr(Exec::from(Isa::Portable), &b.view()).unwrap();
+        let (x, mut y) = ([1.0; 4], [7.0; 2]);
+        let op = Operands { alpha: 1.0, x: &x, beta: 0.0 };
+        let none: &[Csr5Owned<f64, u32>] = &[];
+        assert!(matches!(
+            spmv_csr5_panels(none, Isa::Portable, op, &mut y, 2),
+            Err(DimError::Parameter { name: "panels", value: 0 })
+        ));
+        assert!(matches!(
+            spmv_csr5_panels(&[panel, other], Isa::Portable, op, &mut y, 2),
+            Err(DimError::Parameter { name: "panels", value: 1 })
+        ));
+        assert_eq!(y, [7.0; 2]);
+    }
+}

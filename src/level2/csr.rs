@@ -395,7 +395,8 @@ pub fn spmv_csr<T: Scalar, I: Index>(
     let isa = exec.resolved_isa();
     #[cfg(feature = "parallel")]
     if exec.thread_limit() != 1 {
-        return crate::parallel::spmv_csr(a, method, isa, alpha, x, beta, y, exec.thread_limit());
+        let op = crate::parallel::Operands { alpha, x, beta };
+        return crate::parallel::spmv_csr(a, method, isa, op, y, exec.thread_limit());
     }
     serial_csr(a, method, isa, alpha, x, beta, y)
 }
@@ -460,7 +461,7 @@ pub(crate) fn spmv_rows<T: Scalar, I: Index>(
 /// grid, so any partition of the rows reproduces the serial [`spmv_csr`] by that method
 /// bit for bit. The speculative segmented sum, which runs over the whole matrix, runs as
 /// the segmented sum here (its rows within rounding of the serial ones), and merge path,
-/// which splits the work its own way (`parallel::spmv_csr_merge_path`), as the row loop.
+/// which splits the work its own way (by merge path pieces on threads), as the row loop.
 /// Lengths must have been checked as for [`spmv_rows`]; an unavailable `isa` runs the
 /// row-scalar loop.
 #[cfg(feature = "parallel")]

@@ -24,7 +24,8 @@ impl<T: Scalar, I: Index> SpMv<T> for Csr5<'_, T, I> {
         // Threads: equal tile ranges, the carries added at the end (thesis 8.5).
         #[cfg(feature = "parallel")]
         if exec.thread_limit() != 1 {
-            return crate::parallel::spmv_csr5(self, isa, alpha, x, beta, y, exec.thread_limit());
+            let op = crate::parallel::Operands { alpha, x, beta };
+            return crate::parallel::spmv_csr5(self, isa, op, y, exec.thread_limit());
         }
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
         if alpha == T::ZERO {

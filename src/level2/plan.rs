@@ -611,7 +611,8 @@ mod owned {
             let isa = exec.requested_isa().unwrap_or(self.isa);
             #[cfg(feature = "parallel")]
             if exec.thread_limit() != 1 {
-                return crate::parallel::spmv_plan(self, isa, alpha, x, beta, y, exec.thread_limit());
+                let op = crate::parallel::Operands { alpha, x, beta };
+                return crate::parallel::spmv_plan(self, isa, op, y, exec.thread_limit());
             }
             match &self.run {
                 Run::Csr(m) => crate::level2::csr::serial_csr(&self.a, *m, isa, alpha, x, beta, y),
