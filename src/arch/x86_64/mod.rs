@@ -31,6 +31,112 @@ macro_rules! run_fma {
     };
 }
 
+/// One `DotVec` impl (`portable::spmv_csr`) of an x86-64 width for the register type
+/// `$name` of `$w` lanes of `$t` values with `$i` indices: arithmetic by the width's
+/// intrinsics (`$zero`, `$load`, `$mul`, `$fmadd`, `$add`, `$store`, the lane sum `$sum`),
+/// `x` by the width's clamped gather (`$gather`), run load (`$run`) and masked tail
+/// (`$tail`, a register of `$t`), and with `stencil` the width's stencil block of `$sw`
+/// rows (`stencil_rows` over the width's `Block`). Every (value, index) pair of both widths
+/// is one invocation, so the trait's contract is written once.
+macro_rules! dot_vec {
+    (
+        $name:ident: $t:ty, $i:ty, lanes $w:expr, max_x $max_x:expr;
+        zero $zero:ident, load $load:ident, mul $mul:ident, fmadd $fmadd:ident,
+        add $add:ident, store $store:ident;
+        sum |$v:ident| { $($sum:tt)* };
+        gather $gather:ident, run $run:ident;
+        tail |$acc:ident, $vals:ident, $cols:ident, $x:ident, $xmax:ident, $n:ident| { $($tail:tt)* };
+        run_tail |$p:ident, $pn:ident| $mload:expr
+        $(; stencil $sw:literal)?
+    ) => {
+        impl DotVec for $name {
+            type T = $t;
+            type I = $i;
+            const W: usize = $w;
+            const MAX_X: usize = $max_x;
+            const SHORT: usize = 8;
+            $(
+                const STENCIL_W: usize = $sw;
+
+                #[inline(always)]
+                unsafe fn stencil(
+                    rp: &[$i],
+                    cols: &[$i],
+                    vals: &[$t],
+                    x: &[$t],
+                    out: &mut [$t; STENCIL_MAX_W],
+                ) -> bool {
+                    // SAFETY: the caller promises the width's target features; the block
+                    // bounds its reads.
+                    unsafe { stencil_rows::<$t, Block, $sw>(rp, cols, vals, x, out) }
+                }
+            )?
+
+            run_fma!($name, $t, $load, $fmadd, tail($p, $pn) => $mload);
+
+            #[inline(always)]
+            unsafe fn zero() -> Self {
+                // SAFETY: the caller promises the width's target features.
+                $name(unsafe { $zero() })
+            }
+            #[inline(always)]
+            unsafe fn mul(vals: *const $t, cols: *const $i, x: *const $t, xmax: usize) -> Self {
+                // SAFETY: the caller promises the features, a register of readable
+                // `vals`/`cols` and `xmax < x.len()`, `xmax < MAX_X`: clamped offsets
+                // address `x[..=xmax]`.
+                unsafe { $name($mul($load(vals), $gather(cols, x, xmax))) }
+            }
+            #[inline(always)]
+            unsafe fn fma(acc: Self, vals: *const $t, cols: *const $i, x: *const $t, xmax: usize) -> Self {
+                // SAFETY: as `mul`.
+                unsafe { $name($fmadd($load(vals), $gather(cols, x, xmax), acc.0)) }
+            }
+            #[inline(always)]
+            unsafe fn fma_run(
+                acc: Self,
+                vals: *const $t,
+                cols: *const $i,
+                x: *const $t,
+                xmax: usize,
+            ) -> Self {
+                // SAFETY: as `mul`; the run load bounds its read of a run.
+                unsafe { $name($fmadd($load(vals), $run(cols, x, xmax), acc.0)) }
+            }
+            #[inline(always)]
+            unsafe fn fma_tail(
+                $acc: Self,
+                $vals: *const $t,
+                $cols: *const $i,
+                $x: *const $t,
+                $xmax: usize,
+                $n: usize,
+            ) -> Self {
+                // SAFETY: the masked loads and the masked gather touch only the low `n`
+                // lanes, which the caller promises readable; offsets are clamped as in
+                // `mul`.
+                $name(unsafe { $($tail)* })
+            }
+            #[inline(always)]
+            unsafe fn add(a: Self, b: Self) -> Self {
+                // SAFETY: the caller promises the width's target features.
+                $name(unsafe { $add(a.0, b.0) })
+            }
+            #[inline(always)]
+            unsafe fn sum(self) -> $t {
+                let $v = self.0;
+                // SAFETY: register operations only; the caller promises the width's
+                // target features.
+                unsafe { $($sum)* }
+            }
+            #[inline(always)]
+            unsafe fn store(self, out: *mut $t) {
+                // SAFETY: the caller promises a register of writable elements.
+                unsafe { $store(out, self.0) }
+            }
+        }
+    };
+}
+
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 
 pub(crate) mod avx2;

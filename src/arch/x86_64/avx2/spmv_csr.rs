@@ -219,278 +219,77 @@ pub(crate) struct F32U32(__m256);
 #[derive(Clone, Copy)]
 pub(crate) struct F32U64(__m128);
 
-/// The shared f64 register methods (`zero`, `add`, `sum`, `store`, the run loads).
-macro_rules! f64x4_common {
-    ($name:ident) => {
-        #[inline(always)]
-        unsafe fn zero() -> Self {
-            // SAFETY: the caller promises AVX.
-            $name(unsafe { _mm256_setzero_pd() })
-        }
-        #[inline(always)]
-        unsafe fn add(a: Self, b: Self) -> Self {
-            // SAFETY: the caller promises AVX.
-            $name(unsafe { _mm256_add_pd(a.0, b.0) })
-        }
-        #[inline(always)]
-        unsafe fn sum(self) -> f64 {
-            // SAFETY: register operations only; the caller promises AVX.
-            unsafe {
-                let s = _mm_add_pd(_mm256_castpd256_pd128(self.0), _mm256_extractf128_pd::<1>(self.0));
-                _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
-            }
-        }
-        #[inline(always)]
-        unsafe fn store(self, out: *mut f64) {
-            // SAFETY: the caller promises 4 writable elements.
-            unsafe { _mm256_storeu_pd(out, self.0) }
-        }
-        run_fma!($name, f64, _mm256_loadu_pd, _mm256_fmadd_pd, tail(p, n) => _mm256_maskload_pd(p, mask64(n)));
+dot_vec! {
+    F64U32: f64, u32, lanes 4, max_x i32::MAX as usize;
+    zero _mm256_setzero_pd, load _mm256_loadu_pd, mul _mm256_mul_pd, fmadd _mm256_fmadd_pd,
+    add _mm256_add_pd, store _mm256_storeu_pd;
+    sum |v| {
+        let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
+        _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
     };
+    gather gather_f64_u32, run xs_f64_u32;
+    tail |acc, vals, cols, x, xmax, n| {
+        let m64 = mask64(n);
+        let raw = _mm_maskload_epi32(cols.cast(), mask32x4(n));
+        let idx = _mm_min_epu32(raw, _mm_set1_epi32(xmax as i32));
+        let g = _mm256_mask_i32gather_pd::<8>(_mm256_setzero_pd(), x, idx, _mm256_castsi256_pd(m64));
+        _mm256_fmadd_pd(_mm256_maskload_pd(vals, m64), g, acc.0)
+    };
+    run_tail |p, n| _mm256_maskload_pd(p, mask64(n));
+    stencil 4
 }
 
-impl DotVec for F64U32 {
-    type T = f64;
-    type I = u32;
-    const W: usize = 4;
-    const MAX_X: usize = i32::MAX as usize;
-    const SHORT: usize = 8;
-    const STENCIL_W: usize = 4;
-
-    #[inline(always)]
-    unsafe fn stencil(
-        rp: &[u32],
-        cols: &[u32],
-        vals: &[f64],
-        x: &[f64],
-        out: &mut [f64; STENCIL_MAX_W],
-    ) -> bool {
-        // SAFETY: the caller promises AVX2; the block bounds its reads.
-        unsafe { stencil_rows::<f64, Block, 4>(rp, cols, vals, x, out) }
-    }
-
-    f64x4_common!(F64U32);
-
-    #[inline(always)]
-    unsafe fn mul(vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
-        // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
-        unsafe { F64U32(_mm256_mul_pd(_mm256_loadu_pd(vals), gather_f64_u32(cols, x, xmax))) }
-    }
-    #[inline(always)]
-    unsafe fn fma(acc: Self, vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: as `mul`.
-        unsafe { F64U32(_mm256_fmadd_pd(_mm256_loadu_pd(vals), gather_f64_u32(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_run(acc: Self, vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
-        unsafe { F64U32(_mm256_fmadd_pd(_mm256_loadu_pd(vals), xs_f64_u32(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_tail(
-        acc: Self,
-        vals: *const f64,
-        cols: *const u32,
-        x: *const f64,
-        xmax: usize,
-        n: usize,
-    ) -> Self {
-        // SAFETY: the masked loads and the masked gather touch only the low `n` lanes,
-        // which the caller promises readable; offsets are clamped as in `mul`.
-        unsafe {
-            let m64 = mask64(n);
-            let raw = _mm_maskload_epi32(cols.cast(), mask32x4(n));
-            let idx = _mm_min_epu32(raw, _mm_set1_epi32(xmax as i32));
-            let g = _mm256_mask_i32gather_pd::<8>(_mm256_setzero_pd(), x, idx, _mm256_castsi256_pd(m64));
-            F64U32(_mm256_fmadd_pd(_mm256_maskload_pd(vals, m64), g, acc.0))
-        }
-    }
+dot_vec! {
+    F64U64: f64, u64, lanes 4, max_x usize::MAX;
+    zero _mm256_setzero_pd, load _mm256_loadu_pd, mul _mm256_mul_pd, fmadd _mm256_fmadd_pd,
+    add _mm256_add_pd, store _mm256_storeu_pd;
+    sum |v| {
+        let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
+        _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
+    };
+    gather gather_f64_u64, run xs_f64_u64;
+    tail |acc, vals, cols, x, xmax, n| {
+        let m64 = mask64(n);
+        let idx = clamp64(_mm256_maskload_epi64(cols.cast(), m64), xmax);
+        let g = _mm256_mask_i64gather_pd::<8>(_mm256_setzero_pd(), x, idx, _mm256_castsi256_pd(m64));
+        _mm256_fmadd_pd(_mm256_maskload_pd(vals, m64), g, acc.0)
+    };
+    run_tail |p, n| _mm256_maskload_pd(p, mask64(n))
 }
 
-impl DotVec for F64U64 {
-    type T = f64;
-    type I = u64;
-    const W: usize = 4;
-    const MAX_X: usize = usize::MAX;
-    const SHORT: usize = 8;
-
-    f64x4_common!(F64U64);
-
-    #[inline(always)]
-    unsafe fn mul(vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
-        // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
-        unsafe { F64U64(_mm256_mul_pd(_mm256_loadu_pd(vals), gather_f64_u64(cols, x, xmax))) }
-    }
-    #[inline(always)]
-    unsafe fn fma(acc: Self, vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: as `mul`.
-        unsafe { F64U64(_mm256_fmadd_pd(_mm256_loadu_pd(vals), gather_f64_u64(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_run(acc: Self, vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
-        unsafe { F64U64(_mm256_fmadd_pd(_mm256_loadu_pd(vals), xs_f64_u64(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_tail(
-        acc: Self,
-        vals: *const f64,
-        cols: *const u64,
-        x: *const f64,
-        xmax: usize,
-        n: usize,
-    ) -> Self {
-        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
-        unsafe {
-            let m64 = mask64(n);
-            let idx = clamp64(_mm256_maskload_epi64(cols.cast(), m64), xmax);
-            let g = _mm256_mask_i64gather_pd::<8>(_mm256_setzero_pd(), x, idx, _mm256_castsi256_pd(m64));
-            F64U64(_mm256_fmadd_pd(_mm256_maskload_pd(vals, m64), g, acc.0))
-        }
-    }
+dot_vec! {
+    F32U32: f32, u32, lanes 8, max_x i32::MAX as usize;
+    zero _mm256_setzero_ps, load _mm256_loadu_ps, mul _mm256_mul_ps, fmadd _mm256_fmadd_ps,
+    add _mm256_add_ps, store _mm256_storeu_ps;
+    sum |v| {
+        hsum_ps128(_mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)))
+    };
+    gather gather_f32_u32, run xs_f32_u32;
+    tail |acc, vals, cols, x, xmax, n| {
+        let m = mask32x8(n);
+        let idx = _mm256_min_epu32(_mm256_maskload_epi32(cols.cast(), m), _mm256_set1_epi32(xmax as i32));
+        let g = _mm256_mask_i32gather_ps::<4>(_mm256_setzero_ps(), x, idx, _mm256_castsi256_ps(m));
+        _mm256_fmadd_ps(_mm256_maskload_ps(vals, m), g, acc.0)
+    };
+    run_tail |p, n| _mm256_maskload_ps(p, mask32x8(n));
+    stencil 8
 }
 
-impl DotVec for F32U32 {
-    type T = f32;
-    type I = u32;
-    const W: usize = 8;
-    const MAX_X: usize = i32::MAX as usize;
-    const SHORT: usize = 8;
-    const STENCIL_W: usize = 8;
-
-    run_fma!(F32U32, f32, _mm256_loadu_ps, _mm256_fmadd_ps, tail(p, n) => _mm256_maskload_ps(p, mask32x8(n)));
-
-    #[inline(always)]
-    unsafe fn stencil(
-        rp: &[u32],
-        cols: &[u32],
-        vals: &[f32],
-        x: &[f32],
-        out: &mut [f32; STENCIL_MAX_W],
-    ) -> bool {
-        // SAFETY: the caller promises AVX2; the block bounds its reads.
-        unsafe { stencil_rows::<f32, Block, 8>(rp, cols, vals, x, out) }
-    }
-
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller promises AVX.
-        F32U32(unsafe { _mm256_setzero_ps() })
-    }
-    #[inline(always)]
-    unsafe fn mul(vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
-        // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
-        unsafe { F32U32(_mm256_mul_ps(_mm256_loadu_ps(vals), gather_f32_u32(cols, x, xmax))) }
-    }
-    #[inline(always)]
-    unsafe fn fma(acc: Self, vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: as `mul`.
-        unsafe { F32U32(_mm256_fmadd_ps(_mm256_loadu_ps(vals), gather_f32_u32(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_run(acc: Self, vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
-        unsafe { F32U32(_mm256_fmadd_ps(_mm256_loadu_ps(vals), xs_f32_u32(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_tail(
-        acc: Self,
-        vals: *const f32,
-        cols: *const u32,
-        x: *const f32,
-        xmax: usize,
-        n: usize,
-    ) -> Self {
-        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
-        unsafe {
-            let m = mask32x8(n);
-            let idx = _mm256_min_epu32(_mm256_maskload_epi32(cols.cast(), m), _mm256_set1_epi32(xmax as i32));
-            let g = _mm256_mask_i32gather_ps::<4>(_mm256_setzero_ps(), x, idx, _mm256_castsi256_ps(m));
-            F32U32(_mm256_fmadd_ps(_mm256_maskload_ps(vals, m), g, acc.0))
-        }
-    }
-    #[inline(always)]
-    unsafe fn add(a: Self, b: Self) -> Self {
-        // SAFETY: the caller promises AVX.
-        F32U32(unsafe { _mm256_add_ps(a.0, b.0) })
-    }
-    #[inline(always)]
-    unsafe fn sum(self) -> f32 {
-        // SAFETY: register operations only; the caller promises AVX.
-        unsafe { hsum_ps128(_mm_add_ps(_mm256_castps256_ps128(self.0), _mm256_extractf128_ps::<1>(self.0))) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, out: *mut f32) {
-        // SAFETY: the caller promises 8 writable elements.
-        unsafe { _mm256_storeu_ps(out, self.0) }
-    }
-}
-
-impl DotVec for F32U64 {
-    type T = f32;
-    type I = u64;
-    const W: usize = 4;
-    const MAX_X: usize = usize::MAX;
-    const SHORT: usize = 8;
-
-    run_fma!(F32U64, f32, _mm_loadu_ps, _mm_fmadd_ps, tail(p, n) => _mm_maskload_ps(p, mask32x4(n)));
-
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller promises SSE.
-        F32U64(unsafe { _mm_setzero_ps() })
-    }
-    #[inline(always)]
-    unsafe fn mul(vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: the caller promises the features, 4 readable `vals`/`cols` and
-        // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
-        unsafe { F32U64(_mm_mul_ps(_mm_loadu_ps(vals), gather_f32_u64(cols, x, xmax))) }
-    }
-    #[inline(always)]
-    unsafe fn fma(acc: Self, vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: as `mul`.
-        unsafe { F32U64(_mm_fmadd_ps(_mm_loadu_ps(vals), gather_f32_u64(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_run(acc: Self, vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
-        unsafe { F32U64(_mm_fmadd_ps(_mm_loadu_ps(vals), xs_f32_u64(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_tail(
-        acc: Self,
-        vals: *const f32,
-        cols: *const u64,
-        x: *const f32,
-        xmax: usize,
-        n: usize,
-    ) -> Self {
-        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
-        unsafe {
-            let m32 = mask32x4(n);
-            let idx = clamp64(_mm256_maskload_epi64(cols.cast(), mask64(n)), xmax);
-            let g = _mm256_mask_i64gather_ps::<4>(_mm_setzero_ps(), x, idx, _mm_castsi128_ps(m32));
-            F32U64(_mm_fmadd_ps(_mm_maskload_ps(vals, m32), g, acc.0))
-        }
-    }
-    #[inline(always)]
-    unsafe fn add(a: Self, b: Self) -> Self {
-        // SAFETY: the caller promises SSE.
-        F32U64(unsafe { _mm_add_ps(a.0, b.0) })
-    }
-    #[inline(always)]
-    unsafe fn sum(self) -> f32 {
-        // SAFETY: register operations only.
-        unsafe { hsum_ps128(self.0) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, out: *mut f32) {
-        // SAFETY: the caller promises 4 writable elements.
-        unsafe { _mm_storeu_ps(out, self.0) }
-    }
+dot_vec! {
+    F32U64: f32, u64, lanes 4, max_x usize::MAX;
+    zero _mm_setzero_ps, load _mm_loadu_ps, mul _mm_mul_ps, fmadd _mm_fmadd_ps,
+    add _mm_add_ps, store _mm_storeu_ps;
+    sum |v| {
+        hsum_ps128(v)
+    };
+    gather gather_f32_u64, run xs_f32_u64;
+    tail |acc, vals, cols, x, xmax, n| {
+        let m32 = mask32x4(n);
+        let idx = clamp64(_mm256_maskload_epi64(cols.cast(), mask64(n)), xmax);
+        let g = _mm256_mask_i64gather_ps::<4>(_mm_setzero_ps(), x, idx, _mm_castsi128_ps(m32));
+        _mm_fmadd_ps(_mm_maskload_ps(vals, m32), g, acc.0)
+    };
+    run_tail |p, n| _mm_maskload_ps(p, mask32x4(n))
 }
 
 /// The *blend-first* transpose of a stencil block of `W` rows (8 `f32` or 4 `f64` lanes

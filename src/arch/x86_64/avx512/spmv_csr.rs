@@ -204,291 +204,78 @@ pub(crate) struct F32U32(__m512);
 #[derive(Clone, Copy)]
 pub(crate) struct F32U64(__m256);
 
-impl DotVec for F64U32 {
-    type T = f64;
-    type I = u32;
-    const W: usize = 8;
-    const MAX_X: usize = i32::MAX as usize;
-    const SHORT: usize = 8;
-    const STENCIL_W: usize = 8;
-
-    run_fma!(F64U32, f64, _mm512_loadu_pd, _mm512_fmadd_pd, tail(p, n) => _mm512_maskz_loadu_pd(low(n) as u8, p));
-
-    #[inline(always)]
-    unsafe fn stencil(
-        rp: &[u32],
-        cols: &[u32],
-        vals: &[f64],
-        x: &[f64],
-        out: &mut [f64; STENCIL_MAX_W],
-    ) -> bool {
-        // SAFETY: the caller promises AVX-512F and VL; the block bounds its reads.
-        unsafe { stencil_rows::<f64, Block, 8>(rp, cols, vals, x, out) }
-    }
-
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller promises AVX-512F.
-        F64U32(unsafe { _mm512_setzero_pd() })
-    }
-    #[inline(always)]
-    unsafe fn mul(vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
-        // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
-        unsafe { F64U32(_mm512_mul_pd(_mm512_loadu_pd(vals), gather_f64_u32(cols, x, xmax))) }
-    }
-    #[inline(always)]
-    unsafe fn fma(acc: Self, vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: as `mul`.
-        unsafe { F64U32(_mm512_fmadd_pd(_mm512_loadu_pd(vals), gather_f64_u32(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_run(acc: Self, vals: *const f64, cols: *const u32, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
-        unsafe { F64U32(_mm512_fmadd_pd(_mm512_loadu_pd(vals), xs_f64_u32(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_tail(
-        acc: Self,
-        vals: *const f64,
-        cols: *const u32,
-        x: *const f64,
-        xmax: usize,
-        n: usize,
-    ) -> Self {
-        // SAFETY: the masked loads and the masked gather touch only the low `n` lanes,
-        // which the caller promises readable; offsets are clamped as in `mul`.
-        unsafe {
-            let k = low(n) as u8;
-            let idx =
-                _mm256_min_epu32(_mm256_maskz_loadu_epi32(k, cols.cast()), _mm256_set1_epi32(xmax as i32));
-            let g = _mm512_mask_i32gather_pd::<8>(_mm512_setzero_pd(), k, idx, x);
-            F64U32(_mm512_fmadd_pd(_mm512_maskz_loadu_pd(k, vals), g, acc.0))
-        }
-    }
-    #[inline(always)]
-    unsafe fn add(a: Self, b: Self) -> Self {
-        // SAFETY: the caller promises AVX-512F.
-        F64U32(unsafe { _mm512_add_pd(a.0, b.0) })
-    }
-    #[inline(always)]
-    unsafe fn sum(self) -> f64 {
-        // SAFETY: the caller promises AVX-512F.
-        unsafe { _mm512_reduce_add_pd(self.0) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, out: *mut f64) {
-        // SAFETY: the caller promises 8 writable elements.
-        unsafe { _mm512_storeu_pd(out, self.0) }
-    }
+dot_vec! {
+    F64U32: f64, u32, lanes 8, max_x i32::MAX as usize;
+    zero _mm512_setzero_pd, load _mm512_loadu_pd, mul _mm512_mul_pd, fmadd _mm512_fmadd_pd,
+    add _mm512_add_pd, store _mm512_storeu_pd;
+    sum |v| {
+        _mm512_reduce_add_pd(v)
+    };
+    gather gather_f64_u32, run xs_f64_u32;
+    tail |acc, vals, cols, x, xmax, n| {
+        let k = low(n) as u8;
+        let idx =
+        _mm256_min_epu32(_mm256_maskz_loadu_epi32(k, cols.cast()), _mm256_set1_epi32(xmax as i32));
+        let g = _mm512_mask_i32gather_pd::<8>(_mm512_setzero_pd(), k, idx, x);
+        _mm512_fmadd_pd(_mm512_maskz_loadu_pd(k, vals), g, acc.0)
+    };
+    run_tail |p, n| _mm512_maskz_loadu_pd(low(n) as u8, p);
+    stencil 8
 }
 
-impl DotVec for F64U64 {
-    type T = f64;
-    type I = u64;
-    const W: usize = 8;
-    const MAX_X: usize = usize::MAX;
-    const SHORT: usize = 8;
-
-    run_fma!(F64U64, f64, _mm512_loadu_pd, _mm512_fmadd_pd, tail(p, n) => _mm512_maskz_loadu_pd(low(n) as u8, p));
-
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller promises AVX-512F.
-        F64U64(unsafe { _mm512_setzero_pd() })
-    }
-    #[inline(always)]
-    unsafe fn mul(vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
-        // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
-        unsafe { F64U64(_mm512_mul_pd(_mm512_loadu_pd(vals), gather_f64_u64(cols, x, xmax))) }
-    }
-    #[inline(always)]
-    unsafe fn fma(acc: Self, vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: as `mul`.
-        unsafe { F64U64(_mm512_fmadd_pd(_mm512_loadu_pd(vals), gather_f64_u64(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_run(acc: Self, vals: *const f64, cols: *const u64, x: *const f64, xmax: usize) -> Self {
-        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
-        unsafe { F64U64(_mm512_fmadd_pd(_mm512_loadu_pd(vals), xs_f64_u64(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_tail(
-        acc: Self,
-        vals: *const f64,
-        cols: *const u64,
-        x: *const f64,
-        xmax: usize,
-        n: usize,
-    ) -> Self {
-        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
-        unsafe {
-            let k = low(n) as u8;
-            let idx =
-                _mm512_min_epu64(_mm512_maskz_loadu_epi64(k, cols.cast()), _mm512_set1_epi64(xmax as i64));
-            let g = _mm512_mask_i64gather_pd::<8>(_mm512_setzero_pd(), k, idx, x);
-            F64U64(_mm512_fmadd_pd(_mm512_maskz_loadu_pd(k, vals), g, acc.0))
-        }
-    }
-    #[inline(always)]
-    unsafe fn add(a: Self, b: Self) -> Self {
-        // SAFETY: the caller promises AVX-512F.
-        F64U64(unsafe { _mm512_add_pd(a.0, b.0) })
-    }
-    #[inline(always)]
-    unsafe fn sum(self) -> f64 {
-        // SAFETY: the caller promises AVX-512F.
-        unsafe { _mm512_reduce_add_pd(self.0) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, out: *mut f64) {
-        // SAFETY: the caller promises 8 writable elements.
-        unsafe { _mm512_storeu_pd(out, self.0) }
-    }
+dot_vec! {
+    F64U64: f64, u64, lanes 8, max_x usize::MAX;
+    zero _mm512_setzero_pd, load _mm512_loadu_pd, mul _mm512_mul_pd, fmadd _mm512_fmadd_pd,
+    add _mm512_add_pd, store _mm512_storeu_pd;
+    sum |v| {
+        _mm512_reduce_add_pd(v)
+    };
+    gather gather_f64_u64, run xs_f64_u64;
+    tail |acc, vals, cols, x, xmax, n| {
+        let k = low(n) as u8;
+        let idx =
+        _mm512_min_epu64(_mm512_maskz_loadu_epi64(k, cols.cast()), _mm512_set1_epi64(xmax as i64));
+        let g = _mm512_mask_i64gather_pd::<8>(_mm512_setzero_pd(), k, idx, x);
+        _mm512_fmadd_pd(_mm512_maskz_loadu_pd(k, vals), g, acc.0)
+    };
+    run_tail |p, n| _mm512_maskz_loadu_pd(low(n) as u8, p)
 }
 
-impl DotVec for F32U32 {
-    type T = f32;
-    type I = u32;
-    const W: usize = 16;
-    const MAX_X: usize = i32::MAX as usize;
-    const SHORT: usize = 8;
-    const STENCIL_W: usize = 16;
-
-    run_fma!(F32U32, f32, _mm512_loadu_ps, _mm512_fmadd_ps, tail(p, n) => _mm512_maskz_loadu_ps(low(n), p));
-
-    #[inline(always)]
-    unsafe fn stencil(
-        rp: &[u32],
-        cols: &[u32],
-        vals: &[f32],
-        x: &[f32],
-        out: &mut [f32; STENCIL_MAX_W],
-    ) -> bool {
-        // SAFETY: the caller promises AVX-512F and VL; the block bounds its reads.
-        unsafe { stencil_rows::<f32, Block, 16>(rp, cols, vals, x, out) }
-    }
-
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller promises AVX-512F.
-        F32U32(unsafe { _mm512_setzero_ps() })
-    }
-    #[inline(always)]
-    unsafe fn mul(vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: the caller promises the features, 16 readable `vals`/`cols` and
-        // `xmax < x.len()`, `xmax <= i32::MAX`: clamped offsets address `x[..=xmax]`.
-        unsafe { F32U32(_mm512_mul_ps(_mm512_loadu_ps(vals), gather_f32_u32(cols, x, xmax))) }
-    }
-    #[inline(always)]
-    unsafe fn fma(acc: Self, vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: as `mul`.
-        unsafe { F32U32(_mm512_fmadd_ps(_mm512_loadu_ps(vals), gather_f32_u32(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_run(acc: Self, vals: *const f32, cols: *const u32, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
-        unsafe { F32U32(_mm512_fmadd_ps(_mm512_loadu_ps(vals), xs_f32_u32(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_tail(
-        acc: Self,
-        vals: *const f32,
-        cols: *const u32,
-        x: *const f32,
-        xmax: usize,
-        n: usize,
-    ) -> Self {
-        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
-        unsafe {
-            let k = low(n);
-            let idx =
-                _mm512_min_epu32(_mm512_maskz_loadu_epi32(k, cols.cast()), _mm512_set1_epi32(xmax as i32));
-            let g = _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), k, idx, x);
-            F32U32(_mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, vals), g, acc.0))
-        }
-    }
-    #[inline(always)]
-    unsafe fn add(a: Self, b: Self) -> Self {
-        // SAFETY: the caller promises AVX-512F.
-        F32U32(unsafe { _mm512_add_ps(a.0, b.0) })
-    }
-    #[inline(always)]
-    unsafe fn sum(self) -> f32 {
-        // SAFETY: the caller promises AVX-512F.
-        unsafe { _mm512_reduce_add_ps(self.0) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, out: *mut f32) {
-        // SAFETY: the caller promises 16 writable elements.
-        unsafe { _mm512_storeu_ps(out, self.0) }
-    }
+dot_vec! {
+    F32U32: f32, u32, lanes 16, max_x i32::MAX as usize;
+    zero _mm512_setzero_ps, load _mm512_loadu_ps, mul _mm512_mul_ps, fmadd _mm512_fmadd_ps,
+    add _mm512_add_ps, store _mm512_storeu_ps;
+    sum |v| {
+        _mm512_reduce_add_ps(v)
+    };
+    gather gather_f32_u32, run xs_f32_u32;
+    tail |acc, vals, cols, x, xmax, n| {
+        let k = low(n);
+        let idx =
+        _mm512_min_epu32(_mm512_maskz_loadu_epi32(k, cols.cast()), _mm512_set1_epi32(xmax as i32));
+        let g = _mm512_mask_i32gather_ps::<4>(_mm512_setzero_ps(), k, idx, x);
+        _mm512_fmadd_ps(_mm512_maskz_loadu_ps(k, vals), g, acc.0)
+    };
+    run_tail |p, n| _mm512_maskz_loadu_ps(low(n), p);
+    stencil 16
 }
 
-impl DotVec for F32U64 {
-    type T = f32;
-    type I = u64;
-    const W: usize = 8;
-    const MAX_X: usize = usize::MAX;
-    const SHORT: usize = 8;
-
-    run_fma!(F32U64, f32, _mm256_loadu_ps, _mm256_fmadd_ps, tail(p, n) => _mm256_maskz_loadu_ps(low(n) as u8, p));
-
-    #[inline(always)]
-    unsafe fn zero() -> Self {
-        // SAFETY: the caller promises AVX.
-        F32U64(unsafe { _mm256_setzero_ps() })
-    }
-    #[inline(always)]
-    unsafe fn mul(vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: the caller promises the features, 8 readable `vals`/`cols` and
-        // `xmax < x.len()`: clamped offsets address `x[..=xmax]`.
-        unsafe { F32U64(_mm256_mul_ps(_mm256_loadu_ps(vals), gather_f32_u64(cols, x, xmax))) }
-    }
-    #[inline(always)]
-    unsafe fn fma(acc: Self, vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: as `mul`.
-        unsafe { F32U64(_mm256_fmadd_ps(_mm256_loadu_ps(vals), gather_f32_u64(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_run(acc: Self, vals: *const f32, cols: *const u64, x: *const f32, xmax: usize) -> Self {
-        // SAFETY: as `mul`; `xs_*` bounds its load of a run.
-        unsafe { F32U64(_mm256_fmadd_ps(_mm256_loadu_ps(vals), xs_f32_u64(cols, x, xmax), acc.0)) }
-    }
-    #[inline(always)]
-    unsafe fn fma_tail(
-        acc: Self,
-        vals: *const f32,
-        cols: *const u64,
-        x: *const f32,
-        xmax: usize,
-        n: usize,
-    ) -> Self {
-        // SAFETY: masked loads and gather touch only the low `n` lanes; offsets clamped.
-        unsafe {
-            let k = low(n) as u8;
-            let idx =
-                _mm512_min_epu64(_mm512_maskz_loadu_epi64(k, cols.cast()), _mm512_set1_epi64(xmax as i64));
-            let g = _mm512_mask_i64gather_ps::<4>(_mm256_setzero_ps(), k, idx, x);
-            F32U64(_mm256_fmadd_ps(_mm256_maskz_loadu_ps(k, vals), g, acc.0))
-        }
-    }
-    #[inline(always)]
-    unsafe fn add(a: Self, b: Self) -> Self {
-        // SAFETY: the caller promises AVX.
-        F32U64(unsafe { _mm256_add_ps(a.0, b.0) })
-    }
-    #[inline(always)]
-    unsafe fn sum(self) -> f32 {
-        // SAFETY: the caller promises AVX-512F (a 256-bit register widened with zeros).
-        unsafe { _mm512_reduce_add_ps(_mm512_zextps256_ps512(self.0)) }
-    }
-    #[inline(always)]
-    unsafe fn store(self, out: *mut f32) {
-        // SAFETY: the caller promises 8 writable elements.
-        unsafe { _mm256_storeu_ps(out, self.0) }
-    }
+dot_vec! {
+    F32U64: f32, u64, lanes 8, max_x usize::MAX;
+    zero _mm256_setzero_ps, load _mm256_loadu_ps, mul _mm256_mul_ps, fmadd _mm256_fmadd_ps,
+    add _mm256_add_ps, store _mm256_storeu_ps;
+    sum |v| {
+        _mm512_reduce_add_ps(_mm512_zextps256_ps512(v))
+    };
+    gather gather_f32_u64, run xs_f32_u64;
+    tail |acc, vals, cols, x, xmax, n| {
+        let k = low(n) as u8;
+        let idx =
+        _mm512_min_epu64(_mm512_maskz_loadu_epi64(k, cols.cast()), _mm512_set1_epi64(xmax as i64));
+        let g = _mm512_mask_i64gather_ps::<4>(_mm256_setzero_ps(), k, idx, x);
+        _mm256_fmadd_ps(_mm256_maskz_loadu_ps(k, vals), g, acc.0)
+    };
+    run_tail |p, n| _mm256_maskz_loadu_ps(low(n) as u8, p)
 }
 
 /// Whether the `W` rows (16 or 8) of `L` entries with columns `cb` (`W L` of them) are a
