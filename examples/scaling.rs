@@ -10,7 +10,7 @@
 //! cargo run --release --example scaling --features gen,parallel -- --matrix lp_like
 //! ```
 //!
-//! With `--spgemm` it measures the threaded SpGEMM instead (`parallel::spgemm`, `A²` of
+//! With `--spgemm` it measures the threaded SpGEMM instead (`level3::spgemm` on threads, `A²` of
 //! every square suite matrix with at most 250M candidate products): the median of five
 //! runs per thread count and the speedup over one thread. `--huge-pages` hints the
 //! SpGEMM output, or the SpMV plan's copies, to transparent huge pages

@@ -452,7 +452,7 @@ pub(crate) fn esc_in_place<T: Scalar + ScanElem, I: Index + Key>(
     if m == 0 || ov.len() != m || words.len() < esc_words(m) {
         return 0;
     }
-    // The `_isa` primitives below cannot fail: the `Isa` is checked and every length
+    // The primitives below cannot fail: the `Isa` is checked and every length
     // is right by construction; an error would only leave the output unfinished.
     let isa = isa.isa();
     if bitonic_sort_pairs(Exec::from(isa), oi, ov).is_err() {
