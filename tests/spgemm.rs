@@ -630,53 +630,17 @@ fn undersized_buffers_are_errors_and_leave_outputs_untouched() {
     let mut wv = vec![0.0f64; ws.vals];
     let (mut ci, mut cv) = (vec![9u32; nnz], vec![9.0f64; nnz]);
     let untouched = |ci: &[u32], cv: &[f64]| ci.iter().all(|&c| c == 9) && cv.iter().all(|&v| v == 9.0);
-    let e = spgemm_numeric(
-        Exec::new(),
-        SpgemmConfig::new(),
-        &a,
-        &b,
-        &row_ptr,
-        &mut ci[..nnz - 1],
-        &mut cv,
-        (&mut wi, &mut wv),
-    )
-    .unwrap_err();
+    // Every call below has one buffer one element short.
+    let numeric = |ci: &mut [u32], cv: &mut [f64], wi: &mut [u32], wv: &mut [f64]| {
+        spgemm_numeric(Exec::new(), SpgemmConfig::new(), &a, &b, &row_ptr, ci, cv, (wi, wv)).unwrap_err()
+    };
+    let e = numeric(&mut ci[..nnz - 1], &mut cv, &mut wi, &mut wv);
     assert_eq!(e, DimError::BufferTooSmall { buffer: "c_col_idx", needed: nnz, got: nnz - 1 });
-    let e = spgemm_numeric(
-        Exec::new(),
-        SpgemmConfig::new(),
-        &a,
-        &b,
-        &row_ptr,
-        &mut ci,
-        &mut cv[..nnz - 1],
-        (&mut wi, &mut wv),
-    )
-    .unwrap_err();
+    let e = numeric(&mut ci, &mut cv[..nnz - 1], &mut wi, &mut wv);
     assert_eq!(e, DimError::BufferTooSmall { buffer: "c_vals", needed: nnz, got: nnz - 1 });
-    let e = spgemm_numeric(
-        Exec::new(),
-        SpgemmConfig::new(),
-        &a,
-        &b,
-        &row_ptr,
-        &mut ci,
-        &mut cv,
-        (&mut wi[..ws.idx - 1], &mut wv),
-    )
-    .unwrap_err();
+    let e = numeric(&mut ci, &mut cv, &mut wi[..ws.idx - 1], &mut wv);
     assert_eq!(e, DimError::BufferTooSmall { buffer: "workspace.idx", needed: ws.idx, got: ws.idx - 1 });
-    let e = spgemm_numeric(
-        Exec::new(),
-        SpgemmConfig::new(),
-        &a,
-        &b,
-        &row_ptr,
-        &mut ci,
-        &mut cv,
-        (&mut wi, &mut wv[..ws.vals - 1]),
-    )
-    .unwrap_err();
+    let e = numeric(&mut ci, &mut cv, &mut wi, &mut wv[..ws.vals - 1]);
     assert_eq!(e, DimError::BufferTooSmall { buffer: "workspace.vals", needed: ws.vals, got: ws.vals - 1 });
     let e = spgemm_numeric(
         Exec::new(),
