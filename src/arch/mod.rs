@@ -18,10 +18,11 @@
 //! into a [`Checked`] once, at the border (`Checked::new(isa)?`, which is
 //! [`DimError::IsaUnavailable`] when this machine cannot run it), and pass the token to a
 //! dispatcher here: a per-type trait method (`ArchScanElem::*_on`, `SortWord::sort_on`,
-//! `ArchKey::merge_on`, `ArchHeapKey::*_on`) whose body is one `match checked.isa()` with
-//! an `unsafe` call per width. The token is the proof that makes each of those calls sound,
-//! so no kernel checks the CPU again and nothing below the border falls back silently to
-//! another width: the `Isa` the caller named is the `Isa` that runs.
+//! `ArchKey::merge_on`, `ArchHeapKey::*_on`) whose body is one [`dispatch!`] from the
+//! checked width to that width's entry point, an `unsafe` call per width. The token is the
+//! proof that makes each of those calls sound, so no kernel checks the CPU again and
+//! nothing below the border falls back silently to another width: the `Isa` the caller
+//! named is the `Isa` that runs.
 //!
 //! Every `unsafe` block carries a `// SAFETY:` comment on why the features are present
 //! (the token) and why each access is in bounds.
@@ -34,6 +35,40 @@
 #![allow(unsafe_code)]
 
 use crate::{DimError, Isa};
+
+/// Calls the entry point `$f` of the kernel family `$family` (the file of that name in
+/// each width's folder) on the checked `$isa`'s width — `x86_64::avx2::$family`,
+/// `x86_64::avx512::$family`, `aarch64::neon::$family` — or evaluates `$portable` on
+/// `Portable` and on any width not compiled for this target, which a [`Checked`] never
+/// names. The one `match` from a checked `Isa` to the widths' `#[target_feature]` entry
+/// points; `$g` are the entry point's generic arguments.
+macro_rules! dispatch {
+    (
+        $isa:expr,
+        $family:ident::$f:ident $(::<$($g:ident),+>)? ($($arg:expr),*),
+        else $portable:expr
+    ) => {
+        match $isa.isa() {
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Checked` proves AVX2 (+FMA) is available.
+            $crate::Isa::Avx2 => unsafe {
+                $crate::arch::x86_64::avx2::$family::$f$(::<$($g),+>)?($($arg),*)
+            },
+            #[cfg(target_arch = "x86_64")]
+            // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
+            $crate::Isa::Avx512 => unsafe {
+                $crate::arch::x86_64::avx512::$family::$f$(::<$($g),+>)?($($arg),*)
+            },
+            #[cfg(target_arch = "aarch64")]
+            // SAFETY: `Checked` proves NEON is available.
+            $crate::Isa::Neon => unsafe {
+                $crate::arch::aarch64::neon::$family::$f$(::<$($g),+>)?($($arg),*)
+            },
+            _ => $portable,
+        }
+    };
+}
+pub(crate) use dispatch;
 
 mod key;
 #[cfg(feature = "alloc")]

@@ -3,7 +3,7 @@
 //! - [`SpVec`] — a validated, borrowed sparse vector (a canonical CSR row: indices
 //!   strictly increasing, below the dimension); [`SpVecOwned`] with `alloc`.
 //! - **Sparse + sparse addition** (7.3–7.4), the operation SpGEMM (chapter 9) is built
-//!   from: [`add`] for `x + y`, [`add_scaled`] for
+//!   from: [`add`](fn@add) for `x + y`, [`add_scaled`] for
 //!   `alpha * x + beta * y`, by one of four [`AddMethod`]s — sparse accumulator,
 //!   heap, bitonic ESC, merge — into caller buffers of the upper-bound length
 //!   `nnz(x) + nnz(y)`, with the workspace [`add_workspace_len`] asks for.

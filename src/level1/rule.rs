@@ -215,7 +215,7 @@ mod tune {
         /// Costs 0.3–0.7 s (5 rounds; AMD VM, Xeon host) and up to 20 MB of inputs and
         /// scratch; run it once per process (or once per machine, and store the six
         /// numbers), then pass the rule's [`choose`](AddRule::choose) to
-        /// [`add`](crate::level1::add).
+        /// [`add`](fn@crate::level1::add).
         ///
         /// # Errors
         /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.

@@ -195,7 +195,7 @@ impl Needs {
 }
 
 /// The kernel row `i` (upper bound `ub`, in `bin`) runs under `method` (`None`: the
-/// per-bin rule; a medium row whose products concentrate, see [`MEDIUM_METHOD`], takes
+/// per-bin rule; a medium row whose products concentrate, see [`stages::MEDIUM_METHOD`], takes
 /// the SPA instead).
 fn kernel_for<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
@@ -216,7 +216,7 @@ fn kernel_for<T: Scalar, I: Index>(
 }
 
 /// The kernel choice of one product `A·B`: a forced method, or the per-bin rule with the
-/// short bin's method decided once from a sample of rows ([`SHORT_SPREAD_METHOD`]); and
+/// short bin's method decided once from a sample of rows ([`stages::SHORT_SPREAD_METHOD`]); and
 /// whether the row loops prefetch, from the same sample.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct Rule {

@@ -329,19 +329,10 @@ macro_rules! arch_heap_key {
 
             #[inline]
             fn sift_down_on<const MIN: bool>(isa: Checked, heap: &mut [$t], pos: usize, v: $t) {
-                match isa.isa() {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-                    Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::heap::$sift::<MIN>(heap, pos, v) },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-                    Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::heap::$sift::<MIN>(heap, pos, v) },
-                    #[cfg(target_arch = "aarch64")]
-                    // SAFETY: `Checked` proves NEON is available.
-                    Isa::Neon => unsafe { crate::arch::aarch64::neon::heap::$sift::<MIN>(heap, pos, v) },
+                crate::arch::dispatch!(isa, heap::$sift::<MIN>(heap, pos, v), else {
                     // SAFETY: the scalar group needs no target feature.
-                    _ => unsafe { sift_down::<Scalar<$t, $d>, MIN>(heap, pos, v) },
-                }
+                    unsafe { sift_down::<Scalar<$t, $d>, MIN>(heap, pos, v) }
+                })
             }
 
             #[inline]
@@ -353,82 +344,34 @@ macro_rules! arch_heap_key {
                 k: $t,
                 v: V,
             ) {
-                match isa.isa() {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-                    Isa::Avx2 => unsafe {
-                        crate::arch::x86_64::avx2::heap::$sift_pairs::<V, MIN>(keys, vals, pos, k, v)
-                    },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-                    Isa::Avx512 => unsafe {
-                        crate::arch::x86_64::avx512::heap::$sift_pairs::<V, MIN>(keys, vals, pos, k, v)
-                    },
-                    #[cfg(target_arch = "aarch64")]
-                    // SAFETY: `Checked` proves NEON is available.
-                    Isa::Neon => unsafe {
-                        crate::arch::aarch64::neon::heap::$sift_pairs::<V, MIN>(keys, vals, pos, k, v)
-                    },
+                crate::arch::dispatch!(isa, heap::$sift_pairs::<V, MIN>(keys, vals, pos, k, v), else {
                     // SAFETY: the scalar group needs no target feature.
-                    _ => unsafe { sift_down_pairs::<Scalar<$t, $d>, V, MIN>(keys, vals, pos, k, v) },
-                }
+                    unsafe { sift_down_pairs::<Scalar<$t, $d>, V, MIN>(keys, vals, pos, k, v) }
+                })
             }
 
             #[inline]
             fn heapify_on<const MIN: bool>(isa: Checked, heap: &mut [$t]) {
-                match isa.isa() {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-                    Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::heap::$heapify::<MIN>(heap) },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-                    Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::heap::$heapify::<MIN>(heap) },
-                    #[cfg(target_arch = "aarch64")]
-                    // SAFETY: `Checked` proves NEON is available.
-                    Isa::Neon => unsafe { crate::arch::aarch64::neon::heap::$heapify::<MIN>(heap) },
+                crate::arch::dispatch!(isa, heap::$heapify::<MIN>(heap), else {
                     // SAFETY: the scalar group needs no target feature.
-                    _ => unsafe { heapify::<Scalar<$t, $d>, MIN>(heap) },
-                }
+                    unsafe { heapify::<Scalar<$t, $d>, MIN>(heap) }
+                })
             }
 
             #[inline]
             fn heapify_pairs_on<V: Copy, const MIN: bool>(isa: Checked, keys: &mut [$t], vals: &mut [V]) {
-                match isa.isa() {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-                    Isa::Avx2 => unsafe {
-                        crate::arch::x86_64::avx2::heap::$heapify_pairs::<V, MIN>(keys, vals)
-                    },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-                    Isa::Avx512 => unsafe {
-                        crate::arch::x86_64::avx512::heap::$heapify_pairs::<V, MIN>(keys, vals)
-                    },
-                    #[cfg(target_arch = "aarch64")]
-                    // SAFETY: `Checked` proves NEON is available.
-                    Isa::Neon => unsafe {
-                        crate::arch::aarch64::neon::heap::$heapify_pairs::<V, MIN>(keys, vals)
-                    },
+                crate::arch::dispatch!(isa, heap::$heapify_pairs::<V, MIN>(keys, vals), else {
                     // SAFETY: the scalar group needs no target feature.
-                    _ => unsafe { heapify_pairs::<Scalar<$t, $d>, V, MIN>(keys, vals) },
-                }
+                    unsafe { heapify_pairs::<Scalar<$t, $d>, V, MIN>(keys, vals) }
+                })
             }
 
             #[inline]
             fn select_on<const MIN: bool>(isa: Checked, heap: &mut [$t], data: &[$t]) {
-                match isa.isa() {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-                    Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::heap::$select::<MIN>(heap, data) },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-                    Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::heap::$select::<MIN>(heap, data) },
-                    #[cfg(target_arch = "aarch64")]
-                    // SAFETY: `Checked` proves NEON is available.
-                    Isa::Neon => unsafe { crate::arch::aarch64::neon::heap::$select::<MIN>(heap, data) },
+                crate::arch::dispatch!(isa, heap::$select::<MIN>(heap, data), else {
                     // SAFETY: the scalar group needs no target feature.
-                    _ => unsafe { select::<Scalar<$t, $d>, MIN>(heap, data) },
-                }
+                    unsafe { select::<Scalar<$t, $d>, MIN>(heap, data) }
+                })
             }
         }
     };

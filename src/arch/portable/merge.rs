@@ -360,18 +360,7 @@ macro_rules! arch_key {
         impl ArchKey for $t {
             #[inline]
             fn merge_on(isa: Checked, a: &[$t], b: &[$t], out: &mut [$t]) {
-                match isa.isa() {
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-                    crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::merge::$f(a, b, out) },
-                    #[cfg(target_arch = "x86_64")]
-                    // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-                    crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::merge::$f(a, b, out) },
-                    #[cfg(target_arch = "aarch64")]
-                    // SAFETY: `Checked` proves NEON is available.
-                    crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::merge::$f(a, b, out) },
-                    _ => merge(a, b, out),
-                }
+                crate::arch::dispatch!(isa, merge::$f(a, b, out), else merge(a, b, out))
             }
         }
     };

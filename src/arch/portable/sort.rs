@@ -1179,23 +1179,11 @@ pub enum Alg {
     OddEven,
 }
 
-/// Calls the entry point `$f` of the checked `$isa`'s width (the portable one for
-/// `Portable`, and for any width not compiled for this target, which a `Checked` never
-/// names).
+/// [`crate::arch::dispatch!`] into this family's entry points, the portable one named
+/// as the widths' (`$f`).
 macro_rules! dispatch {
     ($isa:expr, $f:ident($($arg:expr),*)) => {
-        match $isa.isa() {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-            crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::sort::$f($($arg),*) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-            crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::sort::$f($($arg),*) },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: `Checked` proves NEON is available.
-            crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::sort::$f($($arg),*) },
-            _ => $f($($arg),*),
-        }
+        crate::arch::dispatch!($isa, sort::$f($($arg),*), else $f($($arg),*))
     };
 }
 

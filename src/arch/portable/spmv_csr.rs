@@ -971,21 +971,11 @@ fn cast_val<A: bytemuck::Pod, B: bytemuck::Pod>(v: A) -> Option<B> {
     if same_type::<A, B>() { bytemuck::try_cast(v).ok() } else { None }
 }
 
-/// `match` on a checked `Isa` over the widths compiled for this target.
+/// [`crate::arch::dispatch!`] into this family's entry points, the portable one named
+/// as the widths' (`$f`).
 macro_rules! dispatch {
     ($isa:expr, $f:ident($($arg:expr),*)) => {
-        match $isa.isa() {
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Checked` proves AVX2 (+FMA) is available.
-            crate::Isa::Avx2 => unsafe { crate::arch::x86_64::avx2::spmv_csr::$f($($arg),*) },
-            #[cfg(target_arch = "x86_64")]
-            // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) are available.
-            crate::Isa::Avx512 => unsafe { crate::arch::x86_64::avx512::spmv_csr::$f($($arg),*) },
-            #[cfg(target_arch = "aarch64")]
-            // SAFETY: `Checked` proves NEON is available.
-            crate::Isa::Neon => unsafe { crate::arch::aarch64::neon::spmv_csr::$f($($arg),*) },
-            _ => $f($($arg),*),
-        }
+        crate::arch::dispatch!($isa, spmv_csr::$f($($arg),*), else $f($($arg),*))
     };
 }
 
