@@ -147,7 +147,9 @@ pub(crate) mod avx512;
 /// without `std` (kernels, firmware, unikernels) detect AVX2 and AVX-512 at run time too:
 /// `(avx2 && fma, avx512 f/vl/bw/dq && popcnt)`. A width counts only where the OS saves
 /// its registers (`OSXSAVE`, and the `XCR0` bits of the YMM, and for AVX-512 the opmask
-/// and ZMM state), as `std`'s detection also requires.
+/// and ZMM state), as `std`'s detection also requires. (Under Miri the detection takes the
+/// compile-time features instead.)
+#[cfg_attr(miri, allow(dead_code))]
 pub(crate) fn cpu_widths() -> (bool, bool) {
     // Leaf 0: the highest leaf; leaf 7 holds AVX2 and AVX-512.
     if __cpuid(0).eax < 7 {
@@ -174,6 +176,7 @@ pub(crate) fn cpu_widths() -> (bool, bool) {
 ///
 /// # Safety
 /// The CPU reports `OSXSAVE`.
+#[cfg_attr(miri, allow(dead_code))]
 #[target_feature(enable = "xsave")]
 unsafe fn xcr0() -> u64 {
     // SAFETY: XSAVE is enabled for this function; the caller promises the OS enabled it.
