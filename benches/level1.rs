@@ -11,7 +11,7 @@
 //! Calls run in turn through `2^17 / nnz` distinct input pairs (at most 16K), so no pair
 //! comes back before about 256K candidate entries have passed. Fewer pairs measure the
 //! branch predictor, not the method: a current core learns the branches of a few dozen
-//! short inputs timed millions of times. Up to stop 18 this bench rotated among 64
+//! short inputs timed millions of times. An earlier version of this bench rotated among 64
 //! pairs, and on the AMD VM that made the SPA look 4x faster at `n = 4096`, 128 entries
 //! (340 ns against 1430 over 256 pairs or more; the branch-free merge 600 against 630),
 //! and put the SPA ahead where the merge wins.

@@ -7,9 +7,9 @@
 //!
 //! Every driver takes a task count `threads`: 0 runs [`available_threads`] tasks, or one on
 //! the calling thread when the work is too small to repay a fork (fewer than 32 768 rows
-//! plus entries); any other value runs that many tasks, capped by the work items. No driver spawns an OS thread per call. Where the
-//! pool cannot be started (the OS refuses threads), every driver runs serially instead
-//! of failing.
+//! plus entries); any other value runs that many tasks, capped by the work items. No driver
+//! spawns an OS thread per call. Where the pool cannot be started (the OS refuses threads),
+//! every driver runs serially instead of failing.
 
 use core::ops::Range;
 use std::sync::OnceLock;
@@ -234,7 +234,7 @@ pub(crate) fn spmv_csr5<T: Scalar, I: Index>(
 /// CSR5, at one 1.04x), while `lp_like` kept 1.5–2.2x CSR5 at 1–16 threads.
 ///
 /// Running [`spmv_csr5`] on each panel instead, with a join per panel, measured 6 GB/s
-/// at 16 threads against 10.6 GB/s on one (`lp_like`, 16 panels, Xeon host): each
+/// at 16 threads against 10.6 GB/s on one (`lp_like`, 16 panels, 16-core Intel Xeon): each
 /// worker's share of a panel was too small to repay the spawns.
 ///
 /// Errors as `SpMv for Csr5`, and [`DimError::Overflow`] (`"room"`) if the workers' `y`s

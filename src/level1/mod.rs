@@ -29,7 +29,7 @@
 //! - the bitonic ESC, sorted, summed and compressed in registers on AVX-512 for
 //!   `m <= 32`, wins short vectors in a large space, where each step of the merge
 //!   waits on the one before: near `m = 32` on the AMD VM below (1.15–1.2x), from
-//!   `m = 8` on the Xeon host (up to 1.6x);
+//!   `m = 8` on a 16-core Intel Xeon (up to 1.6x);
 //! - the merge (branch-free, four interleaved merge path chains) wins the rest: sparse
 //!   outputs in large spaces;
 //! - the heap wins nowhere (`O(m log m)` against the merge's `O(m)`: 1.5–23x slower).
@@ -42,7 +42,7 @@
 //! values, u32 indices, AVX-512, each input about `nnz` random entries in dimension
 //! `n = 2 nnz` / `4 nnz` / `32 nnz` / `2^20`, calls rotating among `2^17 / nnz`
 //! distinct input pairs (at most 16K) so that the branch predictor cannot learn them
-//! (the bench's docs say why; tables here before stop 19 rotated among 64 pairs and
+//! (the bench's docs say why; earlier tables here rotated among 64 pairs and
 //! measured the SPA up to 4x too fast). Medians of 20 samples in ns, the fastest method
 //! in bold, heap and ESC only up to 8K; `auto` is the default rule and `tuned` the rule
 //! `AddRule::tune` fitted at the start of the run (here: the default), both asked per
@@ -97,7 +97,7 @@
 //! `2^20`/8, the ESC at 16 candidates against the merge); the run before, same build
 //! but for `tune`'s scoring, gave 39 of 41 (1.10 and 1.17, both the ESC at 16
 //! candidates, where it and the merge are within 15%). `tune` returned the default
-//! here; its column is the same rule timed twice. On the 16-core Xeon host (one core,
+//! here; its column is the same rule timed twice. On a 16-core Intel Xeon (one core,
 //! same binary; a noisier machine, where the same method timed twice in one run
 //! differed by up to 2x, so this counts the method the rule picks, timed in its own
 //! column) the default is within 10% in 39 of 41 cells (`2^20`/6: the merge 1.30x the

@@ -3,13 +3,13 @@
 //! a conversion-free CSR method (8.3–8.4).
 //!
 //! [`CsrMethod::choose`] picks among the CSR methods only, because `SpMv for Csr` may not
-//! allocate or convert. Yet on the irregular matrices CSR5 leads all of them (thesis
-//! Fig. 8.9–8.11; here 1.3–1.8x the conversion-free pick on the AVX-512 machines
-//! measured), and its conversion costs about one SpMV, which an iterative solver repays in its first products. Where `x` is wide and read
-//! at random by long rows (LP constraint matrices), the plan also blocks for the cache:
-//! CSR5 on column panels whose stretch of `x` stays in L2 ([`SpmvChoice::Csr5Panels`]).
-//! [`SpmvChoice`] names the choice among the three; [`SpmvPlan`] (feature `alloc`) holds
-//! it with the copies it needs and runs it.
+//! allocate or convert. Yet on the irregular matrices CSR5 leads all of them (thesis Fig.
+//! 8.9–8.11; here 1.3–1.8x the conversion-free pick on the AVX-512 machines measured), and
+//! its conversion costs about one SpMV, which an iterative solver repays in its first
+//! products. Where `x` is wide and read at random by long rows (LP constraint matrices),
+//! the plan also blocks for the cache: CSR5 on column panels whose stretch of `x` stays in
+//! L2 ([`SpmvChoice::Csr5Panels`]). [`SpmvChoice`] names the choice among the three;
+//! [`SpmvPlan`] (feature `alloc`) holds it with the copies it needs and runs it.
 
 use super::csr::{CsrMethod, RowSample, entries_in_long_runs, sampled_rows};
 use crate::formats::Csr;
@@ -107,8 +107,8 @@ pub(crate) const fn panel_columns<T>() -> usize {
 /// each of 8 panels) panels ran 0.66–1.02x one CSR5 in `f64` (0.78–1.4x in `f32`, where
 /// `rmat`'s long rows gained); on `lp_like` (156 a row in each of 16 `f64` panels)
 /// 1.9–2.6x, in `f32` 2.5–3.2x. Of `rmat`'s entries 44% lie in rows of 256 or more (32 a
-/// panel in 8 `f32` panels) and 24% in rows of 512 or more (16 `f64` panels); on the
-/// Intel dev VM (stop 26, blocks of 6 after 6 warm-ups, 4 rounds) its `f32` panels ran
+/// panel in 8 `f32` panels) and 24% in rows of 512 or more (16 `f64` panels); on an
+/// Intel Xeon VM (blocks of 6 after 6 warm-ups, 4 rounds) its `f32` panels ran
 /// 1.56x one CSR5 on AVX-512 (9.4 against 14.7 ms) and 1.22x on AVX2, its `f64` panels
 /// 1.05x and 0.89x, and `dc2_like` (15% of its entries in long rows) 1.09x and 0.89x in
 /// `f32`. With a share `p` of the entries gaining about 3x and the rest losing to 0.7x,
@@ -121,7 +121,7 @@ pub(crate) const PANEL_MIN_ROW: usize = 32;
 /// than it costs AVX2. Measured on `rmat` `f64` (44% of its entries in rows of 256 or
 /// more: 16 a panel in 16 panels, 24% in rows of 512 or more), panels against one CSR5
 /// in alternating blocks (blocks of 4 after 2 warm-ups, 8 rounds, two runs a machine):
-/// AVX-512 1.26x and 1.31x on the Intel dev VM (22.7 against 28.6 ms, 20.2 against 26.5)
+/// AVX-512 1.26x and 1.31x on an Intel Xeon VM (22.7 against 28.6 ms, 20.2 against 26.5)
 /// and 1.03x and 1.09x on a 16-core Intel Xeon; AVX2 0.94x and 0.95x, and 0.80x
 /// and 0.81x. Halving the threshold moves no other suite matrix: `dc2_like` has 15% of
 /// its entries in rows of 128 or more, the rest none or nearly all.
@@ -174,11 +174,15 @@ impl SpmvChoice {
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
-    /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with `Tuning::panel_bytes` of `x` before either when
-    ///   `x` spans two panels or more, most sampled entries read `x` far from the
-    ///   diagonal, and at least 3 in 8 of [`Tuning::panel_samples`](crate::Tuning::panel_samples) entries picked by position lie
-    ///   in rows of [`Tuning::panel_min_row`](crate::Tuning::panel_min_row) entries per panel or more ([`Tuning::panel_min_row_avx512`](crate::Tuning::panel_min_row_avx512)
-    ///   on AVX-512): wide matrices of long rows (an LP constraint matrix) or with a heavy
+    /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with
+    ///   [`Tuning::panel_bytes`](crate::Tuning::panel_bytes) of `x` per panel, before
+    ///   either, when `x` spans two panels or more, most sampled entries read `x` far
+    ///   from the diagonal, and at least 3 in 8 of
+    ///   [`Tuning::panel_samples`](crate::Tuning::panel_samples) entries picked by
+    ///   position lie in rows of [`Tuning::panel_min_row`](crate::Tuning::panel_min_row)
+    ///   entries per panel or more
+    ///   ([`Tuning::panel_min_row_avx512`](crate::Tuning::panel_min_row_avx512) on
+    ///   AVX-512): wide matrices of long rows (an LP constraint matrix) or with a heavy
     ///   tail of them (a power-law graph: in `f32` on both widths, in `f64` on AVX-512),
     ///   whose reads of `x` miss the L2 cache;
     /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise, and on portable
@@ -207,8 +211,8 @@ impl SpmvChoice {
     ///   row-vector, with loads it tied or trailed row-scalar (`benches/records/peers-*`).
     /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went
     ///   by the gathers: row-vector led by 1.18x on the AMD VM (CSR5 reading `x` by a
-    ///   load per lane), CSR5 by 1.1–1.3x on the Xeon host and, two runs per width, by
-    ///   1.10–1.45x on the Intel dev VM (stop 25; 1.13x in blocks of ten runs).
+    ///   load per lane), CSR5 by 1.1–1.3x on a 16-core Intel Xeon and, two runs per width, by
+    ///   1.10–1.45x on an Intel Xeon VM (1.13x in blocks of ten runs).
     /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like` (AMD VM:
     ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
@@ -452,11 +456,11 @@ mod owned {
         /// full diagonals and, when `x` is wide enough for two column panels, CSR5 panels,
         /// run in turn, in rotating order, for `rounds` rounds after a warm-up. The copies
         /// it times (and the one it keeps) are on huge pages if `config` asks
-        /// ([`SpmvConfig::huge_pages`]); `config.choice` is ignored. Another plan replaces the rule's only when its median is at least
-        /// 5% lower (so noise between equal plans cannot flip the choice from run to run).
-        /// Costs one or two conversions and at most `5 * (rounds + 1)` SpMVs; `rounds` is
-        /// clamped to 1..=64. `x` and `y` are the caller's; `y` is overwritten and holds `A x`
-        /// on return.
+        /// ([`SpmvConfig::huge_pages`]); `config.choice` is ignored. Another plan replaces
+        /// the rule's only when its median is at least 5% lower (so noise between equal
+        /// plans cannot flip the choice from run to run). Costs one or two conversions and
+        /// at most `5 * (rounds + 1)` SpMVs; `rounds` is clamped to 1..=64. `x` and `y` are
+        /// the caller's; `y` is overwritten and holds `A x` on return.
         ///
         /// # Errors
         /// As [`spmv_csr`](crate::level2::spmv_csr): [`DimError::IsaUnavailable`] or

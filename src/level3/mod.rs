@@ -11,9 +11,10 @@
 //!    ([`spgemm_symbolic`] then [`spgemm_numeric`], the "precise" method), or, with
 //!    `alloc`, by a CPU form of the thesis's hybrid allocation ([`spgemm`], 9.4.3): rows
 //!    appended in order into arrays sized in advance by a lower bound of `nnz(C)` and
-//!    grown by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x) when a row does not fit, no symbolic pass. There, rows
-//!    that repeat the pattern of an earlier dense-accumulator row (stencils, bands,
-//!    blocks) reuse its learnt slots instead of marking and sorting again.
+//!    grown by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x) when a row
+//!    does not fit, no symbolic pass. There, rows that repeat the pattern of an earlier
+//!    dense-accumulator row (stencils, bands, blocks) reuse its learnt slots instead of
+//!    marking and sorting again.
 //!
 //! Stages 1–3 are public ([`upper_bound`], [`bin_rows`], [`spgemm_numeric_rows`] for one
 //! bin's rows), so a caller can time them or run bins as independent chunks.
@@ -66,17 +67,17 @@
 //! | 2048 | 4K | | 3.4 | | **2.3** |
 //! | 2048 | 1M | | 3.4 | | **2.3** |
 //!
-//! The heap (`O(m log m)`) and the merge (`O(m)` per row of `A`) never win. Random
-//! columns are the sorting network's best case (few duplicates); on a stencil `A²`
-//! (suite `poisson2d`, upper bound about 25, half of the products duplicates) the SPA
-//! was 2x faster than the ESC on short rows, hence the SPA for `Short` — but on
-//! random and power-law graphs (suite `uniform_random`, `dc2_like`: short rows spanning
-//! almost every column) each SPA update misses the cache, and the ESC made the whole
-//! `A²` 1.5x / 1.1x faster, hence the short bin's sampled span test
-//! ([`Tuning::spgemm_short_spread_method`](crate::Tuning::spgemm_short_spread_method)). On a band (upper bound 289, 9 products per entry of `C`)
-//! the SPA won on medium rows too, hence the medium bin's per-row span test: the ESC
-//! sorts all `m` candidates, the SPA only the distinct ones. The
-//! other methods stay available to force ([`SpgemmConfig::method`]).
+//! The heap (`O(m log m)`) and the merge (`O(m)` per row of `A`) never win. Random columns
+//! are the sorting network's best case (few duplicates); on a stencil `A²` (suite
+//! `poisson2d`, upper bound about 25, half of the products duplicates) the SPA was 2x
+//! faster than the ESC on short rows, hence the SPA for `Short` — but on random and
+//! power-law graphs (suite `uniform_random`, `dc2_like`: short rows spanning almost every
+//! column) each SPA update misses the cache, and the ESC made the whole `A²` 1.5x / 1.1x
+//! faster, hence the short bin's sampled span test
+//! ([`Tuning::spgemm_short_spread_method`](crate::Tuning::spgemm_short_spread_method)). On
+//! a band (upper bound 289, 9 products per entry of `C`) the SPA won on medium rows too,
+//! hence the medium bin's per-row span test: the ESC sorts all `m` candidates, the SPA only
+//! the distinct ones. The other methods stay available to force ([`SpgemmConfig::method`]).
 
 pub(crate) mod rows;
 pub(crate) mod stages;
@@ -120,13 +121,13 @@ pub struct SpgemmConfig {
     ///
     /// - First-touch page faults of a fresh output were over half the time of a Poisson
     ///   `A²`, and with the hint `poisson2d` took 68 instead of 118 ms (development VM)
-    ///   and 102 instead of 152 ms (Xeon host); 16 threads on `poisson3d_27` 128 instead
-    ///   of 314 ms.
+    ///   and 102 instead of 152 ms (16-core Intel Xeon); 16 threads on `poisson3d_27`
+    ///   128 instead of 314 ms.
     /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
     ///   the host (free page reporting), huge pages touched after a pause must be backed
     ///   again by the host: on the development VM, products 3 s apart took 230–390 ms
-    ///   with the hint against 111–136 ms without. The Xeon host, with the same driver,
-    ///   gained either way.
+    ///   with the hint against 111–136 ms without. The 16-core Intel Xeon, with the same
+    ///   driver, gained either way.
     ///
     /// Turn it on for back-to-back products, or after measuring on the target machine.
     pub huge_pages: bool,
