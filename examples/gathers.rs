@@ -10,21 +10,19 @@
 //! ```
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use spblas::Exec;
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::spmv_csr;
 use spblas::{Csr5Owned, CsrMethod, CsrOwned, Gathers, Isa, Scalar, SpMv};
 
+#[path = "common/timing.rs"]
+mod timing;
+
 /// Rounds at least, and at most this long per matrix once they are done.
 const MIN_ROUNDS: usize = 7;
 const MIN_TIME: Duration = Duration::from_millis(400);
-
-fn median(mut v: Vec<Duration>) -> f64 {
-    v.sort();
-    v[v.len() / 2].as_secs_f64()
-}
 
 /// Geometric mean of ratios.
 fn geomean(v: &[f64]) -> f64 {
@@ -39,45 +37,31 @@ fn run<T: Scalar>(scale: SuiteScale, isa: Isa) {
         let c5 = Csr5Owned::from_csr(Exec::from(isa), &a).expect("suite matrices convert");
         let c5 = c5.view();
         let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 7) as f64)).collect();
-        let mut y = vec![T::ZERO; a.nrows()];
-        let mut times: [Vec<Duration>; 4] = Default::default();
-        let start = Instant::now();
-        let mut round = 0;
-        while round < MIN_ROUNDS || start.elapsed() < MIN_TIME {
-            for k in 0..4 {
-                let k = (k + round) % 4;
-                let s = Instant::now();
-                let r = match k {
-                    0 | 1 => {
-                        Gathers::set(Some(if k == 0 { Gathers::Hardware } else { Gathers::Loads }));
-                        c5.spmv(Exec::from(isa), T::ONE, black_box(&x), T::ZERO, &mut y)
-                    }
-                    2 => spmv_csr(
-                        Exec::from(isa),
-                        &a,
-                        CsrMethod::RowVector,
-                        T::ONE,
-                        black_box(&x),
-                        T::ZERO,
-                        &mut y,
-                    ),
-                    _ => spmv_csr(
-                        Exec::from(isa),
-                        &a,
-                        CsrMethod::RowScalar,
-                        T::ONE,
-                        black_box(&x),
-                        T::ZERO,
-                        &mut y,
-                    ),
-                };
-                r.expect("available isa, matching lengths");
-                times[k].push(s.elapsed());
-            }
-            round += 1;
-        }
+        let m = a.nrows();
+        let (mut y0, mut y1, mut y2, mut y3) =
+            (vec![T::ZERO; m], vec![T::ZERO; m], vec![T::ZERO; m], vec![T::ZERO; m]);
+        let exec = Exec::from(isa);
+        let ok = "available isa, matching lengths";
+        let csr5 = |mode: Gathers, y: &mut [T]| {
+            Gathers::set(Some(mode));
+            c5.spmv(exec, T::ONE, black_box(&x), T::ZERO, y).expect(ok);
+        };
+        let csr = |method: CsrMethod, y: &mut [T]| {
+            spmv_csr(exec, &a, method, T::ONE, black_box(&x), T::ZERO, y).expect(ok);
+        };
+        let times = timing::interleaved_medians(
+            &mut [
+                &mut || csr5(Gathers::Hardware, &mut y0),
+                &mut || csr5(Gathers::Loads, &mut y1),
+                &mut || csr(CsrMethod::RowVector, &mut y2),
+                &mut || csr(CsrMethod::RowScalar, &mut y3),
+            ],
+            MIN_ROUNDS,
+            MIN_TIME,
+            usize::MAX,
+        );
         Gathers::set(None);
-        let [hw, loads, rv, rs] = times.map(median);
+        let [hw, loads, rv, rs] = [0, 1, 2, 3].map(|k| times[k].as_secs_f64());
         gathers.push(loads / hw);
         rows.push(rv / rs);
         println!(

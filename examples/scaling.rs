@@ -39,29 +39,16 @@ use spblas::level3::spgemm;
 use spblas::level3::{SpgemmConfig, upper_bound};
 use spblas::{Csr5Owned, CsrMethod, CsrOwned, Exec, Isa, Scalar, SpMv, available_threads};
 
+#[path = "common/timing.rs"]
+mod timing;
+
 const MIN_ROUNDS: usize = 10;
 const MAX_ROUNDS: usize = 2_000;
 const MIN_TIME: Duration = Duration::from_millis(600);
 
-/// Median time of each closure, run in interleaved rounds.
+/// [`timing::interleaved_medians`] with this example's rounds.
 fn medians(fs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
-    fs.iter_mut().for_each(|f| f());
-    let mut times = vec![Vec::new(); fs.len()];
-    let start = Instant::now();
-    while times[0].len() < MIN_ROUNDS || (start.elapsed() < MIN_TIME && times[0].len() < MAX_ROUNDS) {
-        for (f, t) in fs.iter_mut().zip(&mut times) {
-            let s = Instant::now();
-            f();
-            t.push(s.elapsed());
-        }
-    }
-    times
-        .into_iter()
-        .map(|mut t| {
-            t.sort();
-            t[t.len() / 2]
-        })
-        .collect()
+    timing::interleaved_medians(fs, MIN_ROUNDS, MIN_TIME, MAX_ROUNDS)
 }
 
 /// A read of all of `buf` by `threads` workers (eight accumulators each, so loads and
