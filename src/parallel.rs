@@ -227,15 +227,9 @@ pub(crate) fn spmv_csr5<T: Scalar, I: Index>(
 /// workers' `y`s are added up, row blocks in parallel. Within rounding of the serial
 /// plan (the sums associate differently), the same bits for the same thread count.
 ///
-/// A whole `y` per worker, as before, cost `rmat` (1M rows, 16 panels of `f64`) more to
-/// clear and add up than the panels saved: on a 16-core Intel Xeon
-/// (`scaling --matrix rmat`, AVX-512) the panel plan ran 20 GB/s at 16 threads against
-/// 41 for one CSR5; with spans, 50–52 against 44–49 (at 4 and 8 threads 0.82–0.89x
-/// CSR5, at one 1.04x), while `lp_like` kept 1.5–2.2x CSR5 at 1–16 threads.
-///
-/// Running [`spmv_csr5`] on each panel instead, with a join per panel, measured 6 GB/s
-/// at 16 threads against 10.6 GB/s on one (`lp_like`, 16 panels, 16-core Intel Xeon): each
-/// worker's share of a panel was too small to repay the spawns.
+/// A whole `y` per worker cost a matrix of many rows (`rmat`, 16 panels of `f64`) more to
+/// clear and add up than the panels saved; a join per panel cost more than each worker's
+/// share of a panel (`scaling --matrix rmat|lp_like`, `benches/records/scaling-*`).
 ///
 /// Errors as `SpMv for Csr5`, and [`DimError::Overflow`] (`"room"`) if the workers' `y`s
 /// cannot be allocated; `y` is untouched on error.

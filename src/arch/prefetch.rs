@@ -47,10 +47,9 @@ pub(crate) fn prefetch<T>(slice: &[T], index: usize) {
 
 /// [`prefetch`] for every 64-byte line step of `slice[from..from + n]`: entries `from`,
 /// `from + 64 / size_of::<T>()`, .., the stretch cut at the slice's end once, so each
-/// line costs one hint and one compare (a row of the CSR loop, a stencil block). Against
-/// a bounds test per hint on top of the loop's own (an Intel Xeon VM, blocks after
-/// warm-ups, two rounds): `poisson3d_27` (rows of 27, no runs) row-vector `f64` AVX2
-/// 7.25–7.36 → 6.45–6.66 ms, AVX-512 6.74–6.93 → 6.16–6.37, `f32` 2.98–3.19 → 2.76–2.87.
+/// line costs one hint and one compare (a row of the CSR loop, a stencil block), where a
+/// bounds test per hint on top of the loop's own slowed the rows of `poisson3d_27` on both
+/// widths (`examples/suite.rs --only spmv`).
 #[inline(always)]
 pub(crate) fn prefetch_span<T>(slice: &[T], from: usize, n: usize) {
     let end = from.saturating_add(n).min(slice.len());

@@ -53,7 +53,8 @@ pub enum AddMethod {
     /// independently. SIMD on every step.
     BitonicEsc,
     /// Merge (7.4.3): one pass over both sorted lists, fusing equal indices, written
-    /// branch-free. Above [`Tuning::add_merge_piece`](crate::Tuning::add_merge_piece) outputs the merge is cut by merge path
+    /// branch-free. Above [`Tuning::add_merge_piece`](crate::Tuning::add_merge_piece)
+    /// outputs the merge is cut by merge path
     /// ([`add_merge_partition`], Alg. 18) into independent pieces ([`add_merge_piece`]),
     /// which the serial driver runs in order; a runtime can run them in parallel.
     Merge,

@@ -28,8 +28,8 @@
 //!   to 100K entries, and anything in a space of at most 64 positions;
 //! - the bitonic ESC, sorted, summed and compressed in registers on AVX-512 for
 //!   `m <= 32`, wins short vectors in a large space, where each step of the merge
-//!   waits on the one before: near `m = 32` on the AMD VM below (1.15–1.2x), from
-//!   `m = 8` on a 16-core Intel Xeon (up to 1.6x);
+//!   waits on the one before: near `m = 32` on the machine of the table below, from
+//!   `m = 8` on others;
 //! - the merge (branch-free, four interleaved merge path chains) wins the rest: sparse
 //!   outputs in large spaces;
 //! - the heap wins nowhere (`O(m log m)` against the merge's `O(m)`: 1.5–23x slower).
@@ -97,7 +97,7 @@
 //! `2^20`/8, the ESC at 16 candidates against the merge); the run before, same build
 //! but for `tune`'s scoring, gave 39 of 41 (1.10 and 1.17, both the ESC at 16
 //! candidates, where it and the merge are within 15%). `tune` returned the default
-//! here; its column is the same rule timed twice. On a 16-core Intel Xeon (one core,
+//! here; its column is the same rule timed twice. On an Intel Xeon (one core,
 //! same binary; a noisier machine, where the same method timed twice in one run
 //! differed by up to 2x, so this counts the method the rule picks, timed in its own
 //! column) the default is within 10% in 39 of 41 cells (`2^20`/6: the merge 1.30x the

@@ -212,10 +212,9 @@ mod tune {
         /// the smallest geometric mean slowdown, then [`AddRule::DEFAULT`] and the order
         /// of search).
         ///
-        /// Costs 0.3–0.7 s (5 rounds; AMD VM, 16-core Intel Xeon) and up to 20 MB of inputs and
-        /// scratch; run it once per process (or once per machine, and store the six
-        /// numbers), then pass the rule's [`choose`](AddRule::choose) to
-        /// [`add`](fn@crate::level1::add).
+        /// Costs well under a second at 5 rounds and up to 20 MB of inputs and scratch;
+        /// run it once per process (or once per machine, and store the six numbers), then
+        /// pass the rule's [`choose`](AddRule::choose) to [`add`](fn@crate::level1::add).
         ///
         /// # Errors
         /// [`DimError::IsaUnavailable`] if this machine cannot run `isa`.

@@ -103,28 +103,20 @@ pub(crate) const fn panel_columns<T>() -> usize {
 /// must repay. The split needs 3 in 8 entries, sampled by position, in such rows.
 ///
 /// Measured as [`PANEL_BYTES`]: on the square irregular matrices of the suite (`rmat`,
-/// `dc2_like`, `uniform_random`: 1M rows of 5–10 entries on average, about one a row in
-/// each of 8 panels) panels ran 0.66–1.02x one CSR5 in `f64` (0.78–1.4x in `f32`, where
-/// `rmat`'s long rows gained); on `lp_like` (156 a row in each of 16 `f64` panels)
-/// 1.9–2.6x, in `f32` 2.5–3.2x. Of `rmat`'s entries 44% lie in rows of 256 or more (32 a
-/// panel in 8 `f32` panels) and 24% in rows of 512 or more (16 `f64` panels); on an
-/// Intel Xeon VM (blocks of 6 after 6 warm-ups, 4 rounds) its `f32` panels ran
-/// 1.56x one CSR5 on AVX-512 (9.4 against 14.7 ms) and 1.22x on AVX2, its `f64` panels
-/// 1.05x and 0.89x, and `dc2_like` (15% of its entries in long rows) 1.09x and 0.89x in
-/// `f32`. With a share `p` of the entries gaining about 3x and the rest losing to 0.7x,
-/// panels pay from `p` ≈ 0.4. This is the AVX2 threshold; AVX-512 takes
+/// `dc2_like`, `uniform_random`: about one entry a row in each panel) panels lost to one
+/// CSR5; on `lp_like` (long rows in every panel) they won by 2x and more, and on `rmat`,
+/// with a heavy tail of long rows, in `f32` (`examples/suite.rs --only spmv`). With a
+/// share `p` of the entries gaining about 3x and the rest losing to 0.7x, panels pay
+/// from `p` ≈ 0.4. This is the AVX2 threshold; AVX-512 takes
 /// [`PANEL_MIN_ROW_AVX512`].
 pub(crate) const PANEL_MIN_ROW: usize = 32;
 
 /// [`PANEL_MIN_ROW`] on AVX-512, whose tile loop closes a step's segments without a
 /// branch per row (`vcompress`), so that running every row in every panel costs it less
 /// than it costs AVX2. Measured on `rmat` `f64` (44% of its entries in rows of 256 or
-/// more: 16 a panel in 16 panels, 24% in rows of 512 or more), panels against one CSR5
-/// in alternating blocks (blocks of 4 after 2 warm-ups, 8 rounds, two runs a machine):
-/// AVX-512 1.26x and 1.31x on an Intel Xeon VM (22.7 against 28.6 ms, 20.2 against 26.5)
-/// and 1.03x and 1.09x on a 16-core Intel Xeon; AVX2 0.94x and 0.95x, and 0.80x
-/// and 0.81x. Halving the threshold moves no other suite matrix: `dc2_like` has 15% of
-/// its entries in rows of 128 or more, the rest none or nearly all.
+/// more), panels against one CSR5 in alternating blocks won on AVX-512 and lost on AVX2
+/// (`examples/suite.rs --only spmv`). Halving the threshold moves no other suite matrix:
+/// `dc2_like` has 15% of its entries in rows of 128 or more, the rest none or nearly all.
 pub(crate) const PANEL_MIN_ROW_AVX512: usize = 16;
 
 /// The per-panel row threshold of [`SpmvChoice::choose`]'s panel rule on `isa`.
@@ -210,9 +202,8 @@ impl SpmvChoice {
     ///   the peer suite) went by the gathers too: with hardware gathers CSR5 led
     ///   row-vector, with loads it tied or trailed row-scalar (`benches/records/peers-*`).
     /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went
-    ///   by the gathers: row-vector led by 1.18x on the AMD VM (CSR5 reading `x` by a
-    ///   load per lane), CSR5 by 1.1–1.3x on a 16-core Intel Xeon and, two runs per width, by
-    ///   1.10–1.45x on an Intel Xeon VM (1.13x in blocks of ten runs).
+    ///   by the gathers: row-vector led where CSR5 reads `x` by a load per lane, CSR5
+    ///   where the CPU gathers in hardware (`benches/records/gathers-*`).
     /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like` (AMD VM:
     ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {

@@ -120,14 +120,10 @@ pub struct SpgemmConfig {
     /// either way; the speed depends on the machine:
     ///
     /// - First-touch page faults of a fresh output were over half the time of a Poisson
-    ///   `A²`, and with the hint `poisson2d` took 68 instead of 118 ms (development VM)
-    ///   and 102 instead of 152 ms (16-core Intel Xeon); 16 threads on `poisson3d_27`
-    ///   128 instead of 314 ms.
+    ///   `A²`, and the hint cut them, on one thread and on 16.
     /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
     ///   the host (free page reporting), huge pages touched after a pause must be backed
-    ///   again by the host: on the development VM, products 3 s apart took 230–390 ms
-    ///   with the hint against 111–136 ms without. The 16-core Intel Xeon, with the same
-    ///   driver, gained either way.
+    ///   again by the host, and products a few seconds apart ran 2–3x slower with it.
     ///
     /// Turn it on for back-to-back products, or after measuring on the target machine.
     pub huge_pages: bool,

@@ -750,13 +750,9 @@ unsafe fn simd_dot_regs<V: DotVec, const RUN: bool>(
 /// blocks of `4 W` ([`DotVec::fma_x`]), the rest in independent registers and one
 /// masked tail.
 ///
-/// Against [`simd_dot_regs`]' compare of every register's columns with a run (an
-/// Intel Xeon VM, `examples/probe_csr5`-style blocks after warm-ups, old and new builds
-/// alternating, two rounds, row-vector ms): `dense` (rows of 2048) `f32` 0.69–0.79 →
-/// 0.57–0.59 on both widths (an earlier version read rows of 256 or more by 32 scalar
-/// accumulators), `f64` 1.15–1.48 → 1.14–1.21; `block_diagonal` (48) `f64` 1.99–2.35 →
-/// 1.98–2.14; `banded` (39) `f32` 1.14–1.22 → 1.10–1.14, `f64` at the streaming floor
-/// both ways (1.71–1.82 in blocks of 10 after 10 warm-ups).
+/// Why: it skips [`simd_dot_regs`]' compare of every register's columns with a run,
+/// which dense and block rows paid on both widths; rows at the streaming floor tie
+/// (`examples/suite.rs --only spmv`).
 ///
 /// # Safety
 /// The width's target features are enabled.

@@ -64,16 +64,10 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     /// heads, lost 5–10% on AVX2 `banded` and `poisson2d`.)
     const RUN_CHAINS: usize = 1;
     /// Whether a step may prefetch `x` at the columns [`PF_X_AHEAD`] entries ahead (where
-    /// [`TileArgs::prefetch_x`] asks). Measured on an Intel Xeon VM, `lp_like` (rows of
-    /// 2500 entries on average, `x` of 2^20 entries), CSR5 against row-scalar in
-    /// alternating blocks: AVX-512 hardware gathers `f64` 1.26–1.39x → 1.58–1.61x, `f32`
-    /// 1.19x → 1.59–1.61x (to AVX2's level: the 512-bit gather of lines missing L1 is the
-    /// slow step, not the memory). On 16-core Intel Xeons (one core, old and new
-    /// builds alternating, two sessions of six to nine rounds) the medians went 2–7% the
-    /// other way, inside those hosts' 1.3x spread between rounds (`f64` 32.3 → 34.2 and
-    /// 32.9 → 33.4 ms, `f32` 24.1 → 25.3 and 24.1 → 25.9). AVX2
-    /// lost 3–6% with the same hints on the dev VM, so only AVX-512's hardware gathers
-    /// take them.
+    /// [`TileArgs::prefetch_x`] asks). On long rows over a wide `x` (`lp_like`) the hints
+    /// lifted AVX-512's hardware gathers of lines missing L1 to AVX2's level, and cost AVX2
+    /// itself, so only AVX-512's hardware gathers take them (`examples/suite.rs --only
+    /// spmv`).
     const PREFETCH_X: bool = false;
     /// `W` values from `p`.
     unsafe fn load(p: *const T) -> Self;
@@ -95,14 +89,10 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     /// register and a store per green lane into its slot (a loop over the mask's bits,
     /// whose exit the branch predictor misses on irregular rows); `true`, by
     /// [`Lanes::compress`] into a per-tile list that is placed after the tile. Measured
-    /// on the suite, CSR5 old and new builds alternating: AVX-512 gains 15–34% on
-    /// `dc2_like` on the AMD EPYC dev VM (`f64` 8.1 → 6.1 ms, `f32` 5.4 → 4.7), 9–22% on
-    /// `rmat`, and 8–10% on `dc2_like` `f64` on a 16-core Intel Xeon (18.2–20.2 → 16.7–18.0 ms),
-    /// level elsewhere; so it compresses. AVX2, with a table-driven permute in place of
-    /// `vcompress`, lost up to 20% on the AMD VM (`poisson2d` and `uniform_random` `f64`),
-    /// and again with two registers per step (`Pair`, per half: `dc2_like` `f64` 8.8 →
-    /// 7.7 ms, but `rmat` 12.0 → 13.0–15.0 and `uniform_random` 5.4 → 6.1–6.5), so it
-    /// and the narrower widths do not.
+    /// on the suite (`examples/suite.rs --only spmv`): on AVX-512 it gained on the
+    /// irregular matrices (`dc2_like`, `rmat`) and tied elsewhere, so it compresses; AVX2,
+    /// with a table-driven permute in place of `vcompress`, lost with one register per step
+    /// and with two, so it and the narrower widths do not.
     const COMPRESS: bool = false;
     /// `W` slot counters (`()` where `COMPRESS` is false: the next three are never called).
     type Slots: Copy;
@@ -141,8 +131,8 @@ pub(crate) struct TileArgs<'a, T, I> {
 /// and `ncols` columns of `T` prefetch `x` ([`Lanes::PREFETCH_X`]): where rows are a
 /// tile long or longer on average (most tiles lie inside one row, a gather and a
 /// multiply-add a step) and `x` does not fit a 64 KiB L1. On rows shorter than a tile the
-/// hints cost 0–10% (AVX-512, Intel Xeon VM: `rmat`, `dc2_like`, `uniform_random`, rows of
-/// 1–8 entries, `x` of 2^20 entries), so they stay off there.
+/// hints cost time (`rmat`, `dc2_like`, `uniform_random`: rows of 1–8 entries over a wide
+/// `x`), so they stay off there.
 pub(crate) fn prefetch_x<T>(nrows: usize, ncols: usize, nnz: usize, omega: usize, sigma: usize) -> bool {
     nnz / nrows.max(1) >= omega * sigma && ncols.saturating_mul(core::mem::size_of::<T>()) > 64 << 10
 }
