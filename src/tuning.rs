@@ -76,7 +76,7 @@ pub const TUNING: Tuning = Tuning {
     panel_min_row_avx512: crate::level2::plan::PANEL_MIN_ROW_AVX512,
     panel_samples: crate::level2::plan::PANEL_SAMPLES,
     add_merge_piece: crate::level1::add::MERGE_PIECE,
-    stream_min_bytes: crate::arch::portable::scan::STREAM_MIN_BYTES,
+    stream_min_bytes: crate::arch::generic::scan::STREAM_MIN_BYTES,
     spgemm_short_max: crate::level3::stages::SHORT_MAX,
     spgemm_medium_max: crate::level3::stages::MEDIUM_MAX,
     spgemm_short_method: crate::level3::stages::SHORT_METHOD,

@@ -45,7 +45,7 @@ use crate::{DimError, Isa};
 macro_rules! dispatch {
     (
         $isa:expr,
-        $family:ident::$f:ident $(::<$($g:ident),+>)? ($($arg:expr),*),
+        $family:ident::$f:ident $(::<$($g:tt),+>)? ($($arg:expr),*),
         else $portable:expr
     ) => {
         match $isa.isa() {
@@ -70,6 +70,7 @@ macro_rules! dispatch {
 }
 pub(crate) use dispatch;
 
+pub(crate) mod generic;
 mod key;
 #[cfg(feature = "alloc")]
 mod pages;

@@ -56,7 +56,7 @@ pub trait ScanElem: sealed::Sealed + Copy + Default + PartialEq + Debug + Send +
 
 pub(crate) mod sealed {
     use crate::arch::Checked;
-    use crate::arch::portable::scan::{ArchScanElem, FlagMask, InOut};
+    use crate::arch::generic::scan::{ArchScanElem, FlagMask, InOut};
 
     /// In place, or from a source into a destination of the same length.
     pub enum Io<'a, T> {

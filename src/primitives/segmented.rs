@@ -47,7 +47,7 @@
 use super::scan::sealed::Io;
 use super::scan::{ScanElem, check_dst};
 use crate::arch::Checked;
-use crate::arch::portable::scan::{BitMask, BoolMask, seg_offset_reaching_on};
+use crate::arch::generic::scan::{BitMask, BoolMask, seg_offset_reaching_on};
 use crate::{DimError, Exec};
 
 /// Head flags of a segmented operation: which positions start a segment.

@@ -6,7 +6,7 @@ use bytemuck::Pod;
 use super::tile::DescFormat;
 use crate::Index;
 use crate::arch::Checked;
-use crate::arch::portable::scan::STREAM_MIN_BYTES;
+use crate::arch::generic::scan::STREAM_MIN_BYTES;
 use crate::arch::portable::transpose::{Line, transpose_tiles_in_place_on, transpose_tiles_on};
 
 /// Largest tile (`omega * sigma`) the in-place transposition handles: its stack buffer

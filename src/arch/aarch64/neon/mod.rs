@@ -1,5 +1,10 @@
 //! The `neon` width of each primitive family (thesis chapter 4).
 
+/// This width's registers of `T`: the type each family's vector trait (`ScanVec`, ...)
+/// is implemented for, so that the generic kernels in `arch::generic` can be
+/// instantiated per (width, element type).
+pub(crate) struct Neon<T>(core::marker::PhantomData<T>);
+
 pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;

@@ -1,12 +1,14 @@
 //! `neon` scan kernels: 128-bit vectors, 4 lanes of `u32`/`f32`, 2 of `u64`/`f64`.
 //!
-//! The loops are `simd_scan_kernels!` (see `arch::portable::scan`); this file supplies
+//! The loops are `arch::generic::scan`'s, over [`ScanVec`]; this file supplies
 //! the in-register operations. A lane shift by `d` is one `ext` against the fill vector;
 //! a per-lane select from a bit mask is `cmtst` of the broadcast mask against the lane
 //! bits, then `bsl`. NEON has no gather: the fix-up of the fast segmented sum reads
 //! `scan[i + seg_offset[i]]` lane by lane, then subtracts and adds in vectors.
 
 use core::arch::aarch64::*;
+
+use super::Neon;
 
 /// `[1, 2, 4, 8]`: lane `j`'s bit of a mask.
 #[inline]
@@ -63,7 +65,8 @@ macro_rules! impl_simd {
     ) => {
         // Every method: the trait's contract says NEON is present and the pointers are
         // valid for the `W` elements the method reads or writes.
-        impl Simd for $t {
+        impl ScanVec for Neon<$t> {
+            type E = $t;
             type V = $v;
             const W: usize = $w;
             #[inline]
@@ -157,17 +160,7 @@ macro_rules! impl_simd {
     };
 }
 
-crate::arch::portable::scan::simd_scan_kernels! {
-    features = "neon",
-    u32 => reduce_u32, inclusive_scan_u32, exclusive_scan_u32, segmented_scan_u32,
-        segmented_exclusive_scan_u32, segmented_sum_u32, segmented_sum_seg_offset_u32;
-    u64 => reduce_u64, inclusive_scan_u64, exclusive_scan_u64, segmented_scan_u64,
-        segmented_exclusive_scan_u64, segmented_sum_u64, segmented_sum_seg_offset_u64;
-    f32 => reduce_f32, inclusive_scan_f32, exclusive_scan_f32, segmented_scan_f32,
-        segmented_exclusive_scan_f32, segmented_sum_f32, segmented_sum_seg_offset_f32;
-    f64 => reduce_f64, inclusive_scan_f64, exclusive_scan_f64, segmented_scan_f64,
-        segmented_exclusive_scan_f64, segmented_sum_f64, segmented_sum_seg_offset_f64;
-}
+crate::arch::generic::scan::scan_entries!(Neon, "neon");
 
 impl_simd!(
     u32,

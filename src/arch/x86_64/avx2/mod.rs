@@ -2,6 +2,11 @@
 
 use core::arch::x86_64::*;
 
+/// This width's registers of `T`: the type each family's vector trait (`ScanVec`, ...)
+/// is implemented for, so that the generic kernels in `arch::generic` can be
+/// instantiated per (width, element type).
+pub(crate) struct Avx2<T>(core::marker::PhantomData<T>);
+
 /// All-ones in the lowest `n` of 8 32-bit lanes (`n` clamped to 8): the lane mask of
 /// `vpmaskmov` loads and stores and of the masked gathers (sort, SpMV tails).
 ///

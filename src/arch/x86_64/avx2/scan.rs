@@ -1,6 +1,6 @@
 //! `avx2` scan kernels: 256-bit vectors, 8 lanes of `u32`/`f32`, 4 of `u64`/`f64`.
 //!
-//! The loops are `simd_scan_kernels!` (see `arch::portable::scan`); this file supplies
+//! The loops are `arch::generic::scan`'s, over [`ScanVec`]; this file supplies
 //! the in-register operations. Every vector is held as `__m256i` (float lanes are cast,
 //! which costs nothing) so the lane shuffles are shared by element size. AVX2 shuffles
 //! mostly compete for one port, so the operations are built to use few of them:
@@ -19,6 +19,8 @@
 //! zero result can differ.
 
 use core::arch::x86_64::*;
+
+use super::Avx2;
 
 /// Lane `j` gets `v[j - d]`, lanes `j < d` get `f` (32-bit lanes, `d` in {1, 2, 4}).
 #[inline]
@@ -410,7 +412,8 @@ macro_rules! impl_simd {
     ) => {
         // Every method: the trait's contract says the features are present and the
         // pointers are valid for the `W` elements the method reads or writes.
-        impl Simd for $t {
+        impl ScanVec for Avx2<$t> {
+            type E = $t;
             type V = __m256i;
             const W: usize = $w;
             #[inline]
@@ -623,17 +626,7 @@ macro_rules! impl_simd {
     };
 }
 
-crate::arch::portable::scan::simd_scan_kernels! {
-    features = "avx2,fma",
-    u32 => reduce_u32, inclusive_scan_u32, exclusive_scan_u32, segmented_scan_u32,
-        segmented_exclusive_scan_u32, segmented_sum_u32, segmented_sum_seg_offset_u32;
-    u64 => reduce_u64, inclusive_scan_u64, exclusive_scan_u64, segmented_scan_u64,
-        segmented_exclusive_scan_u64, segmented_sum_u64, segmented_sum_seg_offset_u64;
-    f32 => reduce_f32, inclusive_scan_f32, exclusive_scan_f32, segmented_scan_f32,
-        segmented_exclusive_scan_f32, segmented_sum_f32, segmented_sum_seg_offset_f32;
-    f64 => reduce_f64, inclusive_scan_f64, exclusive_scan_f64, segmented_scan_f64,
-        segmented_exclusive_scan_f64, segmented_sum_f64, segmented_sum_seg_offset_f64;
-}
+crate::arch::generic::scan::scan_entries!(Avx2, "avx2,fma");
 
 impl_simd!(
     u32,

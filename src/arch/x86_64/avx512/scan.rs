@@ -2,13 +2,15 @@
 //! (AVX-512 F with VL; the kernels use no BW/DQ instruction, but `Isa::Avx512` names the
 //! whole subset the crate relies on).
 //!
-//! The loops are `simd_scan_kernels!` (see `arch::portable::scan`); this file supplies
+//! The loops are `arch::generic::scan`'s, over [`ScanVec`]; this file supplies
 //! the in-register operations. Vectors are held as `__m512i` (float lanes are cast, which
 //! costs nothing). A lane shift by `d` is one `valignd`/`valignq` against the fill
 //! vector, and the head flags are AVX-512 mask registers directly: a segmented step is
 //! one masked add (`vaddps zmm{k}`), the carry is applied with another.
 
 use core::arch::x86_64::*;
+
+use super::Avx512;
 
 /// Lane `j` gets `v[j - d]`, lanes `j < d` get `f` (32-bit lanes, `d` in {1, 2, 4, 8}).
 #[inline]
@@ -103,7 +105,8 @@ macro_rules! impl_simd {
     ) => {
         // Every method: the trait's contract says the features are present and the
         // pointers are valid for the `W` elements the method reads or writes.
-        impl Simd for $t {
+        impl ScanVec for Avx512<$t> {
+            type E = $t;
             type V = __m512i;
             const W: usize = $w;
             #[inline]
@@ -214,17 +217,7 @@ macro_rules! impl_simd {
     };
 }
 
-crate::arch::portable::scan::simd_scan_kernels! {
-    features = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    u32 => reduce_u32, inclusive_scan_u32, exclusive_scan_u32, segmented_scan_u32,
-        segmented_exclusive_scan_u32, segmented_sum_u32, segmented_sum_seg_offset_u32;
-    u64 => reduce_u64, inclusive_scan_u64, exclusive_scan_u64, segmented_scan_u64,
-        segmented_exclusive_scan_u64, segmented_sum_u64, segmented_sum_seg_offset_u64;
-    f32 => reduce_f32, inclusive_scan_f32, exclusive_scan_f32, segmented_scan_f32,
-        segmented_exclusive_scan_f32, segmented_sum_f32, segmented_sum_seg_offset_f32;
-    f64 => reduce_f64, inclusive_scan_f64, exclusive_scan_f64, segmented_scan_f64,
-        segmented_exclusive_scan_f64, segmented_sum_f64, segmented_sum_seg_offset_f64;
-}
+crate::arch::generic::scan::scan_entries!(Avx512, "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma");
 
 impl_simd!(
     u32,
