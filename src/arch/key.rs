@@ -19,7 +19,7 @@ use core::fmt::Debug;
 
 use bytemuck::Pod;
 
-use super::portable::sort::SortWord;
+use super::generic::sort::SortWord;
 
 /// A key type of the sorting, merging and heap kernels: `u32`, `i32`, `f32`, `u64`,
 /// `i64`, `f64`, `usize`, with its total order as integer bits (see the module docs).

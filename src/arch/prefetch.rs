@@ -13,7 +13,7 @@
 pub(crate) const PF_AHEAD: usize = 512;
 
 /// How far ahead, in entries, the CSR5 tile loop prefetches `x` at the columns it will
-/// gather (where [`Lanes::PREFETCH_X`](crate::arch::portable::spmv_csr5::Lanes::PREFETCH_X) asks). Measured
+/// gather (where [`Lanes::PREFETCH_X`](crate::arch::generic::spmv_csr5::Lanes::PREFETCH_X) asks). Measured
 /// on the dev VM, AVX-512 `lp_like` against 32, 64, 128, 256 and 512: 32 to 128 took
 /// CSR5 from 1.2–1.4x to 1.55–1.61x the row-scalar loop (64 best in both precisions),
 /// 256 gave a fifth of it back, 512 was slower than no hints (the lines it brings in

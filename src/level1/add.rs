@@ -3,7 +3,7 @@
 //! method (7.4.3), into caller buffers, and the rule that picks one ([`AddMethod::choose`]).
 
 use crate::arch::Checked;
-use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscBuf, has_esc_row};
+use crate::arch::generic::esc::{ESC_REG_COLS, ESC_REG_MAX, EscBuf, has_esc_row};
 use crate::primitives::Key;
 use crate::primitives::heap::{DHeapPairs, Max};
 use crate::primitives::merge::merge_path_partition;
@@ -408,7 +408,7 @@ fn esc<T: Scalar + ScanElem, I: Index + Key, S: Scale<T>>(
         return 0;
     }
     if oi.len() <= ESC_REG_MAX && x.dim() <= ESC_REG_COLS && has_esc_row(isa) {
-        // Short: in registers where the width has them (`arch::portable::esc`). Each
+        // Short: in registers where the width has them (`arch::generic::esc`). Each
         // input holds an index once, so no index occurs more than twice.
         let mut buf = EscBuf::new();
         let row = &mut buf.row;

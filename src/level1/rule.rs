@@ -3,7 +3,7 @@
 
 use crate::Isa;
 use crate::arch::Checked;
-use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, has_esc_row};
+use crate::arch::generic::esc::{ESC_REG_COLS, ESC_REG_MAX, has_esc_row};
 
 use super::AddMethod;
 

@@ -24,7 +24,7 @@ use core::ops::Range;
 
 use super::{Carry, SpMv, axpby, check_spmv, scale_y};
 use crate::arch::Checked;
-use crate::arch::portable::spmv_csr as kern;
+use crate::arch::generic::spmv_csr as kern;
 use crate::formats::Csr;
 use crate::primitives::segmented::{self, HeadFlags};
 use crate::{DimError, Exec, Index, Isa, Scalar};

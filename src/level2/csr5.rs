@@ -14,7 +14,7 @@
 use core::ops::Range;
 
 use super::{Carry, SpMv, check_spmv, scale_y};
-use crate::arch::portable::spmv_csr5::{TileArgs, prefetch_x, scale_rows};
+use crate::arch::generic::spmv_csr5::{TileArgs, prefetch_x, scale_rows};
 use crate::formats::Csr5;
 use crate::{DimError, Exec, Index, Isa, Scalar};
 
@@ -130,7 +130,7 @@ fn run<T: Scalar, I: Index>(
     };
     let complete = tiles.start..tiles.end.min(ntiles);
     let (carry, goes_on) =
-        crate::arch::portable::spmv_csr5::tiles_isa(isa, a.omega(), &args, complete.clone(), y);
+        crate::arch::generic::spmv_csr5::tiles_isa(isa, a.omega(), &args, complete.clone(), y);
     if tiles.end <= ntiles {
         return goes_on.then(|| Carry { row: row(a, tiles.end), value: alpha * carry });
     }

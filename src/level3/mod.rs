@@ -97,7 +97,7 @@ pub(crate) use stages::row_upper_bound;
 pub use stages::{Bin, NBINS, bin_rows, upper_bound};
 
 use crate::arch::Checked;
-use crate::arch::portable::esc::EscBuf;
+use crate::arch::generic::esc::EscBuf;
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, DimError, Exec, Index, RowOrder, Scalar};

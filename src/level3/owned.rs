@@ -9,7 +9,7 @@ use super::stages::{GROWTH, check_inner};
 use super::stages::{row_bounds, row_upper_bound};
 use super::{Bin, NBINS, RowMethod, Rule, SpgemmConfig, check_operands, kernel_for};
 use crate::arch::Checked;
-use crate::arch::portable::esc::{ESC_REG_MAX, EscBuf};
+use crate::arch::generic::esc::{ESC_REG_MAX, EscBuf};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, CsrOwned, DimError, Exec, Index, RowOrder, Scalar};

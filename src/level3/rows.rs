@@ -1,7 +1,7 @@
 //! Stage 3 of the CSR-based SpGEMM (thesis 9.4.2): the row kernels, numeric (indices
 //! and values) and symbolic (indices only), one per accumulation method.
 
-use crate::arch::portable::esc::{ESC_REG_COLS, ESC_REG_MAX, EscBuf, has_esc_row};
+use crate::arch::generic::esc::{ESC_REG_COLS, ESC_REG_MAX, EscBuf, has_esc_row};
 use crate::arch::{Checked, prefetch};
 use crate::level1::{esc_in_place, heap_fuse_in_place, merge_scaled_slices};
 use crate::primitives::Key;
@@ -245,7 +245,7 @@ pub(crate) fn numeric_row<T: Scalar + ScanElem, I: Index + Key>(
     }
 }
 
-/// [`RowMethod::BitonicEsc`] on a short row in registers (`arch::portable::esc`): the
+/// [`RowMethod::BitonicEsc`] on a short row in registers (`arch::generic::esc`): the
 /// row's candidates expanded into `buf.row` (the caller's, reused: lanes past the row's
 /// own are ignored, so it needs no clearing), then sorted, compressed and summed on the
 /// context's `Isa`, the row's columns and sums left at the front of `buf.cols`/`buf.vals`. Returns

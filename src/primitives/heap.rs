@@ -50,7 +50,7 @@ use core::marker::PhantomData;
 
 use super::Key;
 use crate::arch::Checked;
-use crate::arch::portable::heap as kernels;
+use crate::arch::generic::heap as kernels;
 use crate::{DimError, Exec, Isa};
 
 mod sealed {

@@ -31,7 +31,7 @@
 
 use super::Key;
 use crate::arch::Checked;
-use crate::arch::portable::merge as kernels;
+use crate::arch::generic::merge as kernels;
 use crate::{DimError, Exec, Isa};
 
 #[inline]
@@ -100,7 +100,7 @@ pub fn merge<K: Key>(exec: Exec, a: &[K], b: &[K], out: &mut [K]) -> Result<(), 
 /// [`DimError::Length`] if `out.len() != a.len() + b.len()`.
 pub fn serial_merge<K: Key>(a: &[K], b: &[K], out: &mut [K]) -> Result<(), DimError> {
     check_len("out", a.len() + b.len(), out.len())?;
-    kernels::merge(a, b, out);
+    crate::arch::portable::merge::merge(a, b, out);
     Ok(())
 }
 
@@ -228,7 +228,7 @@ pub fn merge_pairs<K: Key, V: Copy>(
     let isa = exec.resolved_isa();
     Checked::new(isa)?;
     check_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals)?;
-    kernels::merge_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals);
+    crate::arch::portable::merge::merge_pairs(a_keys, a_vals, b_keys, b_vals, out_keys, out_vals);
     Ok(())
 }
 
@@ -402,7 +402,7 @@ pub fn merge_piece_pairs<K: Key, V: Copy>(
     check_len("b_vals", b_keys.len(), b_vals.len())?;
     check_len("out_vals", out_keys.len(), out_vals.len())?;
     let (ra, rb) = piece_ranges(a_keys.len(), b_keys.len(), start, end, out_keys.len())?;
-    kernels::merge_pairs(
+    crate::arch::portable::merge::merge_pairs(
         &a_keys[ra.clone()],
         &a_vals[ra],
         &b_keys[rb.clone()],

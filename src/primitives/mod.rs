@@ -24,8 +24,8 @@ use crate::arch::Checked;
 use crate::{DimError, Isa};
 
 mod sealed {
-    use crate::arch::portable::heap::ArchHeapKey;
-    use crate::arch::portable::merge::ArchKey;
+    use crate::arch::generic::heap::ArchHeapKey;
+    use crate::arch::generic::merge::ArchKey;
 
     /// Seals [`super::Key`]; carries the key's order bits ([`crate::arch::OrdBits`],
     /// through `ArchKey`) and the merge and heap kernels of every width.

@@ -59,7 +59,7 @@ use bytemuck::Pod;
 
 use super::Key;
 use crate::arch::Checked;
-use crate::arch::portable::sort::{Alg, SortWord, sort_any};
+use crate::arch::generic::sort::{Alg, SortWord, sort_any};
 use crate::{DimError, Exec};
 
 #[inline]

@@ -32,6 +32,10 @@
 //!
 //! The elements after the last whole vector run through the scalar `*_tail` loops.
 
+// The vector trait and its kernels serve the SIMD widths only; targets without one keep
+// them unused.
+#![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
+
 use core::marker::PhantomData;
 
 use crate::arch::Checked;

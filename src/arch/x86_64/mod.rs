@@ -31,7 +31,7 @@ macro_rules! run_fma {
     };
 }
 
-/// One `DotVec` impl (`portable::spmv_csr`) of an x86-64 width for the register type
+/// One `DotVec` impl (`generic::spmv_csr`) of an x86-64 width for the register type
 /// `$name` of `$w` lanes of `$t` values with `$i` indices: arithmetic by the width's
 /// intrinsics (`$zero`, `$load`, `$mul`, `$fmadd`, `$add`, `$store`, the lane sum `$sum`),
 /// `x` by the width's clamped gather (`$gather`), run load (`$run`) and masked tail

@@ -7,11 +7,11 @@ use super::tile::DescFormat;
 use crate::Index;
 use crate::arch::Checked;
 use crate::arch::generic::scan::STREAM_MIN_BYTES;
-use crate::arch::portable::transpose::{Line, transpose_tiles_in_place_on, transpose_tiles_on};
+use crate::arch::generic::transpose::{Line, transpose_tiles_in_place_on, transpose_tiles_on};
 
 /// Largest tile (`omega * sigma`) the in-place transposition handles: its stack buffer
 /// holds this many entries (4 KiB of 8-byte entries).
-pub(crate) use crate::arch::portable::transpose::MAX_TILE;
+pub(crate) use crate::arch::generic::transpose::MAX_TILE;
 
 /// One complete tile as the walk sees it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -95,7 +95,7 @@ pub(crate) fn lane_words(format: DescFormat, omega: usize, flags: &[u32], words:
 /// Copies whole tiles of `(src_a, src_b)` into `(dst_a, dst_b)` transposed (lane-major
 /// → step-major: original position `i * sigma + j` to `j * omega + i`), and the remainder
 /// after the last whole tile unchanged, one array after the other, by register-block
-/// transposes on the widest `Isa` of this machine (`arch::portable::transpose`; the result
+/// transposes on the widest `Isa` of this machine (`arch::generic::transpose`; the result
 /// is the same on every `Isa`). When the two outputs together reach
 /// [`STREAM_MIN_BYTES`] they are written with non-temporal stores (x86-64).
 pub(crate) fn transpose_tiles<A: Pod, B: Pod>(

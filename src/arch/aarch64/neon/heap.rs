@@ -7,7 +7,7 @@ use core::arch::aarch64::*;
 
 use super::merge::{minmax_i64, ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
 use crate::arch::OrdBits;
-use crate::arch::portable::heap::{HeapVec, heap_kernels};
+use crate::arch::generic::heap::{HeapVec, heap_kernels};
 
 /// The lanes of a pair of 4 × 32-bit compare masks as bits 0..8.
 #[target_feature(enable = "neon")]

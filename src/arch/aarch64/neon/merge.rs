@@ -1,7 +1,7 @@
 //! `neon` merge kernels: the bitonic merge network over register pairs — 8 × 32-bit keys
 //! (two `int32x4_t`) or 4 × 64-bit keys (two `int64x2_t`), the same 32 bytes per step as
 //! AVX2 — instantiated into the shared vectorised merge
-//! ([`simd_merge`](crate::arch::portable::merge::simd_merge)).
+//! ([`simd_merge`](crate::arch::generic::merge::simd_merge)).
 //!
 //! The widest half-cleaner of a pair compares the two registers directly; the narrower
 //! ones regroup lanes with `vcombine`/`vuzp`/`vzip` so that every compare is still one
@@ -10,7 +10,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::arch::portable::merge::{MergeVec, merge_kernel};
+use crate::arch::generic::merge::{MergeVec, merge_kernel};
 
 /// u32 → signed-ordered i32 (and back: an involution).
 #[target_feature(enable = "neon")]

@@ -1,5 +1,5 @@
 //! `neon` sorting networks (thesis 4.5.2–4.5.3): the driver of
-//! [`crate::arch::portable::sort`] on 128-bit registers.
+//! [`crate::arch::generic::sort`] on 128-bit registers.
 //!
 //! Lane steps are `tbl` byte shuffles by constant tables, selections `bsl`. 32-bit keys
 //! use `umin`/`umax`; NEON has no 64-bit min/max, so 64-bit keys are ordered by `cmhi`
@@ -13,7 +13,7 @@
 
 use core::arch::aarch64::*;
 
-use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
+use crate::arch::generic::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
 
 /// 4 lanes of 32 bits (`q`).
 #[derive(Clone, Copy)]

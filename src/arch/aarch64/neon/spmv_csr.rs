@@ -1,5 +1,5 @@
 //! `neon` CSR SpMV kernels, instantiated into the shared drivers
-//! ([`simd_dot`](crate::arch::portable::spmv_csr::simd_dot) and friends).
+//! ([`simd_dot`](crate::arch::generic::spmv_csr::simd_dot) and friends).
 //!
 //! NEON has no gather: each lane of `x[col_idx[k]]` is one scalar load into a lane
 //! (`vld1q_lane`), then values and gathered `x` meet in one vector FMA (`vfmaq`). Lanes:
@@ -11,7 +11,7 @@
 use core::arch::aarch64::*;
 
 use crate::Index;
-use crate::arch::portable::spmv_csr::{DotVec, spmv_csr_kernels};
+use crate::arch::generic::spmv_csr::{DotVec, spmv_csr_kernels};
 
 /// `x + min(c, xmax)`: in bounds of `x` when `xmax < x.len()`.
 #[inline(always)]

@@ -1,5 +1,5 @@
 //! The NEON CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop of
-//! `arch::portable::spmv_csr5` over 128-bit registers — 2 `f64` or 4 `f32` lanes, so
+//! `arch::generic::spmv_csr5` over 128-bit registers — 2 `f64` or 4 `f32` lanes, so
 //! `omega` = 2 / 4 (the layout `omega_for` picks), or two or four registers per step
 //! (`omega` = 4 / 8 or 8 / 16: the AVX2 and AVX-512 layouts, so a CSR5 copy made for
 //! those widths runs vectorised here too). NEON has no gather: `x` is loaded lane by
@@ -12,7 +12,7 @@ use core::ops::Range;
 use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
-use crate::arch::portable::spmv_csr5::{Lanes, Pair, TileArgs, recast, run_tiles};
+use crate::arch::generic::spmv_csr5::{Lanes, Pair, TileArgs, recast, run_tiles};
 use crate::{Index, Isa, Scalar};
 
 /// Two `f64` lanes.

@@ -1,10 +1,10 @@
 //! NEON block kernels of the CSR5 tile transposition
-//! ([`crate::arch::portable::transpose`]): 4 × 4 blocks of 32-bit entries (`trn1`/`trn2`
+//! ([`crate::arch::generic::transpose`]): 4 × 4 blocks of 32-bit entries (`trn1`/`trn2`
 //! then 64-bit `zip1`/`zip2`) and 2 × 2 blocks of 64-bit entries (`zip1`/`zip2`).
 
 use core::arch::aarch64::*;
 
-use crate::arch::portable::transpose::tile_kernels;
+use crate::arch::generic::transpose::tile_kernels;
 
 /// 4 × 4 block of 32-bit entries.
 ///

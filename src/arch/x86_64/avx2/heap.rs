@@ -8,7 +8,8 @@ use core::arch::x86_64::*;
 
 use super::merge::{ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
 use crate::arch::OrdBits;
-use crate::arch::portable::heap::{HeapVec, Scalar, heap_kernels};
+use crate::arch::generic::heap::{HeapVec, heap_kernels};
+use crate::arch::portable::heap::Scalar;
 
 /// Index of the first largest (`MIN`: smallest) of 8 signed-ordered i32.
 #[target_feature(enable = "avx2,fma")]

@@ -1,6 +1,6 @@
 //! `avx2` merge kernels: the bitonic merge network of two 8 × 32-bit or 4 × 64-bit
 //! registers, instantiated into the shared vectorised merge
-//! ([`simd_merge`](crate::arch::portable::merge::simd_merge)).
+//! ([`simd_merge`](crate::arch::generic::merge::simd_merge)).
 //!
 //! Keys are mapped into the signed-ordered domain on load (u32/u64: flip the sign bit;
 //! i32/i64: as they are; f32/f64: `total_cmp`'s flip of negative magnitudes) and back on store, so one signed
@@ -8,7 +8,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::merge::{MergeVec, merge_kernel};
+use crate::arch::generic::merge::{MergeVec, merge_kernel};
 
 /// u32 → signed-ordered i32 (and back: an involution).
 #[target_feature(enable = "avx2,fma")]

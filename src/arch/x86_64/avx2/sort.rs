@@ -1,5 +1,5 @@
 //! `avx2` sorting networks (thesis 4.5.2–4.5.3): the driver of
-//! [`crate::arch::portable::sort`] on 256-bit registers.
+//! [`crate::arch::generic::sort`] on 256-bit registers.
 //!
 //! Lane steps are `vpermd` by constant index vectors (64-bit lanes move as pairs of
 //! 32-bit ones; LLVM turns the in-lane ones into `vpshufd`), selections `vpblendvb`.
@@ -17,7 +17,7 @@ use core::arch::x86_64::*;
 
 use super::{mask32x4, mask32x8, mask64};
 
-use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
+use crate::arch::generic::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Vals, pattern};
 
 /// 8 lanes of 32 bits (`ymm`).
 #[derive(Clone, Copy)]

@@ -1,5 +1,5 @@
 //! `avx2` CSR SpMV kernels: AVX2 gathers and FMA, instantiated into the shared drivers
-//! ([`simd_dot`](crate::arch::portable::spmv_csr::simd_dot) and friends).
+//! ([`simd_dot`](crate::arch::generic::spmv_csr::simd_dot) and friends).
 //!
 //! | pair | lanes | gather |
 //! |---|---|---|
@@ -23,10 +23,10 @@
 //! canonical matrix (strictly increasing columns) such a row *is* the run, so it reads
 //! neither its columns nor compares them: `fma_x` loads `vals` and `x` side by side, a
 //! masked load of each for the tail
-//! ([`simd_dot_x`](crate::arch::portable::spmv_csr::simd_dot_x)).
+//! ([`simd_dot_x`](crate::arch::generic::spmv_csr::simd_dot_x)).
 //!
 //! Short rows of a structured-grid operator go 8 (`f32`) or 4 (`f64`) rows at a time
-//! ([`Stencil`](crate::arch::portable::spmv_csr::Stencil)): rows of one length whose
+//! ([`Stencil`](crate::arch::generic::spmv_csr::Stencil)): rows of one length whose
 //! entry `k` sits at column `c_k + j` in row `j` read entry `k` of all of them with one
 //! load of `x[c_k..]`, the values transposed in registers (`vpermps` and blends).
 //! Measured on the AMD EPYC dev VM (row-vector, old and new builds alternating, best of
@@ -47,7 +47,7 @@ use core::arch::x86_64::*;
 
 use super::{mask32x4, mask32x8, mask64};
 
-use crate::arch::portable::spmv_csr::{
+use crate::arch::generic::spmv_csr::{
     DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_rows,
     stencil_slices,
 };

@@ -1,5 +1,5 @@
 //! The AVX2 (+FMA) CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop of
-//! `arch::portable::spmv_csr5` over 256-bit registers — 4 `f64` or 8 `f32` lanes, so
+//! `arch::generic::spmv_csr5` over 256-bit registers — 4 `f64` or 8 `f32` lanes, so
 //! `omega` = 4 / 8, or two registers per step for `omega` = 8 / 16 (the default layout,
 //! see [`omega_for`]) — with hardware gathers of `x`, or where [`Gathers::current`] says so
 //! (where loads measured faster) a scalar load per lane put together with `_mm256_set_*`: the same values.
@@ -16,7 +16,7 @@ use core::ops::Range;
 use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
-use crate::arch::portable::spmv_csr5::{Lanes, Pair, TileArgs, recast, tile_entries};
+use crate::arch::generic::spmv_csr5::{Lanes, Pair, TileArgs, recast, tile_entries};
 use crate::{Gathers, Index, Isa, Scalar};
 
 /// Four `f64` lanes; `HW`: `x` is read by hardware gathers, else by a load per lane

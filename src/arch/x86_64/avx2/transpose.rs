@@ -1,11 +1,11 @@
 //! AVX2 block kernels of the CSR5 tile transposition
-//! ([`crate::arch::portable::transpose`]): the classic unpack / shuffle / lane-permute
+//! ([`crate::arch::generic::transpose`]): the classic unpack / shuffle / lane-permute
 //! transposes of 8 × 8 and 4 × 4 blocks of 32-bit entries and 4 × 4 and 2 × 2 blocks of
 //! 64-bit entries (as float registers; the bits move unchanged).
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::transpose::tile_kernels;
+use crate::arch::generic::transpose::tile_kernels;
 
 /// 8 × 8 block of 32-bit entries.
 ///

@@ -1,5 +1,5 @@
 //! AVX-512 ESC of one short row in registers (thesis 7.4.2, and the ESC of 9.4.2 for
-//! short rows), the kernel behind [`crate::arch::portable::esc`].
+//! short rows), the kernel behind [`crate::arch::generic::esc`].
 //!
 //! The candidates' columns are made 32-bit keys `column << 5 | slot` (distinct even where
 //! columns repeat, so the network need not move the values), the keys sorted by a bitonic
@@ -11,7 +11,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::esc::{ESC_REG_MAX, EscRow};
+use crate::arch::generic::esc::{ESC_REG_MAX, EscRow};
 
 /// Permute indices that swap every lane `l` with lane `l ^ j` (16 lanes).
 const fn xor_idx(j: u32) -> [u32; 16] {

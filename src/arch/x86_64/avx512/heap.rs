@@ -18,7 +18,8 @@ use core::arch::x86_64::*;
 
 use super::merge::{ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
 use crate::arch::OrdBits;
-use crate::arch::portable::heap::{HeapVec, Scalar, heap_kernels};
+use crate::arch::generic::heap::{HeapVec, heap_kernels};
+use crate::arch::portable::heap::Scalar;
 
 /// Index of the first largest (`MIN`: smallest) of 16 signed-ordered i32: a butterfly of
 /// lane swaps leaves the max in every lane (no round trip through a general register),

@@ -1,6 +1,6 @@
 //! `avx512` merge kernels: the bitonic merge network of two 16 × 32-bit or 8 × 64-bit
 //! registers, instantiated into the shared vectorised merge
-//! ([`simd_merge`](crate::arch::portable::merge::simd_merge)).
+//! ([`simd_merge`](crate::arch::generic::merge::simd_merge)).
 //!
 //! Each half-cleaner level is one lane shuffle, a `min` and a masked `max` (the mask
 //! picks the upper lane of every compared pair), with native 64-bit min/max (AVX-512F).
@@ -8,7 +8,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::merge::{MergeVec, merge_kernel};
+use crate::arch::generic::merge::{MergeVec, merge_kernel};
 
 /// u32 → signed-ordered i32 (and back: an involution).
 #[target_feature(enable = "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma")]

@@ -1,5 +1,5 @@
 //! `avx512` sorting networks (thesis 4.5.2–4.5.3): the driver of
-//! [`crate::arch::portable::sort`] on 512-bit registers.
+//! [`crate::arch::generic::sort`] on 512-bit registers.
 //!
 //! Keys are compared as unsigned words with the native `vpminu*`/`vpmaxu*`; lane steps
 //! are `vpermd`/`vpermq` by constant index vectors (LLVM turns the in-lane ones into
@@ -13,7 +13,7 @@
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Unit, Vals, pattern};
+use crate::arch::generic::sort::{self as net, Keys, Lanes, Mem, Pairs, Reg, Unit, Vals, pattern};
 
 /// 16 lanes of 32 bits (`zmm`).
 #[derive(Clone, Copy)]

@@ -1,5 +1,5 @@
 //! The AVX-512 (F, VL, DQ) CSR5 tile kernel (thesis 8.5, Alg. 32): the shared tile loop
-//! of `arch::portable::spmv_csr5` over 512-bit registers — 8 `f64` or 16 `f32` lanes, so
+//! of `arch::generic::spmv_csr5` over 512-bit registers — 8 `f64` or 16 `f32` lanes, so
 //! `omega` = 8 / 16 — with hardware gathers, mask registers for the per-step heads
 //! (`vptestmd`), zero-masking moves to restart the lanes that closed a segment, and
 //! `vcompress` to append those segments to the tile's list (`Lanes::COMPRESS`).
@@ -16,7 +16,7 @@ use core::ops::Range;
 use bytemuck::{try_cast, try_cast_slice_mut};
 
 use crate::arch::Checked;
-use crate::arch::portable::spmv_csr5::{Lanes, TileArgs, recast, tile_entries};
+use crate::arch::generic::spmv_csr5::{Lanes, TileArgs, recast, tile_entries};
 use crate::{Gathers, Index, Isa, Scalar};
 
 /// Eight `f64` lanes; `HW`: `x` is read by hardware gathers, else by a load per lane

@@ -1,12 +1,12 @@
 //! AVX-512 block kernels of the CSR5 tile transposition
-//! ([`crate::arch::portable::transpose`]): a `W × W` block of 32- or 64-bit entries, `W`
+//! ([`crate::arch::generic::transpose`]): a `W × W` block of 32- or 64-bit entries, `W`
 //! rows in `W` registers (zmm, or ymm/xmm through VL), transposed by `log2 W` rounds of
 //! two-source permutes (`vpermt2d`/`vpermt2q`), each round swapping the off-diagonal
 //! sub-blocks of one size.
 
 use core::arch::x86_64::*;
 
-use crate::arch::portable::transpose::tile_kernels;
+use crate::arch::generic::transpose::tile_kernels;
 
 /// The permute indices of the round that swaps `b × b` sub-blocks of a `w`-wide block:
 /// `(lo, hi)` for the pair of rows `(i, i + b)`, where lane `c` of the new row `i` is lane

@@ -32,7 +32,7 @@ pub(crate) type TileFn<X> = unsafe fn(*const X, *mut X, usize, usize);
 macro_rules! tile_kernels {
     ($feat:literal; u32: $($k32:literal => $b32:ident),*; u64: $($k64:literal => $b64:ident),*) => {
         /// The tile kernel for `k × k` blocks of 4-byte entries, if this width has one.
-        pub(crate) fn tile32(k: usize) -> Option<$crate::arch::portable::transpose::TileFn<u32>> {
+        pub(crate) fn tile32(k: usize) -> Option<$crate::arch::generic::transpose::TileFn<u32>> {
             match k {
                 $($k32 => Some(tile_kernels!(@tile $feat, u32, $k32, $b32)),)*
                 _ => None,
@@ -40,7 +40,7 @@ macro_rules! tile_kernels {
         }
 
         /// The tile kernel for `k × k` blocks of 8-byte entries, if this width has one.
-        pub(crate) fn tile64(k: usize) -> Option<$crate::arch::portable::transpose::TileFn<u64>> {
+        pub(crate) fn tile64(k: usize) -> Option<$crate::arch::generic::transpose::TileFn<u64>> {
             match k {
                 $($k64 => Some(tile_kernels!(@tile $feat, u64, $k64, $b64)),)*
                 _ => None,
@@ -69,7 +69,7 @@ macro_rules! tile_kernels {
                 }
             }
         }
-        tile as $crate::arch::portable::transpose::TileFn<$x>
+        tile as $crate::arch::generic::transpose::TileFn<$x>
     }};
 }
 #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
@@ -184,7 +184,7 @@ fn tiles_as<X: Pod, W: Word>(
 
 /// The largest tile (`rows * cols` entries) the streaming path and the in-place
 /// transposition hold in their stack buffer ([`Line`]).
-pub(crate) const MAX_TILE: usize = crate::arch::portable::spmv_csr5::MAX_SEGMENTS;
+pub(crate) const MAX_TILE: usize = crate::arch::generic::spmv_csr5::MAX_SEGMENTS;
 
 /// A stack buffer of one tile, aligned to a cache line so that the block kernels can
 /// be as wide as the other array's alignment allows.

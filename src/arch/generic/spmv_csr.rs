@@ -1,0 +1,909 @@
+//! What every width's CSR SpMV kernels (thesis 8.3–8.4) share:
+//!
+//! - [`DotVec`]: one register (or register group) of `vals[k] * x[col_idx[k]]` lanes, with
+//!   the gather, the fused multiply-add, a masked tail and the horizontal sum. Each width
+//!   implements it for the four operand pairs (f32/f64 values × u32/u64 indices);
+//! - [`simd_dot`], [`row_loop`], [`simd_products`]: the loops over those registers (a row's
+//!   dot product with four accumulators, the CSR-vector row loop of Alg. 29, the
+//!   entry-wise products of Alg. 30 step 2), written once and instantiated by each width
+//!   through [`spmv_csr_kernels`];
+//! - [`Stencil`]: a width's block of 8 or 16 short rows of a structured-grid operator
+//!   computed at once inside [`row_loop`] (one load of `x` per entry instead of a
+//!   gather or a load per row), with the lane tables [`StencilTab`];
+//! - the dispatchers [`rows`], [`dot`], [`products`]: the generic `(T, I)` of the level-2
+//!   code cast to the concrete pair (an exact `TypeId` match, `usize` as the unsigned type
+//!   of its width), then a `match` on a [`Checked`] `Isa` — the only way from the safe
+//!   layers into a width's `unsafe` kernels.
+//!
+//! Every kernel is sound for *any* slices: row ranges are taken with `get`, and every
+//! gathered column index is clamped to `x.len() - 1` (one `min` per register, far cheaper
+//! than the gather) so a malformed matrix can give a wrong sum, never an out-of-bounds
+//! read. A validated `Csr` never triggers the clamp.
+
+// The vectorised drivers serve the SIMD widths only; targets without one keep them unused.
+#![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code, unused_macros))]
+
+use core::any::TypeId;
+
+use crate::arch::portable::spmv_csr as portable;
+use crate::arch::{Checked, PF_AHEAD};
+use crate::{Index, Scalar};
+
+/// `x[c]`. Bounds-checked like the row-scalar loop of `level2::csr` (so short rows
+/// compile to the same loop there and here); a validated matrix never fails the check.
+#[inline(always)]
+pub(crate) fn x_at<T: Scalar, I: Index>(x: &[T], c: I) -> T {
+    x[c.to_usize()]
+}
+
+/// The sequential dot product of one row (thesis Alg. 28, lines 3–5).
+#[inline(always)]
+pub(crate) fn dot_seq<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
+    cols.iter().zip(vals).fold(T::ZERO, |acc, (&c, &v)| acc + v * x_at(x, c))
+}
+
+/// The row loop shared by every width: rows shorter than `short` run the sequential dot
+/// product inline — the same loop as the row-scalar method, which measured faster for
+/// them — and longer rows call `long`, the width's out-of-line vector dot product, or,
+/// in a canonical matrix, `run` with the row's stretch of `x` when the row is one run of
+/// consecutive columns ([`dense_run`]; [`simd_dot_x`] on the SIMD widths).
+///
+/// A short row also prefetches `vals` and `col_idx` [`PF_AHEAD`] entries ahead, as the
+/// CSR5 tile loop does: short rows keep the core busy with bookkeeping, and the hardware
+/// prefetchers alone left the loop well below the streaming bandwidth. Measured on the
+/// AMD VM (AVX-512, old and new builds alternating, best of 3–5): Poisson 2D `f64` 4.3
+/// → 2.3 ms (1.9x), `f32` 3.4 → 2.3 ms; `uniform_random` (5 entries a row over all of
+/// `x`) 8–9 → 3.9–4.2 ms; the long-row matrices (no hints) level, `banded` within 5%.
+/// Rows up to [`PF_ROW_MAX`] entries prefetch every line of their span (on the Intel
+/// dev VM that made 27-entry rows up to 1.9x faster; the AMD VM had measured long rows
+/// level without hints). Empty rows skip the hints (with them `rmat`, half its rows
+/// empty, lost 6%), and
+/// `beta == 0` has a loop of its own that never reads `y` (one loop with a select read
+/// `y` for every row and gave back most of the gain).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn row_loop<T: Scalar, I: Index, S: Stencil<T, I>>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    short: usize,
+    canonical: bool,
+    long: impl Fn(&[I], &[T], &[T]) -> T,
+    run: impl Fn(&[T], &[T]) -> T,
+) {
+    let rows = Rows { short, canonical };
+    let dots = (&long, &run);
+    // Two loops, so that `beta == 0` never reads `y` (BLAS: `y` may hold NaN then).
+    if beta == T::ZERO {
+        rows_by::<T, I, S, true>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, dots);
+    } else {
+        rows_by::<T, I, S, false>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, dots);
+    }
+}
+
+/// [`row_loop`] for `beta == 0` (`B0`) or not. Where the width has a stencil block
+/// ([`Stencil`] with `W > 0` rows), the row at a try offers the block the `W` rows from
+/// it; a block that declines sends the next `W` rows through the plain loop before the
+/// next try, twice as many after each further decline up to [`STENCIL_BACKOFF_MAX`], so
+/// matrices without stencil blocks run the plain loop between rare declined tries.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    rows: Rows,
+    dots: (&impl Fn(&[I], &[T], &[T]) -> T, &impl Fn(&[T], &[T]) -> T),
+) {
+    let m = y.len().min(row_ptr.len().saturating_sub(1));
+    let block_w = S::W.min(STENCIL_MAX_W);
+    let row = |w: &[I]| row_dot(w, col_idx, vals, x, rows, dots);
+    // `y[i] = alpha * d (+ beta * y[i])`; `B0` is a constant, so `y` is never read for it.
+    let put = |yi: &mut T, d: T| *yi = if B0 { alpha * d } else { alpha * d + beta * *yi };
+    let (mut i, mut next_try, mut wait) = (0usize, 0usize, block_w);
+    let mut d = [T::ZERO; STENCIL_MAX_W];
+    while i < m {
+        // The rows up to the next try, one by one.
+        let end = if block_w == 0 { m } else { next_try.clamp(i, m) };
+        y[i..end].iter_mut().zip(row_ptr[i..=end].windows(2)).for_each(|(yi, w)| put(yi, row(w)));
+        i = end;
+        if block_w == 0 || i + block_w > m {
+            // No block fits any more: the rows left go one by one.
+            next_try = m;
+            continue;
+        }
+        // SAFETY: `S` is the width's register type, whose features the caller enabled
+        // (`NoStencil` has none); `row_ptr[i..=i + block_w]` holds `block_w + 1` entries,
+        // and the block bounds its own reads.
+        if unsafe { S::block(&row_ptr[i..=i + block_w], col_idx, vals, x, &mut d) } {
+            y[i..i + block_w].iter_mut().zip(&d[..block_w]).for_each(|(yi, &di)| put(yi, di));
+            i += block_w;
+            (next_try, wait) = (i, block_w);
+        } else {
+            (next_try, wait) = (i + wait, (wait * 2).min(STENCIL_BACKOFF_MAX));
+        }
+    }
+}
+
+// The stencil block parts below serve the x86-64 widths' kernels; NEON has no stencil
+// blocks yet (`STENCIL_W = 0`), so on other targets they are compiled but unused.
+
+/// The lane tables of a stencil block ([`Stencil`]) of `W` rows of `L` entries, whose
+/// `W L` values (and columns) are `L` registers of `W` lanes in row-major order: flat
+/// position `W v + t` of register `v` holds entry `(W v + t) mod L` of row
+/// `(W v + t) / L`. Built at compile time; lanes past `W` are unused.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) struct StencilTab<const L: usize, const W: usize> {
+    /// Per entry `k`: lane `j` (row `j`) takes lane `(j L + k) mod W` ...
+    pub lane: [[u32; 16]; L],
+    /// ... of register `v` where bit `j` of `from[k][v]` is set, `(j L + k) / W == v`.
+    pub from: [[u16; L]; L],
+    /// Per entry `k`: bit `t` of `at[k][v]` set where lane `t` of register `v` holds entry
+    /// `k`, `(W v + t) mod L == k`. For odd `L` (and `W` a power of two) these lanes are
+    /// lanes `lane[k]`, one per row, so a blend of the `L` registers by `at[k]` and one
+    /// permute by `lane[k]` gather entry `k` of every row (*blend-first*).
+    pub at: [[u16; L]; L],
+}
+
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+impl<const L: usize, const W: usize> StencilTab<L, W> {
+    /// The tables.
+    pub const TAB: Self = {
+        let mut t = StencilTab { lane: [[0; 16]; L], from: [[0; L]; L], at: [[0; L]; L] };
+        let mut v = 0;
+        while v < L {
+            let mut l = 0;
+            while l < W {
+                let f = W * v + l;
+                t.at[f % L][v] |= 1 << l;
+                l += 1;
+            }
+            v += 1;
+        }
+        let mut k = 0;
+        while k < L {
+            let mut j = 0;
+            while j < W {
+                let f = j * L + k;
+                t.lane[k][j] = (f % W) as u32;
+                t.from[k][f / W] |= 1 << j;
+                j += 1;
+            }
+            k += 1;
+        }
+        t
+    };
+}
+
+/// How a width tests that the `W` rows of a stencil try have one length: the part of a
+/// stencil block that does not depend on the value type.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) trait RowLengths {
+    /// The first entry `s` and common length `l` (1 to 7) of the `W` rows whose `row_ptr`
+    /// entries are `rp` (`W + 1` of them); `None` if their lengths differ or lie outside
+    /// 1 to 7. Each width compares them as vectors (one entry at a time cost 9% on
+    /// `poisson2d` `f32`, AVX-512).
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn lengths<const W: usize>(rp: &[u32]) -> Option<(usize, usize)>;
+}
+
+/// A width's stencil block of `L` entries a row for value type `T` (the kernels behind
+/// [`Stencil::block`] once the rows' common length `L` is known).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+pub(crate) trait StencilBlock<T>: RowLengths {
+    /// The block of rows of `L` entries from entry `s`; as [`Stencil::block`].
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn block<const L: usize>(
+        s: usize,
+        cols: &[u32],
+        vals: &[T],
+        x: &[T],
+        out: &mut [T; STENCIL_MAX_W],
+    ) -> bool;
+}
+
+/// `K`'s block for rows of `l` entries (1 to 7; `false` for any other `l`) from entry `s`.
+///
+/// # Safety
+/// As [`StencilBlock::block`].
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) unsafe fn stencil_by_len<T, K: StencilBlock<T>>(
+    l: usize,
+    s: usize,
+    cols: &[u32],
+    vals: &[T],
+    x: &[T],
+    out: &mut [T; STENCIL_MAX_W],
+) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        match l {
+            1 => K::block::<1>(s, cols, vals, x, out),
+            2 => K::block::<2>(s, cols, vals, x, out),
+            3 => K::block::<3>(s, cols, vals, x, out),
+            4 => K::block::<4>(s, cols, vals, x, out),
+            5 => K::block::<5>(s, cols, vals, x, out),
+            6 => K::block::<6>(s, cols, vals, x, out),
+            7 => K::block::<7>(s, cols, vals, x, out),
+            _ => false,
+        }
+    }
+}
+
+/// [`Stencil::block`] for a width whose blocks `K` take `W` rows: the rows' common
+/// length `l` (1 to 7) from `rp` (`W + 1` entries, [`RowLengths::lengths`]), then
+/// `K`'s block of `l` entries a row.
+///
+/// # Safety
+/// As [`StencilBlock::block`].
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) unsafe fn stencil_rows<T, K: StencilBlock<T>, const W: usize>(
+    rp: &[u32],
+    cols: &[u32],
+    vals: &[T],
+    x: &[T],
+    out: &mut [T; STENCIL_MAX_W],
+) -> bool {
+    // SAFETY: the caller's contract.
+    unsafe {
+        let Some((s, l)) = K::lengths::<W>(rp) else { return false };
+        stencil_by_len::<T, K>(l, s, cols, vals, x, out)
+    }
+}
+
+/// The columns and values of a stencil try of `w` rows of `l` entries from entry `s`
+/// (`w l` of each), prefetching the streams [`PF_AHEAD`] past them (one hint per 64-byte
+/// line, as the short rows do); `None` if they are not in the arrays, or if the first
+/// row's columns `c_k` leave no room for `x[c_k..c_k + w]` (which a stencil block reads;
+/// the width's column test then checks the other rows against them) below `2^32`.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn stencil_slices<'a, T>(
+    cols: &'a [u32],
+    vals: &'a [T],
+    x_len: usize,
+    s: usize,
+    w: usize,
+    l: usize,
+) -> Option<(&'a [u32], &'a [T])> {
+    let n = w * l;
+    let (cb, vb) = (cols.get(s..s + n)?, vals.get(s..s + n)?);
+    crate::arch::prefetch_span(cols, s + PF_AHEAD, n);
+    crate::arch::prefetch_span(vals, s + PF_AHEAD, n);
+    // Columns stay below 2^32 too: the widths' column tests add in 32-bit lanes.
+    let end = (x_len as u64).min(1 << 32);
+    cb[..l].iter().all(|&c| u64::from(c) + w as u64 <= end).then_some((cb, vb))
+}
+
+/// Most rows of a stencil block ([`DotVec::stencil`]): 16 `f32` lanes of AVX-512.
+pub(crate) const STENCIL_MAX_W: usize = 16;
+/// Longest wait, in rows, between two tries of a stencil block after declines.
+const STENCIL_BACKOFF_MAX: usize = 4096;
+
+/// The longest row whose streams [`row_dot`] prefetches line by line, [`PF_AHEAD`]
+/// entries past its start (a row below the width's `SHORT` takes one line of each).
+/// Longer rows stream long enough for the hardware prefetchers alone.
+///
+/// Measured on the dev VM's Intel Xeon (`examples/probe_csr5`-style blocks of 10 timed
+/// runs after 20, three rounds, two sessions), row-vector without → with: `poisson3d_27`
+/// (rows of 27) AVX2 f64 7.45–7.75 → 4.73–5.37 ms, f32 4.58–5.35 → 2.73–2.78, AVX-512 f64
+/// 7.57–7.78 → 4.77–5.84, f32 5.54–5.75 → 2.78–2.88; `block_diagonal` (rows of 48) AVX2
+/// f64 2.61–2.93 → 2.05–2.06; `banded` (rows of 39) f64 1.8–2.05 → 1.7–1.84; `dense`
+/// (rows of 2048, not prefetched) and the irregular matrices level. On the Xeon device
+/// host (one core, two sessions): `poisson3d_27` f64 7.0–9.95 → 4.7–9.15 ms, f32
+/// 3.96–6.9 → 3.58–3.78; `banded` and `block_diagonal` within that host's noise (up to
+/// 1.6x between rounds of one build).
+const PF_ROW_MAX: usize = 256;
+
+/// One row of [`row_loop`]: its dot product, `w` its two `row_ptr` entries.
+#[inline(always)]
+fn row_dot<T: Scalar, I: Index>(
+    w: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    rows: Rows,
+    (long, run): (&impl Fn(&[I], &[T], &[T]) -> T, &impl Fn(&[T], &[T]) -> T),
+) -> T {
+    let r = w[0].to_usize()..w[1].to_usize();
+    let (cols, vs) = (&col_idx[r.clone()], &vals[r.clone()]);
+    let n = cols.len();
+    if n == 0 {
+        T::ZERO
+    } else if n < rows.short {
+        crate::arch::prefetch(vals, r.start + PF_AHEAD);
+        crate::arch::prefetch(col_idx, r.start + PF_AHEAD);
+        dot_seq(cols, vs, x)
+    } else {
+        if n <= PF_ROW_MAX {
+            crate::arch::prefetch_span(col_idx, r.start + PF_AHEAD, n);
+            crate::arch::prefetch_span(vals, r.start + PF_AHEAD, n);
+        }
+        // Only a canonical row can be a run: other rows skip the test of its ends.
+        if rows.canonical
+            && let Some(xs) = dense_run(cols, x)
+        {
+            run(vs, xs)
+        } else {
+            long(cols, vs, x)
+        }
+    }
+}
+
+/// How [`row_loop`] runs its rows: below `short` entries by the sequential loop, and
+/// whether the matrix is [`RowOrder::Canonical`](crate::RowOrder::Canonical) (for
+/// [`dense_run`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Rows {
+    short: usize,
+    canonical: bool,
+}
+
+/// The stretch `x[c0..c0 + n]` that a row of a canonical matrix (strictly increasing
+/// columns) reads when its last column is its first plus `n - 1`: its columns are then
+/// `c0, c0 + 1, ..`, known without reading the `n - 2` between, so the row streams its
+/// values and that stretch of `x` and skips a third of its bytes (`col_idx`). Only for
+/// canonical rows: a sorted row with duplicates or an unsorted one can have those ends
+/// and other columns.
+#[inline(always)]
+fn dense_run<'x, T, I: Index>(cols: &[I], x: &'x [T]) -> Option<&'x [T]> {
+    let (first, last) = (cols.first()?.to_usize(), cols.last()?.to_usize());
+    (last.wrapping_sub(first) == cols.len() - 1).then_some(())?;
+    x.get(first..first + cols.len())
+}
+
+/// One register (or fixed register group) of `W` product lanes for value type `T` and
+/// index type `I`. Implemented by each width for (f32|f64) × (u32|u64); every method is
+/// `#[inline(always)]` so that it inlines into the `#[target_feature]` kernel that
+/// instantiates the drivers below.
+///
+/// Lane `j` of a gather reads `x[min(cols[j], xmax)]`: the caller passes
+/// `xmax = x.len() - 1`, and `x.len() <= MAX_X`, so every read lies inside `x`.
+pub(crate) trait DotVec: Copy {
+    /// Value type.
+    type T: Scalar;
+    /// Index type.
+    type I: Index;
+    /// Lanes per register group.
+    const W: usize;
+    /// The longest `x` the gathers address (`i32::MAX` for 32-bit signed gather offsets).
+    const MAX_X: usize;
+    /// Rows shorter than this take the sequential loop (measured per width).
+    const SHORT: usize;
+
+    /// All lanes zero.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn zero() -> Self;
+    /// `acc + vals[j] * x[min(cols[j], xmax)]` in every lane `j < W`.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `vals` and `cols` are valid for reading
+    /// `W` elements; `x` for `xmax + 1` elements, and `xmax < MAX_X`.
+    unsafe fn fma(
+        acc: Self,
+        vals: *const Self::T,
+        cols: *const Self::I,
+        x: *const Self::T,
+        xmax: usize,
+    ) -> Self;
+    /// As [`DotVec::fma`], for a row that may be one run of consecutive columns: where
+    /// the `W` columns are `c, c + 1, ..`, `x` is read by one load instead of a gather
+    /// (x86-64 widths: a compare of the columns with `c + lane` first; the default is
+    /// `fma`).
+    ///
+    /// # Safety
+    /// As [`DotVec::fma`].
+    #[inline(always)]
+    unsafe fn fma_run(
+        acc: Self,
+        vals: *const Self::T,
+        cols: *const Self::I,
+        x: *const Self::T,
+        xmax: usize,
+    ) -> Self {
+        // SAFETY: the caller's contract.
+        unsafe { Self::fma(acc, vals, cols, x, xmax) }
+    }
+    /// `vals[j] * x[min(cols[j], xmax)]` in every lane `j < W`.
+    ///
+    /// # Safety
+    /// As [`DotVec::fma`].
+    unsafe fn mul(vals: *const Self::T, cols: *const Self::I, x: *const Self::T, xmax: usize) -> Self;
+    /// `acc + vals[j] * x[..]` in lanes `j < n`, `acc` elsewhere; reads only `n` elements
+    /// of `vals` and `cols`.
+    ///
+    /// # Safety
+    /// As [`DotVec::fma`], but `vals` and `cols` need only be valid for `n < W` elements.
+    unsafe fn fma_tail(
+        acc: Self,
+        vals: *const Self::T,
+        cols: *const Self::I,
+        x: *const Self::T,
+        xmax: usize,
+        n: usize,
+    ) -> Self;
+    /// Lane-wise sum.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn add(a: Self, b: Self) -> Self;
+    /// Sum of all lanes.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn sum(self) -> Self::T;
+    /// Stores the `W` lanes to `out`.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `out` is valid for writing `W` elements.
+    unsafe fn store(self, out: *mut Self::T);
+    /// `acc + vals[j] * x[j]` in every lane `j < W`, by plain loads: a register of a row
+    /// known to be one run of consecutive columns, `x` at the register's first column,
+    /// so no column is read.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `vals` and `x` are valid for reading
+    /// `W` elements.
+    unsafe fn fma_x(acc: Self, vals: *const Self::T, x: *const Self::T) -> Self;
+    /// [`DotVec::fma_x`] in lanes `j < n`, `acc` elsewhere; reads only `n` elements of
+    /// `vals` and `x`. The default is [`DotVec::fma_tail`] at offsets `0, 1, ..` (NEON,
+    /// whose tails are scalar anyway); the x86-64 widths load under a mask.
+    ///
+    /// # Safety
+    /// As [`DotVec::fma_x`], but `vals` and `x` need only be valid for `0 < n < W`
+    /// elements.
+    #[inline(always)]
+    unsafe fn fma_x_tail(acc: Self, vals: *const Self::T, x: *const Self::T, n: usize) -> Self {
+        let iota: [Self::I; 16] = core::array::from_fn(Self::I::from_usize_unchecked);
+        // SAFETY: the masked lanes `j < n` read `vals[j]` and `x[j]`, `j <= xmax = n - 1`.
+        unsafe { Self::fma_tail(acc, vals, iota.as_ptr(), x, n - 1, n) }
+    }
+    /// Rows in a stencil block ([`Stencil`]); 0: the width has none.
+    const STENCIL_W: usize = 0;
+    /// [`Stencil::block`] on this width (the default declines every block).
+    ///
+    /// # Safety
+    /// As [`Stencil::block`].
+    #[inline(always)]
+    unsafe fn stencil(
+        _rp: &[Self::I],
+        _cols: &[Self::I],
+        _vals: &[Self::T],
+        _x: &[Self::T],
+        _out: &mut [Self::T; STENCIL_MAX_W],
+    ) -> bool {
+        false
+    }
+}
+
+/// A width's stencil block for [`row_loop`]: `W` rows (0: none) computed at once when
+/// they are one *stencil block*: all of one length below [`DotVec::SHORT`], and entry
+/// `k` of row `j` at column `c_k + j`, where `c_k` is entry `k` of the first row (the
+/// rows of a structured-grid operator away from the grid's edges, which DIA would store
+/// by diagonals). Entry `k` of the rows is then one load of `x[c_k..]`, and the values
+/// come from an in-register transpose. A type, not a closure, so that the block inlines
+/// into the width's `#[target_feature]` row loop (a closure does not inherit the features).
+pub(crate) trait Stencil<T, I> {
+    /// Rows per block, at most [`STENCIL_MAX_W`]; 0: no block.
+    const W: usize;
+    /// The dot products of the `W` rows whose `row_ptr` entries are `rp` into
+    /// `out[..W]`, when they are a stencil block. Lane `j` adds its products in entry
+    /// order from zero, by separate multiplies and adds: the operations of [`dot_seq`],
+    /// so each row is bitwise the sequential loop's. Returns `false`, writing nothing,
+    /// when the rows are not such a block.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `rp` holds `W + 1` entries.
+    unsafe fn block(rp: &[I], cols: &[I], vals: &[T], x: &[T], out: &mut [T; STENCIL_MAX_W]) -> bool;
+}
+
+/// No stencil block (the portable width).
+pub(crate) struct NoStencil;
+
+impl<T, I> Stencil<T, I> for NoStencil {
+    const W: usize = 0;
+    #[inline(always)]
+    unsafe fn block(_: &[I], _: &[I], _: &[T], _: &[T], _: &mut [T; STENCIL_MAX_W]) -> bool {
+        false
+    }
+}
+
+impl<V: DotVec> Stencil<V::T, V::I> for V {
+    const W: usize = V::STENCIL_W;
+    #[inline(always)]
+    unsafe fn block(
+        rp: &[V::I],
+        cols: &[V::I],
+        vals: &[V::T],
+        x: &[V::T],
+        out: &mut [V::T; STENCIL_MAX_W],
+    ) -> bool {
+        // SAFETY: the caller's contract, which is `stencil`'s.
+        unsafe { V::stencil(rp, cols, vals, x, out) }
+    }
+}
+
+/// Whether a run of `w` columns from `c0` lies inside `x[..=xmax]` (`c0 + w - 1 <=
+/// xmax`, without overflow): the bound under which a width's register reads a run of
+/// consecutive columns as one load of `x` instead of a gather.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn run_fits(c0: u64, w: u64, xmax: usize) -> bool {
+    (xmax as u64).checked_sub(w - 1).is_some_and(|last| c0 <= last)
+}
+
+/// One row's dot product on `V`'s lanes: four register accumulators over blocks of
+/// `4 W`, then single registers, then one masked tail (thesis Alg. 29's per-row
+/// reduction, with the row's lanes in SIMD registers instead of threads).
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn simd_dot<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &[V::T]) -> V::T {
+    let n = cols.len().min(vals.len());
+    if n < V::SHORT || x.is_empty() || x.len() > V::MAX_X {
+        return dot_seq(cols, vals, x);
+    }
+    // A row whose last column is its first plus its length minus one may be one run of
+    // consecutive columns (dense, banded and block rows): its registers try a load of
+    // `x` before a gather. Other rows never pay for the test.
+    if cols[n - 1].to_usize().wrapping_sub(cols[0].to_usize()) == n - 1 {
+        // SAFETY: the caller's promise.
+        unsafe { simd_dot_regs::<V, true>(cols, vals, x, n) }
+    } else {
+        // SAFETY: the caller's promise.
+        unsafe { simd_dot_regs::<V, false>(cols, vals, x, n) }
+    }
+}
+
+/// One register of [`simd_dot_regs`]: [`DotVec::fma_run`] if `RUN`, else [`DotVec::fma`].
+/// (A closure here would not inherit the kernel's target features.)
+///
+/// # Safety
+/// As [`DotVec::fma`].
+#[inline(always)]
+unsafe fn reg<V: DotVec, const RUN: bool>(
+    acc: V,
+    vals: *const V::T,
+    cols: *const V::I,
+    x: *const V::T,
+    xmax: usize,
+) -> V {
+    // SAFETY: the caller's contract.
+    unsafe { if RUN { V::fma_run(acc, vals, cols, x, xmax) } else { V::fma(acc, vals, cols, x, xmax) } }
+}
+
+/// [`simd_dot`]'s registers over the first `n >= SHORT` entries (`n <= ` both lengths,
+/// `x` non-empty and at most `MAX_X` long), by [`DotVec::fma_run`] if `RUN`, else by
+/// [`DotVec::fma`].
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+unsafe fn simd_dot_regs<V: DotVec, const RUN: bool>(
+    cols: &[V::I],
+    vals: &[V::T],
+    x: &[V::T],
+    n: usize,
+) -> V::T {
+    let n = n.min(cols.len()).min(vals.len());
+    let (w, xmax) = (V::W, x.len().saturating_sub(1));
+    let (c, v, xp) = (cols.as_ptr(), vals.as_ptr(), x.as_ptr());
+    // SAFETY (every call below): the features are the caller's promise; each register
+    // reads `vals[k..k + W]`/`cols[k..k + W]` with `k + W <= n` (the tail reads `n - k`
+    // elements), inside both slices; gathers clamp to `xmax = x.len() - 1 < MAX_X`.
+    unsafe {
+        let (mut a0, mut a1, mut a2, mut a3) = (V::zero(), V::zero(), V::zero(), V::zero());
+        let mut k = 0;
+        while k + 4 * w <= n {
+            a0 = reg::<V, RUN>(a0, v.add(k), c.add(k), xp, xmax);
+            a1 = reg::<V, RUN>(a1, v.add(k + w), c.add(k + w), xp, xmax);
+            a2 = reg::<V, RUN>(a2, v.add(k + 2 * w), c.add(k + 2 * w), xp, xmax);
+            a3 = reg::<V, RUN>(a3, v.add(k + 3 * w), c.add(k + 3 * w), xp, xmax);
+            k += 4 * w;
+        }
+        while k + w <= n {
+            a0 = reg::<V, RUN>(a0, v.add(k), c.add(k), xp, xmax);
+            k += w;
+        }
+        if k < n {
+            a1 = V::fma_tail(a1, v.add(k), c.add(k), xp, xmax, n - k);
+        }
+        V::sum(V::add(V::add(a0, a1), V::add(a2, a3)))
+    }
+}
+
+/// The dot product of a row that is one run of consecutive columns, `vals` against the
+/// stretch `x` of the run (equal lengths; [`dense_run`]), on `V`'s lanes as
+/// [`simd_dot_regs`] but without reading a column: four register accumulators over
+/// blocks of `4 W` ([`DotVec::fma_x`]), the rest in independent registers and one
+/// masked tail.
+///
+/// Why: it skips [`simd_dot_regs`]' compare of every register's columns with a run,
+/// which dense and block rows paid on both widths; rows at the streaming floor tie
+/// (`examples/suite.rs --only spmv`).
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn simd_dot_x<V: DotVec>(vals: &[V::T], x: &[V::T]) -> V::T {
+    let n = vals.len().min(x.len());
+    let w = V::W;
+    let (v, xp) = (vals.as_ptr(), x.as_ptr());
+    // SAFETY (every call below): the features are the caller's promise; each register
+    // reads `vals[k..k + W]` and `x[k..k + W]` with `k + W <= n`, the tail `n - k`
+    // elements of each, inside both slices.
+    unsafe {
+        let (mut a0, mut a1, mut a2, mut a3) = (V::zero(), V::zero(), V::zero(), V::zero());
+        let mut k = 0;
+        while k + 4 * w <= n {
+            a0 = V::fma_x(a0, v.add(k), xp.add(k));
+            a1 = V::fma_x(a1, v.add(k + w), xp.add(k + w));
+            a2 = V::fma_x(a2, v.add(k + 2 * w), xp.add(k + 2 * w));
+            a3 = V::fma_x(a3, v.add(k + 3 * w), xp.add(k + 3 * w));
+            k += 4 * w;
+        }
+        // The rest (under four registers) in independent accumulators: a row of 39
+        // `f32` on AVX-512 is two registers and a tail, added in parallel.
+        if k + 2 * w <= n {
+            a0 = V::fma_x(a0, v.add(k), xp.add(k));
+            a1 = V::fma_x(a1, v.add(k + w), xp.add(k + w));
+            k += 2 * w;
+        }
+        if k + w <= n {
+            a2 = V::fma_x(a2, v.add(k), xp.add(k));
+            k += w;
+        }
+        if k < n {
+            a3 = V::fma_x_tail(a3, v.add(k), xp.add(k), n - k);
+        }
+        V::sum(V::add(V::add(a0, a1), V::add(a2, a3)))
+    }
+}
+
+/// `out[k] = vals[k] * x[cols[k]]` for `k < min(lengths)` on `V`'s lanes (thesis Alg. 30
+/// step 2, Alg. 31 lines 23–26).
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn simd_products<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &[V::T], out: &mut [V::T]) {
+    let n = cols.len().min(vals.len()).min(out.len());
+    if x.is_empty() || x.len() > V::MAX_X {
+        portable::products_portable(cols, vals, x, out);
+        return;
+    }
+    let (w, xmax) = (V::W, x.len() - 1);
+    let (c, v, xp, o) = (cols.as_ptr(), vals.as_ptr(), x.as_ptr(), out.as_mut_ptr());
+    let mut k = 0;
+    while k + w <= n {
+        // SAFETY: the features are the caller's promise; `k + W <= n` keeps the reads of
+        // `vals`/`cols` and the write to `out` in bounds; the gather clamps to `xmax`.
+        unsafe { V::mul(v.add(k), c.add(k), xp, xmax).store(o.add(k)) };
+        k += w;
+    }
+    portable::products_portable(&cols[k..n], &vals[k..n], x, &mut out[k..n]);
+}
+
+/// Stamps out a width's `#[target_feature]` CSR kernels for one operand pair from its
+/// [`DotVec`] register type: `rows_*` ([`row_loop`] around `dot_*`), `dot_*` ([`simd_dot`]) and
+/// `products_*` ([`simd_products`]).
+macro_rules! spmv_csr_kernels {
+    ($feature:literal, $vec:ty, $t:ty, $i:ty, $rows:ident, $dot:ident, $products:ident) => {
+        /// The CSR-vector row loop (thesis Alg. 29) on this width: rows of at least
+        /// `SHORT` entries take this width's dot product, shorter ones the scalar loop
+        /// ([`row_loop`](crate::arch::generic::spmv_csr::row_loop)).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe fn $rows(
+            row_ptr: &[$i],
+            col_idx: &[$i],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+            canonical: bool,
+        ) {
+            let short = <$vec as $crate::arch::generic::spmv_csr::DotVec>::SHORT;
+            $crate::arch::generic::spmv_csr::row_loop::<$t, $i, $vec>(
+                row_ptr,
+                col_idx,
+                vals,
+                x,
+                alpha,
+                beta,
+                y,
+                short,
+                canonical,
+                |c, v, xx| {
+                    // SAFETY: `$dot` needs this width's features, which are enabled on this
+                    // function (the caller's promise); it bounds its own reads.
+                    unsafe { $dot(c, v, xx) }
+                },
+                |v, xx| {
+                    // SAFETY: as `$dot`.
+                    unsafe { dot_x(v, xx) }
+                },
+            );
+
+            /// One row of consecutive columns on this width; see
+            /// [`simd_dot_x`](crate::arch::generic::spmv_csr::simd_dot_x). Out of line,
+            /// as `$dot`.
+            ///
+            /// # Safety
+            /// The CPU supports the target features enabled here.
+            #[inline(never)]
+            #[target_feature(enable = $feature)]
+            unsafe fn dot_x(vals: &[$t], x: &[$t]) -> $t {
+                // SAFETY: the features are enabled on this function; the reads are
+                // bounded inside.
+                unsafe { $crate::arch::generic::spmv_csr::simd_dot_x::<$vec>(vals, x) }
+            }
+        }
+
+        /// One row's dot product on this width; see
+        /// [`simd_dot`](crate::arch::generic::spmv_csr::simd_dot). Out of line: the row
+        /// loop calls it for long rows only.
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[inline(never)]
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn $dot(cols: &[$i], vals: &[$t], x: &[$t]) -> $t {
+            // SAFETY: the features are enabled on this function; bounds are checked inside.
+            unsafe { $crate::arch::generic::spmv_csr::simd_dot::<$vec>(cols, vals, x) }
+        }
+
+        /// Entry-wise products on this width; see
+        /// [`simd_products`](crate::arch::generic::spmv_csr::simd_products).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn $products(cols: &[$i], vals: &[$t], x: &[$t], out: &mut [$t]) {
+            // SAFETY: the features are enabled on this function; bounds are checked inside.
+            unsafe { $crate::arch::generic::spmv_csr::simd_products::<$vec>(cols, vals, x, out) }
+        }
+    };
+}
+
+#[allow(unused_imports)]
+pub(crate) use spmv_csr_kernels;
+
+/// Whether `A` is exactly `B`, or `usize` standing for the unsigned type of its width.
+#[inline(always)]
+fn same_type<A: 'static, B: 'static>() -> bool {
+    let (a, b) = (TypeId::of::<A>(), TypeId::of::<B>());
+    a == b
+        || (a == TypeId::of::<usize>()
+            && size_of::<usize>() == size_of::<B>()
+            && (b == TypeId::of::<u64>() || b == TypeId::of::<u32>()))
+}
+
+/// `s` as a slice of `B` when `A` is `B` (see [`same_type`]).
+#[inline(always)]
+pub(crate) fn cast<A: bytemuck::Pod, B: bytemuck::Pod>(s: &[A]) -> Option<&[B]> {
+    if same_type::<A, B>() { bytemuck::try_cast_slice(s).ok() } else { None }
+}
+
+/// `s` as a mutable slice of `B` when `A` is `B`.
+#[inline(always)]
+pub(crate) fn cast_mut<A: bytemuck::Pod, B: bytemuck::Pod>(s: &mut [A]) -> Option<&mut [B]> {
+    if same_type::<A, B>() { bytemuck::try_cast_slice_mut(s).ok() } else { None }
+}
+
+/// `v` as a `B` when `A` is `B`.
+#[inline(always)]
+fn cast_val<A: bytemuck::Pod, B: bytemuck::Pod>(v: A) -> Option<B> {
+    if same_type::<A, B>() { bytemuck::try_cast(v).ok() } else { None }
+}
+
+/// [`crate::arch::dispatch!`] into this family's entry points, the portable one named
+/// as the widths' (`$f`).
+macro_rules! dispatch {
+    ($isa:expr, $f:ident($($arg:expr),*)) => {
+        crate::arch::dispatch!($isa, spmv_csr::$f($($arg),*), else portable::$f($($arg),*))
+    };
+}
+
+/// The CSR-vector row loop (thesis Alg. 29) on `isa`: `y[i] = alpha * (row i · x) +
+/// beta * y[i]`, row `i` bounded by `row_ptr[i]..row_ptr[i + 1]` (`row_ptr.len() ==
+/// y.len() + 1`). `beta == 0` never reads `y`. `canonical`: the rows are strictly
+/// increasing, so rows of one run read `x` without `col_idx` ([`dense_run`]).
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn rows<T: Scalar, I: Index>(
+    isa: Checked,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    canonical: bool,
+) {
+    macro_rules! on {
+        ($t:ty, $i:ty, $f:ident) => {
+            if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
+                cast::<I, $i>(row_ptr),
+                cast::<I, $i>(col_idx),
+                cast::<T, $t>(vals),
+                cast::<T, $t>(x),
+                cast_val::<T, $t>(alpha),
+                cast_val::<T, $t>(beta),
+            ) && let Some(yy) = cast_mut::<T, $t>(y)
+            {
+                dispatch!(isa, $f(rp, ci, v, xx, al, be, yy, canonical));
+                return;
+            }
+        };
+    }
+    on!(f64, u32, rows_f64_u32);
+    on!(f64, u64, rows_f64_u64);
+    on!(f32, u32, rows_f32_u32);
+    on!(f32, u64, rows_f32_u64);
+    portable::rows_portable(row_ptr, col_idx, vals, x, alpha, beta, y, canonical);
+}
+
+/// One dot product `Σ vals[k] * x[cols[k]]` on `isa` (the summation order is the
+/// width's: several accumulators).
+#[inline]
+pub(crate) fn dot<T: Scalar, I: Index>(isa: Checked, cols: &[I], vals: &[T], x: &[T]) -> T {
+    macro_rules! on {
+        ($t:ty, $i:ty, $f:ident) => {
+            if let (Some(c), Some(v), Some(xx)) = (cast::<I, $i>(cols), cast::<T, $t>(vals), cast::<T, $t>(x))
+            {
+                let d: $t = dispatch!(isa, $f(c, v, xx));
+                if let Some(d) = cast_val::<$t, T>(d) {
+                    return d;
+                }
+            }
+        };
+    }
+    on!(f64, u32, dot_f64_u32);
+    on!(f64, u64, dot_f64_u64);
+    on!(f32, u32, dot_f32_u32);
+    on!(f32, u64, dot_f32_u64);
+    portable::dot_unrolled(cols, vals, x)
+}
+
+/// `out[k] = vals[k] * x[cols[k]]` for `k < min(lengths)` on `isa`.
+#[inline]
+pub(crate) fn products<T: Scalar, I: Index>(isa: Checked, cols: &[I], vals: &[T], x: &[T], out: &mut [T]) {
+    macro_rules! on {
+        ($t:ty, $i:ty, $f:ident) => {
+            if let (Some(c), Some(v), Some(xx)) = (cast::<I, $i>(cols), cast::<T, $t>(vals), cast::<T, $t>(x))
+                && let Some(o) = cast_mut::<T, $t>(out)
+            {
+                dispatch!(isa, $f(c, v, xx, o));
+                return;
+            }
+        };
+    }
+    on!(f64, u32, products_f64_u32);
+    on!(f64, u64, products_f64_u64);
+    on!(f32, u32, products_f32_u32);
+    on!(f32, u64, products_f32_u64);
+    portable::products_portable(cols, vals, x, out);
+}
