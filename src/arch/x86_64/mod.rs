@@ -139,6 +139,88 @@ macro_rules! dot_vec {
 
 use core::arch::x86_64::{__cpuid, __cpuid_count, _xgetbv};
 
+/// One `MergeVec` impl (`generic::merge`) of an x86-64 width: a register `$reg` of `$w`
+/// keys `$t`, loaded and stored unaligned (`$load`, `$store`) and mapped into the
+/// signed-ordered domain and back by `$ord` (an involution), merged by the width's
+/// bitonic network `$net`. Every key type of both widths is one invocation.
+macro_rules! merge_vec {
+    ($name:ident($reg:ty): $t:ty, lanes $w:literal; load $load:ident, store $store:ident, ord $ord:ident, network $net:ident) => {
+        /// One register of keys in the signed-ordered domain.
+        #[derive(Clone, Copy)]
+        pub(crate) struct $name($reg);
+
+        impl MergeVec for $name {
+            type Elem = $t;
+            const W: usize = $w;
+
+            #[inline(always)]
+            unsafe fn load(p: *const $t) -> Self {
+                // SAFETY: the caller promises `p` is valid for `W` keys (one register;
+                // unaligned load) and the width's target features.
+                unsafe { $name($ord($load(p.cast()))) }
+            }
+
+            #[inline(always)]
+            unsafe fn store(self, p: *mut $t) {
+                // SAFETY: the caller promises `p` is valid for writing `W` keys (one
+                // register; unaligned store) and the width's target features.
+                unsafe { $store(p.cast(), $ord(self.0)) }
+            }
+
+            #[inline(always)]
+            unsafe fn network(a: Self, b: Self) -> (Self, Self) {
+                // SAFETY: the caller promises the width's target features; no memory is
+                // touched.
+                let (lo, hi) = unsafe { $net(a.0, b.0) };
+                ($name(lo), $name(hi))
+            }
+        }
+    };
+}
+
+/// One `HeapVec` impl (`generic::heap`) of an x86-64 width: a child group of `d` keys
+/// `$t`; the k-selection scan compares `scan` keys (one register loaded by `$load`,
+/// mapped by `$ord`) against the root with `$displace`. The best child is found in the
+/// register by `$best`, or with `best scalar` by the portable search (where the width's
+/// horizontal search is the longer chain; see the width's `heap.rs`). Every key type of
+/// both widths is one invocation.
+macro_rules! heap_vec {
+    ($name:ident: $t:ty, d $d:literal; load $load:ident, ord $ord:ident, best $best:ident, displace $displace:ident) => {
+        heap_vec!(@impl $name: $t, d $d, scan $d, $load, $ord, $displace, |p| {
+            // SAFETY: the caller promises `p` is valid for `D` keys (one register;
+            // unaligned load) and the width's target features.
+            unsafe { $best::<MIN>($ord($load(p.cast()))) }
+        });
+    };
+    ($name:ident: $t:ty, d $d:literal, scan $scan:literal; load $load:ident, ord $ord:ident, best scalar, displace $displace:ident) => {
+        heap_vec!(@impl $name: $t, d $d, scan $scan, $load, $ord, $displace, |p| {
+            // SAFETY: the caller promises `p` is valid for `D` keys.
+            unsafe { <$crate::arch::portable::heap::Scalar<$t, $d> as HeapVec>::best::<MIN>(p) }
+        });
+    };
+    (@impl $name:ident: $t:ty, d $d:literal, scan $scan:literal, $load:ident, $ord:ident, $displace:ident, |$p:ident| $best:block) => {
+        /// One child group of `D` keys; the k-selection scan compares `SCAN` keys (one
+        /// register) against the root at once.
+        pub(crate) struct $name;
+
+        impl HeapVec for $name {
+            type Elem = $t;
+            const D: usize = $d;
+            const SCAN: usize = $scan;
+
+            #[inline(always)]
+            unsafe fn best<const MIN: bool>($p: *const $t) -> usize $best
+
+            #[inline(always)]
+            unsafe fn displace_mask<const MIN: bool>(p: *const $t, root: $t) -> u32 {
+                // SAFETY: the caller promises `p` is valid for `SCAN` keys (one register;
+                // unaligned load) and the width's target features.
+                unsafe { $displace::<MIN>($ord($load(p.cast())), root.ord()) }
+            }
+        }
+    };
+}
+
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 

@@ -9,7 +9,6 @@ use core::arch::x86_64::*;
 use super::merge::{ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
 use crate::arch::OrdBits;
 use crate::arch::generic::heap::{HeapVec, heap_kernels};
-use crate::arch::portable::heap::Scalar;
 
 /// Index of the first largest (`MIN`: smallest) of 8 signed-ordered i32.
 #[target_feature(enable = "avx2,fma")]
@@ -41,68 +40,18 @@ fn displace_i64<const MIN: bool>(v: __m256i, root: i64) -> u32 {
     _mm256_movemask_pd(_mm256_castsi256_pd(m)) as u32
 }
 
-macro_rules! heap_vec {
-    ($name:ident, $t:ty, $d:expr, $ord:ident, $best:ident, $displace:ident) => {
-        /// One child group of `D` keys in one register.
-        pub(crate) struct $name;
+heap_vec!(U32x8: u32, d 8; load _mm256_loadu_si256, ord ord_u32, best best_i32, displace displace_i32);
+heap_vec!(I32x8: i32, d 8; load _mm256_loadu_si256, ord ord_i32, best best_i32, displace displace_i32);
+heap_vec!(F32x8: f32, d 8; load _mm256_loadu_si256, ord ord_f32, best best_i32, displace displace_i32);
 
-        impl HeapVec for $name {
-            type Elem = $t;
-            const D: usize = $d;
-
-            #[inline(always)]
-            unsafe fn best<const MIN: bool>(p: *const $t) -> usize {
-                // SAFETY: the caller promises `p` is valid for `D` keys (32 bytes; unaligned
-                // load) and that AVX2 is enabled.
-                unsafe { $best::<MIN>($ord(_mm256_loadu_si256(p.cast()))) }
-            }
-
-            #[inline(always)]
-            unsafe fn displace_mask<const MIN: bool>(p: *const $t, root: $t) -> u32 {
-                // SAFETY: as for `best`.
-                unsafe { $displace::<MIN>($ord(_mm256_loadu_si256(p.cast())), root.ord()) }
-            }
-        }
-    };
-}
-
-heap_vec!(U32x8, u32, 8, ord_u32, best_i32, displace_i32);
-heap_vec!(I32x8, i32, 8, ord_i32, best_i32, displace_i32);
-heap_vec!(F32x8, f32, 8, ord_f32, best_i32, displace_i32);
-
-/// 64-bit keys: AVX2 has no 64-bit max, and a horizontal max of 4 lanes by
-/// `cmpgt_epi64` (3-cycle latency) + `blendv` + lane permutes, then the compare and bit
-/// scan, is a longer chain than 3 scalar compare-and-selects (measured: pops 1.7× slower
-/// than the portable path). So the child search is scalar, as on the portable path with
-/// the same d = 4; the k-selection scan still compares 4 keys against the root at once.
-macro_rules! heap_vec_scalar_best {
-    ($name:ident, $t:ty, $d:expr, $ord:ident, $displace:ident) => {
-        /// One child group of `D` keys: scalar child search, SIMD root compare.
-        pub(crate) struct $name;
-
-        impl HeapVec for $name {
-            type Elem = $t;
-            const D: usize = $d;
-
-            #[inline(always)]
-            unsafe fn best<const MIN: bool>(p: *const $t) -> usize {
-                // SAFETY: the caller promises `p` is valid for `D` keys.
-                unsafe { <Scalar<$t, $d> as HeapVec>::best::<MIN>(p) }
-            }
-
-            #[inline(always)]
-            unsafe fn displace_mask<const MIN: bool>(p: *const $t, root: $t) -> u32 {
-                // SAFETY: the caller promises `p` is valid for `D` keys (32 bytes; unaligned
-                // load) and that AVX2 is enabled.
-                unsafe { $displace::<MIN>($ord(_mm256_loadu_si256(p.cast())), root.ord()) }
-            }
-        }
-    };
-}
-
-heap_vec_scalar_best!(U64x4, u64, 4, ord_u64, displace_i64);
-heap_vec_scalar_best!(I64x4, i64, 4, ord_i64, displace_i64);
-heap_vec_scalar_best!(F64x4, f64, 4, ord_f64, displace_i64);
+// 64-bit keys: AVX2 has no 64-bit max, and a horizontal max of 4 lanes by
+// `cmpgt_epi64` (3-cycle latency) + `blendv` + lane permutes, then the compare and bit
+// scan, is a longer chain than 3 scalar compare-and-selects (measured: pops 1.7× slower
+// than the portable path). So the child search is scalar, as on the portable path with
+// the same d = 4; the k-selection scan still compares 4 keys against the root at once.
+heap_vec!(U64x4: u64, d 4, scan 4; load _mm256_loadu_si256, ord ord_u64, best scalar, displace displace_i64);
+heap_vec!(I64x4: i64, d 4, scan 4; load _mm256_loadu_si256, ord ord_i64, best scalar, displace displace_i64);
+heap_vec!(F64x4: f64, d 4, scan 4; load _mm256_loadu_si256, ord ord_f64, best scalar, displace displace_i64);
 
 heap_kernels!(
     "avx2,fma",

@@ -100,46 +100,12 @@ fn network_i64(a: __m256i, b: __m256i) -> (__m256i, __m256i) {
     (clean_i64(mn), clean_i64(mx))
 }
 
-macro_rules! merge_vec {
-    ($name:ident, $t:ty, $w:expr, $ord:ident, $net:ident) => {
-        /// One register of keys in the signed-ordered domain.
-        #[derive(Clone, Copy)]
-        pub(crate) struct $name(__m256i);
-
-        impl MergeVec for $name {
-            type Elem = $t;
-            const W: usize = $w;
-
-            #[inline(always)]
-            unsafe fn load(p: *const $t) -> Self {
-                // SAFETY: the caller promises `p` is valid for `W` keys (32 bytes; unaligned
-                // load) and that AVX2 is enabled.
-                unsafe { $name($ord(_mm256_loadu_si256(p.cast()))) }
-            }
-
-            #[inline(always)]
-            unsafe fn store(self, p: *mut $t) {
-                // SAFETY: the caller promises `p` is valid for writing `W` keys (32 bytes;
-                // unaligned store) and that AVX2 is enabled.
-                unsafe { _mm256_storeu_si256(p.cast(), $ord(self.0)) }
-            }
-
-            #[inline(always)]
-            unsafe fn network(a: Self, b: Self) -> (Self, Self) {
-                // SAFETY: the caller promises AVX2 is enabled; no memory is touched.
-                let (lo, hi) = unsafe { $net(a.0, b.0) };
-                ($name(lo), $name(hi))
-            }
-        }
-    };
-}
-
-merge_vec!(U32x8, u32, 8, ord_u32, network_i32);
-merge_vec!(I32x8, i32, 8, ord_i32, network_i32);
-merge_vec!(F32x8, f32, 8, ord_f32, network_i32);
-merge_vec!(U64x4, u64, 4, ord_u64, network_i64);
-merge_vec!(I64x4, i64, 4, ord_i64, network_i64);
-merge_vec!(F64x4, f64, 4, ord_f64, network_i64);
+merge_vec!(U32x8(__m256i): u32, lanes 8; load _mm256_loadu_si256, store _mm256_storeu_si256, ord ord_u32, network network_i32);
+merge_vec!(I32x8(__m256i): i32, lanes 8; load _mm256_loadu_si256, store _mm256_storeu_si256, ord ord_i32, network network_i32);
+merge_vec!(F32x8(__m256i): f32, lanes 8; load _mm256_loadu_si256, store _mm256_storeu_si256, ord ord_f32, network network_i32);
+merge_vec!(U64x4(__m256i): u64, lanes 4; load _mm256_loadu_si256, store _mm256_storeu_si256, ord ord_u64, network network_i64);
+merge_vec!(I64x4(__m256i): i64, lanes 4; load _mm256_loadu_si256, store _mm256_storeu_si256, ord ord_i64, network network_i64);
+merge_vec!(F64x4(__m256i): f64, lanes 4; load _mm256_loadu_si256, store _mm256_storeu_si256, ord ord_f64, network network_i64);
 
 merge_kernel!("avx2,fma", U32x8, true, u32, merge_u32);
 merge_kernel!("avx2,fma", I32x8, true, i32, merge_i32);

@@ -19,7 +19,6 @@ use core::arch::x86_64::*;
 use super::merge::{ord_f32, ord_f64, ord_i32, ord_i64, ord_u32, ord_u64};
 use crate::arch::OrdBits;
 use crate::arch::generic::heap::{HeapVec, heap_kernels};
-use crate::arch::portable::heap::Scalar;
 
 /// Index of the first largest (`MIN`: smallest) of 16 signed-ordered i32: a butterfly of
 /// lane swaps leaves the max in every lane (no round trip through a general register),
@@ -63,67 +62,16 @@ fn displace_i64<const MIN: bool>(v: __m512i, root: i64) -> u32 {
     (if MIN { _mm512_cmpgt_epi64_mask(v, t) } else { _mm512_cmplt_epi64_mask(v, t) }) as u32
 }
 
-macro_rules! heap_vec {
-    ($name:ident, $t:ty, $d:expr, $ord:ident, $best:ident, $displace:ident) => {
-        /// One child group of `D` keys in one register.
-        pub(crate) struct $name;
+heap_vec!(U32x16: u32, d 16; load _mm512_loadu_si512, ord ord_u32, best best_i32, displace displace_i32);
+heap_vec!(I32x16: i32, d 16; load _mm512_loadu_si512, ord ord_i32, best best_i32, displace displace_i32);
+heap_vec!(F32x16: f32, d 16; load _mm512_loadu_si512, ord ord_f32, best best_i32, displace displace_i32);
+heap_vec!(F64x8: f64, d 8; load _mm512_loadu_si512, ord ord_f64, best best_i64, displace displace_i64);
 
-        impl HeapVec for $name {
-            type Elem = $t;
-            const D: usize = $d;
-
-            #[inline(always)]
-            unsafe fn best<const MIN: bool>(p: *const $t) -> usize {
-                // SAFETY: the caller promises `p` is valid for `D` keys (64 bytes; unaligned
-                // load) and that AVX-512F is enabled.
-                unsafe { $best::<MIN>($ord(_mm512_loadu_si512(p.cast()))) }
-            }
-
-            #[inline(always)]
-            unsafe fn displace_mask<const MIN: bool>(p: *const $t, root: $t) -> u32 {
-                // SAFETY: as for `best`.
-                unsafe { $displace::<MIN>($ord(_mm512_loadu_si512(p.cast())), root.ord()) }
-            }
-        }
-    };
-}
-
-heap_vec!(U32x16, u32, 16, ord_u32, best_i32, displace_i32);
-heap_vec!(I32x16, i32, 16, ord_i32, best_i32, displace_i32);
-heap_vec!(F32x16, f32, 16, ord_f32, best_i32, displace_i32);
-heap_vec!(F64x8, f64, 8, ord_f64, best_i64, displace_i64);
-
-/// 64-bit integer keys: d = 4 with the scalar child search of AVX2 (faster than the d = 8
-/// butterfly on heaps that fit in cache, see the module docs), and the k-selection scan
-/// comparing 8 keys (one `zmm`) against the root.
-macro_rules! heap_vec_d4_scan8 {
-    ($name:ident, $t:ty, $ord:ident) => {
-        /// One child group of 4 keys (scalar child search); scans of 8 (one register).
-        pub(crate) struct $name;
-
-        impl HeapVec for $name {
-            type Elem = $t;
-            const D: usize = 4;
-            const SCAN: usize = 8;
-
-            #[inline(always)]
-            unsafe fn best<const MIN: bool>(p: *const $t) -> usize {
-                // SAFETY: the caller promises `p` is valid for `D` keys.
-                unsafe { <Scalar<$t, 4> as HeapVec>::best::<MIN>(p) }
-            }
-
-            #[inline(always)]
-            unsafe fn displace_mask<const MIN: bool>(p: *const $t, root: $t) -> u32 {
-                // SAFETY: the caller promises `p` is valid for `SCAN` keys (64 bytes;
-                // unaligned load) and that AVX-512F is enabled.
-                unsafe { displace_i64::<MIN>($ord(_mm512_loadu_si512(p.cast())), root.ord()) }
-            }
-        }
-    };
-}
-
-heap_vec_d4_scan8!(U64x4, u64, ord_u64);
-heap_vec_d4_scan8!(I64x4, i64, ord_i64);
+// 64-bit integer keys: d = 4 with the scalar child search of AVX2 (faster than the d = 8
+// butterfly on heaps that fit in cache, see the module docs), and the k-selection scan
+// comparing 8 keys (one `zmm`) against the root.
+heap_vec!(U64x4: u64, d 4, scan 8; load _mm512_loadu_si512, ord ord_u64, best scalar, displace displace_i64);
+heap_vec!(I64x4: i64, d 4, scan 8; load _mm512_loadu_si512, ord ord_i64, best scalar, displace displace_i64);
 
 heap_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",

@@ -97,46 +97,12 @@ fn network_i64(a: __m512i, b: __m512i) -> (__m512i, __m512i) {
     (clean_i64(_mm512_min_epi64(a, br)), clean_i64(_mm512_max_epi64(a, br)))
 }
 
-macro_rules! merge_vec {
-    ($name:ident, $t:ty, $w:expr, $ord:ident, $net:ident) => {
-        /// One register of keys in the signed-ordered domain.
-        #[derive(Clone, Copy)]
-        pub(crate) struct $name(__m512i);
-
-        impl MergeVec for $name {
-            type Elem = $t;
-            const W: usize = $w;
-
-            #[inline(always)]
-            unsafe fn load(p: *const $t) -> Self {
-                // SAFETY: the caller promises `p` is valid for `W` keys (64 bytes; unaligned
-                // load) and that AVX-512F is enabled.
-                unsafe { $name($ord(_mm512_loadu_si512(p.cast()))) }
-            }
-
-            #[inline(always)]
-            unsafe fn store(self, p: *mut $t) {
-                // SAFETY: the caller promises `p` is valid for writing `W` keys (64 bytes;
-                // unaligned store) and that AVX-512F is enabled.
-                unsafe { _mm512_storeu_si512(p.cast(), $ord(self.0)) }
-            }
-
-            #[inline(always)]
-            unsafe fn network(a: Self, b: Self) -> (Self, Self) {
-                // SAFETY: the caller promises AVX-512F is enabled; no memory is touched.
-                let (lo, hi) = unsafe { $net(a.0, b.0) };
-                ($name(lo), $name(hi))
-            }
-        }
-    };
-}
-
-merge_vec!(U32x16, u32, 16, ord_u32, network_i32);
-merge_vec!(I32x16, i32, 16, ord_i32, network_i32);
-merge_vec!(F32x16, f32, 16, ord_f32, network_i32);
-merge_vec!(U64x8, u64, 8, ord_u64, network_i64);
-merge_vec!(I64x8, i64, 8, ord_i64, network_i64);
-merge_vec!(F64x8, f64, 8, ord_f64, network_i64);
+merge_vec!(U32x16(__m512i): u32, lanes 16; load _mm512_loadu_si512, store _mm512_storeu_si512, ord ord_u32, network network_i32);
+merge_vec!(I32x16(__m512i): i32, lanes 16; load _mm512_loadu_si512, store _mm512_storeu_si512, ord ord_i32, network network_i32);
+merge_vec!(F32x16(__m512i): f32, lanes 16; load _mm512_loadu_si512, store _mm512_storeu_si512, ord ord_f32, network network_i32);
+merge_vec!(U64x8(__m512i): u64, lanes 8; load _mm512_loadu_si512, store _mm512_storeu_si512, ord ord_u64, network network_i64);
+merge_vec!(I64x8(__m512i): i64, lanes 8; load _mm512_loadu_si512, store _mm512_storeu_si512, ord ord_i64, network network_i64);
+merge_vec!(F64x8(__m512i): f64, lanes 8; load _mm512_loadu_si512, store _mm512_storeu_si512, ord ord_f64, network network_i64);
 
 merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", U32x16, true, u32, merge_u32);
 merge_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", I32x16, true, i32, merge_i32);
