@@ -1,10 +1,11 @@
 //! The only home of `unsafe` SIMD intrinsics (ARCHITECTURE.md, principle 4).
 //!
-//! One module per width — [`portable`], `x86_64::avx2`, `x86_64::avx512`,
-//! `aarch64::neon` — and inside each, one file per primitive family (`scan`, `sort`,
-//! `merge`, `heap`) with the same function names in every width, so the dispatchers read
-//! as one `match isa`. (With seven kernel families in one file a width would pass 2,000
-//! lines, so each width is a folder.)
+//! [`generic`] holds each kernel family (`scan`, `sort`, `merge`, `heap`, `spmv_csr`,
+//! `spmv_csr5`, `transpose`, `esc`) once, over the narrow vector trait it needs, with the
+//! family's dispatcher. One module per width — [`portable`], `x86_64::avx2`,
+//! `x86_64::avx512`, `aarch64::neon` — holds, one file per family, only that width's
+//! impls of those traits and thin `#[target_feature]` entry points named alike in every
+//! width, so each dispatcher is one [`dispatch!`].
 //!
 //! Besides the intrinsics, the crate's two other `unsafe` hints live here too:
 //! `prefetch` (cache hints) and `pages` (the transparent huge page hint of large owned
