@@ -231,6 +231,12 @@ pub(crate) mod avx512;
 /// its registers (`OSXSAVE`, and the `XCR0` bits of the YMM, and for AVX-512 the opmask
 /// and ZMM state), as `std`'s detection also requires. (Under Miri the detection takes the
 /// compile-time features instead.)
+///
+/// Written here rather than taken from `cpufeatures` (RustCrypto's no_std detection,
+/// which checks the same CPUID bits and XCR0 masks): `cpufeatures` answers `false` without
+/// asking the CPU on `target_os = "none"` and `"uefi"` unless the features are compiled in,
+/// and those freestanding x86-64 targets (kernels, unikernels, boot-time code) are the
+/// `no_std` builds this detection is for. Two leaves and one `XGETBV` need no dependency.
 #[cfg_attr(miri, allow(dead_code))]
 pub(crate) fn cpu_widths() -> (bool, bool) {
     // Leaf 0: the highest leaf; leaf 7 holds AVX2 and AVX-512.
