@@ -325,6 +325,8 @@ fn edge_cases_have_their_shapes() {
     assert!(matches!(generate::tall_sparse::<f64, u32>(3, 10, 1), Err(FormatError::Parameter { .. })));
 }
 
+// Sizes past 2^32: a 64-bit `usize`.
+#[cfg(target_pointer_width = "64")]
 #[test]
 fn dimensions_that_do_not_fit_the_index_type_are_errors() {
     assert!(matches!(generate::poisson2d::<f64, u32>(70_000), Err(FormatError::TooLarge { .. })));

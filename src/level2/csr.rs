@@ -449,10 +449,28 @@ pub(crate) fn spmv_rows<T: Scalar, I: Index>(
     let row_ptr = &a.row_ptr()[rows.start..=rows.end];
     for (yi, w) in y_rows.iter_mut().zip(row_ptr.windows(2)) {
         let r = w[0].to_usize()..w[1].to_usize();
-        let dot =
-            col_idx[r.clone()].iter().zip(&vals[r]).fold(T::ZERO, |acc, (&c, &v)| acc + v * x[c.to_usize()]);
-        *yi = axpby(alpha, dot, beta, *yi);
+        *yi = axpby(alpha, row_scalar_dot(&col_idx[r.clone()], &vals[r], x), beta, *yi);
     }
+}
+
+/// One row's `Σ vals[k] * x[cols[k]]` in order (thesis Alg. 28), four entries per
+/// iteration into the one running sum, so the result is the plain loop's bit for bit. The
+/// plain loop's body is so short that where it happens to straddle a 64-byte line the
+/// front end, not the chain of additions, sets its speed, and unrelated changes move it;
+/// four entries per pass keep it bound by the additions wherever it lands
+/// (`benches/records/house-2-*`).
+#[inline(always)]
+fn row_scalar_dot<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
+    let (c4, v4) = (cols.chunks_exact(4), vals.chunks_exact(4));
+    let (cr, vr) = (c4.remainder(), v4.remainder());
+    let mut acc = T::ZERO;
+    for (c, v) in c4.zip(v4) {
+        acc += v[0] * x[c[0].to_usize()];
+        acc += v[1] * x[c[1].to_usize()];
+        acc += v[2] * x[c[2].to_usize()];
+        acc += v[3] * x[c[3].to_usize()];
+    }
+    cr.iter().zip(vr).fold(acc, |acc, (&c, &v)| acc + v * x[c.to_usize()])
 }
 
 /// The rows `rows` of `y = alpha * A * x + beta * y` (`y_rows` holding exactly those

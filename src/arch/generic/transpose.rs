@@ -371,6 +371,7 @@ pub(crate) fn transpose_tiles_in_place_on<X: Pod>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Isa;
 
     const MAX: usize = 3 * 512 + 5 + 8;
 
