@@ -135,21 +135,22 @@ fn param(name: &'static str, value: usize) -> FormatError {
 /// Dense requests (`k >= n / 8`) use selection sampling (Knuth's Algorithm S, one draw per
 /// candidate, output already sorted); sparse ones draw `k`, sort, drop duplicates and draw
 /// again for the shortfall, which needs few rounds when `k < n / 8`.
-fn sample_distinct(rng: &mut Stream, n: usize, k: usize, out: &mut Vec<usize>) {
-    debug_assert!(k <= n);
+fn sample_distinct<P: Pos>(rng: &mut Stream, n: P, k: usize, out: &mut Vec<P>) {
+    let n = n.to_u64();
+    debug_assert!(k as u64 <= n);
     out.clear();
     if k == 0 {
         return;
     }
-    if k >= n / 8 {
-        let mut need = k;
+    if k as u64 >= n / 8 {
+        let mut need = k as u64;
         for c in 0..n {
             if need == 0 {
                 break;
             }
             // When `n - c == need` every draw is below `need`: the tail is taken whole.
-            if rng.below_usize(n - c) < need {
-                out.push(c);
+            if rng.below(n - c) < need {
+                out.push(P::from_u64(c));
                 need -= 1;
             }
         }
@@ -157,11 +158,41 @@ fn sample_distinct(rng: &mut Stream, n: usize, k: usize, out: &mut Vec<usize>) {
         while out.len() < k {
             let need = k - out.len();
             for _ in 0..need {
-                out.push(rng.below_usize(n));
+                out.push(P::from_u64(rng.below(n)));
             }
             out.sort_unstable();
             out.dedup();
         }
+    }
+}
+
+/// A position [`sample_distinct`] draws: a column (`usize`), or a cell of a matrix whose
+/// `nrows²` cells may pass `usize` on 32-bit targets (`u64`). Every value drawn is below
+/// an `n` of the same type, so the conversions are exact.
+trait Pos: Copy + Ord {
+    fn to_u64(self) -> u64;
+    fn from_u64(v: u64) -> Self;
+}
+
+impl Pos for usize {
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self as u64
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        v as usize
+    }
+}
+
+impl Pos for u64 {
+    #[inline(always)]
+    fn to_u64(self) -> u64 {
+        self
+    }
+    #[inline(always)]
+    fn from_u64(v: u64) -> Self {
+        v
     }
 }
 
@@ -806,27 +837,32 @@ pub fn single_column<T: Scalar, I: Index>(nrows: usize, seed: u64) -> Result<Csr
 ///
 /// # Errors
 /// [`FormatError::Parameter`] if `nnz > nrows²`; [`FormatError::TooLarge`] if `nrows²`
-/// overflows, or `nrows` or `nnz` does not fit `I`, or the arrays cannot be allocated.
+/// overflows `u64`, or `nrows` or `nnz` does not fit `I`, or the arrays cannot be
+/// allocated.
 pub fn tall_sparse<T: Scalar, I: Index>(
     nrows: usize,
     nnz: usize,
     seed: u64,
 ) -> Result<CsrOwned<T, I>, FormatError> {
-    let cells = checked_mul("nrows * nrows", nrows, nrows)?;
-    if nnz > cells {
+    // Cells counted in `u64`: `nrows²` passes a 32-bit `usize` long before `nrows` does.
+    let n = nrows as u64;
+    let cells =
+        n.checked_mul(n).ok_or(FormatError::TooLarge { what: "nrows * nrows", value: usize::MAX, max: usize::MAX })?;
+    if nnz as u64 > cells {
         return Err(param("nnz", nnz));
     }
     check_dims::<I>(nrows, nrows, nnz)?;
     let mut rng = Stream::new(seed);
     let mut val_rng = rng.jumped();
     // Positions in row-major order are already in CSR order.
-    let mut pos = try_room("nnz", nnz)?;
+    let mut pos: Vec<u64> = try_room("nnz", nnz)?;
     sample_distinct(&mut rng, cells, nnz, &mut pos);
     let mut b = Builder::<T, I>::new(nrows, nrows, nnz)?;
     let mut k = 0;
-    for i in 0..nrows {
-        while k < pos.len() && pos[k] / nrows == i {
-            b.push(pos[k] % nrows, val_rng.value());
+    for i in 0..n {
+        while k < pos.len() && pos[k] / n == i {
+            // Below `nrows`, so it fits `usize`.
+            b.push((pos[k] % n) as usize, val_rng.value());
             k += 1;
         }
         b.end_row();

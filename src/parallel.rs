@@ -31,7 +31,8 @@ use crate::{CsrMethod, DimError, Index, Isa, RowOrder, Scalar};
 
 /// Whether the rayon pool the drivers would run on is there. Inside a pool it is; outside,
 /// the global pool is started once here, by the fallible builder, so that a refused thread
-/// becomes a serial run instead of rayon's panic.
+/// becomes a serial run instead of rayon's panic (WebAssembly without threads refuses
+/// every one: there the drivers run serially, and never trap).
 fn pool_ready() -> bool {
     static READY: OnceLock<bool> = OnceLock::new();
     if rayon::current_thread_index().is_some() {
@@ -39,9 +40,23 @@ fn pool_ready() -> bool {
     }
     *READY.get_or_init(|| match rayon::ThreadPoolBuilder::new().build_global() {
         Ok(()) => true,
+        // The OS refused a thread (rayon's I/O error, the only kind with a source).
+        Err(e) if std::error::Error::source(&e).is_some() => false,
         // Someone (the caller, or rayon on an earlier use) built it already.
-        Err(_) => std::panic::catch_unwind(rayon::current_num_threads).is_ok(),
+        Err(_) => global_pool_usable(),
     })
+}
+
+/// Whether the global pool someone else built works: asking it panics if their build
+/// failed, which is caught where panics unwind. Where they abort, a pool built before ours
+/// is taken as working.
+#[cfg(panic = "unwind")]
+fn global_pool_usable() -> bool {
+    std::panic::catch_unwind(rayon::current_num_threads).is_ok()
+}
+#[cfg(not(panic = "unwind"))]
+fn global_pool_usable() -> bool {
+    true
 }
 
 /// The number of tasks [`Exec::threads`](crate::Exec::threads)`(0)` asks for (feature

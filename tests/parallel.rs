@@ -307,6 +307,9 @@ fn threaded_spgemm_equals_serial_exactly() {
 /// rounding (CSR5, merge path); a request for 50 000 threads runs (capped by the work, on
 /// the pool's threads) instead of spawning them, and a matrix too small to split runs on
 /// the calling thread.
+// WebAssembly without threads can start no pool (there the drivers run serially, as
+// every other test here checks).
+#[cfg(not(target_family = "wasm"))]
 #[test]
 fn drivers_run_on_the_callers_pool() {
     let n = 20_000;
