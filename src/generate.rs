@@ -846,8 +846,11 @@ pub fn tall_sparse<T: Scalar, I: Index>(
 ) -> Result<CsrOwned<T, I>, FormatError> {
     // Cells counted in `u64`: `nrows²` passes a 32-bit `usize` long before `nrows` does.
     let n = nrows as u64;
-    let cells =
-        n.checked_mul(n).ok_or(FormatError::TooLarge { what: "nrows * nrows", value: usize::MAX, max: usize::MAX })?;
+    let cells = n.checked_mul(n).ok_or(FormatError::TooLarge {
+        what: "nrows * nrows",
+        value: usize::MAX,
+        max: usize::MAX,
+    })?;
     if nnz as u64 > cells {
         return Err(param("nnz", nnz));
     }

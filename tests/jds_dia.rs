@@ -704,7 +704,10 @@ fn dia_undersized_buffers_are_rejected_and_left_untouched() {
     {
         let wide = Dia::<f64>::new(1, u32::MAX as usize, &[0], &[1.0]).unwrap();
         let (mut r, mut c, mut v) = ([0u32; 2], [0u32; 1], [0.0; 1]);
-        assert!(matches!(wide.to_csr(&mut r, &mut c, &mut v), Err(FormatError::TooLarge { what: "ncols", .. })));
+        assert!(matches!(
+            wide.to_csr(&mut r, &mut c, &mut v),
+            Err(FormatError::TooLarge { what: "ncols", .. })
+        ));
     }
 }
 
