@@ -20,11 +20,15 @@ pub enum Isa {
     Avx512,
     /// AArch64 Advanced SIMD (NEON).
     Neon,
+    /// WebAssembly SIMD (`simd128`: 128-bit `v128`). WebAssembly cannot ask at run time: a
+    /// module either uses SIMD or not, so this is available exactly when the crate is
+    /// built with `-C target-feature=+simd128`.
+    Wasm128,
 }
 
 impl Isa {
     /// Every `Isa`, narrowest first.
-    pub const ALL: [Isa; 4] = [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon];
+    pub const ALL: [Isa; 5] = [Isa::Portable, Isa::Avx2, Isa::Avx512, Isa::Neon, Isa::Wasm128];
 
     /// The widest `Isa` this machine can run, by runtime detection: on x86-64 by `CPUID`
     /// and `XGETBV` with or without `std` (so kernels, firmware and other `no_std` builds
@@ -56,16 +60,18 @@ impl Isa {
             Isa::Avx2 => 2,
             Isa::Avx512 => 4,
             Isa::Neon => 8,
+            Isa::Wasm128 => 16,
         }
     }
 
-    /// Short lower-case name (`"portable"`, `"avx2"`, `"avx512"`, `"neon"`).
+    /// Short lower-case name (`"portable"`, `"avx2"`, `"avx512"`, `"neon"`, `"wasm128"`).
     pub fn name(&self) -> &'static str {
         match self {
             Isa::Portable => "portable",
             Isa::Avx2 => "avx2",
             Isa::Avx512 => "avx512",
             Isa::Neon => "neon",
+            Isa::Wasm128 => "wasm128",
         }
     }
 
@@ -168,6 +174,9 @@ fn detect_mask() -> u8 {
     }
     if has_neon() {
         mask |= Isa::Neon.bit();
+    }
+    if cfg!(all(target_arch = "wasm32", target_feature = "simd128")) {
+        mask |= Isa::Wasm128.bit();
     }
     mask
 }

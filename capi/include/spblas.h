@@ -300,7 +300,8 @@ extern "C" {
 // code no function returns): a static, NUL-terminated string, never NULL.
 const char *spblas_status_message(int32_t status);
 
-// The instruction set the kernels run on (`"portable"`, `"avx2"`, `"avx512"`, `"neon"`):
+// The instruction set the kernels run on (`"portable"`, `"avx2"`, `"avx512"`, `"neon"`,
+// `"wasm128"`):
 // the widest this machine has, detected once. A static, NUL-terminated string.
 const char *spblas_isa_name(void);
 

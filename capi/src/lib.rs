@@ -43,7 +43,8 @@ pub extern "C" fn spblas_status_message(status: i32) -> *const c_char {
     status::message(status).as_ptr()
 }
 
-/// The instruction set the kernels run on (`"portable"`, `"avx2"`, `"avx512"`, `"neon"`):
+/// The instruction set the kernels run on (`"portable"`, `"avx2"`, `"avx512"`, `"neon"`,
+/// `"wasm128"`):
 /// the widest this machine has, detected once. A static, NUL-terminated string.
 #[unsafe(no_mangle)]
 pub extern "C" fn spblas_isa_name() -> *const c_char {
@@ -51,6 +52,7 @@ pub extern "C" fn spblas_isa_name() -> *const c_char {
         spblas_core::Isa::Avx2 => c"avx2",
         spblas_core::Isa::Avx512 => c"avx512",
         spblas_core::Isa::Neon => c"neon",
+        spblas_core::Isa::Wasm128 => c"wasm128",
         _ => c"portable",
     };
     name.as_ptr()

@@ -84,6 +84,9 @@ pub(crate) mod x86_64;
 #[cfg(target_arch = "aarch64")]
 pub(crate) mod aarch64;
 
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod wasm32;
+
 pub use key::OrdBits;
 #[cfg(feature = "alloc")]
 pub(crate) use pages::advise_huge;

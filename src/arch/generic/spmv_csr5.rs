@@ -602,8 +602,19 @@ pub(crate) fn tiles_isa<T: Scalar, I: Index>(
     range: Range<usize>,
     y: &mut [T],
 ) -> (T, bool) {
-    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+    #[cfg(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    ))]
     if let Ok(c) = crate::arch::Checked::new(isa) {
+        #[cfg(target_arch = "wasm32")]
+        let done = match c.isa() {
+            crate::Isa::Wasm128 => {
+                crate::arch::wasm32::simd128::spmv_csr5::tiles(c, omega, a, range.clone(), y)
+            }
+            _ => None,
+        };
         #[cfg(target_arch = "aarch64")]
         let done = match c.isa() {
             crate::Isa::Neon => crate::arch::aarch64::neon::spmv_csr5::tiles(c, omega, a, range.clone(), y),

@@ -63,7 +63,8 @@ pub fn omega_for<T: Scalar>(isa: Isa) -> usize {
     let bytes = match isa {
         Isa::Avx512 | Isa::Avx2 => 64,
         Isa::Neon => 16,
-        Isa::Portable => 32,
+        // Two `v128` per step: the same layouts as AVX2's.
+        Isa::Portable | Isa::Wasm128 => 32,
     };
     bytes / core::mem::size_of::<T>()
 }
