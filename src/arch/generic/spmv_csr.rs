@@ -821,9 +821,19 @@ fn cast_val<A: bytemuck::Pod, B: bytemuck::Pod>(v: A) -> Option<B> {
 /// [`crate::arch::dispatch!`] into this family's entry points, the portable one named
 /// as the widths' (`$f`).
 macro_rules! dispatch {
-    ($isa:expr, $f:ident($($arg:expr),*)) => {
+    ($isa:expr, $f:ident($($arg:expr),*)) => {{
+        // WebAssembly SIMD has this family only, so it is named here rather than in
+        // `arch::dispatch!`.
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        if $isa.isa() == crate::Isa::Wasm128 {
+            // SAFETY: `simd128` is compiled into the whole module.
+            unsafe { crate::arch::wasm32::simd128::spmv_csr::$f($($arg),*) }
+        } else {
+            crate::arch::dispatch!($isa, spmv_csr::$f($($arg),*), else portable::$f($($arg),*))
+        }
+        #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
         crate::arch::dispatch!($isa, spmv_csr::$f($($arg),*), else portable::$f($($arg),*))
-    };
+    }};
 }
 
 /// The CSR-vector row loop (thesis Alg. 29) on `isa`: `y[i] = alpha * (row i · x) +
