@@ -182,6 +182,87 @@ macro_rules! tile_entries {
 #[cfg(target_arch = "x86_64")]
 pub(crate) use tile_entries;
 
+/// Writes, inside a 128-bit width's `spmv_csr5.rs` (NEON, WebAssembly SIMD), the tile
+/// kernel's entry points over its `F64x2` / `F32x4` lanes — one, two or four registers per
+/// step — and `tiles`, which picks the one the layout's `omega` fits (`None` otherwise: the
+/// portable kernel runs). `$isa` is the width's `Isa`; `$attr` its entry points' target
+/// feature (none where the feature is compiled into the whole module).
+#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+macro_rules! tiles_128 {
+    ($isa:path $(, #[$attr:meta])?) => {
+        macro_rules! entry {
+            ($name:ident: $t:ty, $i:ty, $v:ty) => {
+                /// # Safety
+                /// The width's target features are present; as `run_tiles`.
+                $(#[$attr])?
+                unsafe fn $name(
+                    a: &$crate::arch::generic::spmv_csr5::TileArgs<'_, $t, $i>,
+                    tiles: core::ops::Range<usize>,
+                    y: &mut [$t],
+                ) -> ($t, bool) {
+                    // SAFETY: the caller's contract.
+                    unsafe { $crate::arch::generic::spmv_csr5::run_tiles::<$t, $i, $v>(a, tiles, 0.0, y) }
+                }
+            };
+        }
+        entry!(f64_u32: f64, u32, F64x2);
+        entry!(f64_u64: f64, u64, F64x2);
+        entry!(f32_u32: f32, u32, F32x4);
+        entry!(f32_u64: f32, u64, F32x4);
+        entry!(f64_u32_2: f64, u32, Pair<F64x2>);
+        entry!(f64_u64_2: f64, u64, Pair<F64x2>);
+        entry!(f32_u32_2: f32, u32, Pair<F32x4>);
+        entry!(f32_u64_2: f32, u64, Pair<F32x4>);
+        entry!(f64_u32_4: f64, u32, Pair<Pair<F64x2>>);
+        entry!(f64_u64_4: f64, u64, Pair<Pair<F64x2>>);
+        entry!(f32_u32_4: f32, u32, Pair<Pair<F32x4>>);
+        entry!(f32_u64_4: f32, u64, Pair<Pair<F32x4>>);
+
+        /// Runs complete tiles with this width's kernel when the layout's `omega` is one,
+        /// two or four registers of lanes of `T`; `None` otherwise (the portable kernel
+        /// then runs).
+        pub(crate) fn tiles<T: $crate::Scalar, I: $crate::Index>(
+            c: $crate::arch::Checked,
+            omega: usize,
+            a: &$crate::arch::generic::spmv_csr5::TileArgs<'_, T, I>,
+            range: core::ops::Range<usize>,
+            y: &mut [T],
+        ) -> Option<(T, bool)> {
+            use $crate::arch::generic::spmv_csr5::recast;
+            let lanes = 16 / size_of::<T>();
+            let regs = [1, 2, 4].into_iter().find(|&r| r * lanes == omega)?;
+            if c.isa() != $isa {
+                return None;
+            }
+            macro_rules! go {
+                ($t:ty, $i:ty, $one:ident, $two:ident, $four:ident) => {{
+                    let (a, y) = (recast::<T, I, $t, $i>(a)?, bytemuck::try_cast_slice_mut::<T, $t>(y).ok()?);
+                    // SAFETY: `c` proves the width; `a` is a validated view whose `omega` is
+                    // `regs` registers of lanes.
+                    let (v, g) = unsafe {
+                        match regs {
+                            1 => $one(&a, range, y),
+                            2 => $two(&a, range, y),
+                            _ => $four(&a, range, y),
+                        }
+                    };
+                    (bytemuck::try_cast(v).ok()?, g)
+                }};
+            }
+            let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
+                (8, 4) => go!(f64, u32, f64_u32, f64_u32_2, f64_u32_4),
+                (8, 8) => go!(f64, u64, f64_u64, f64_u64_2, f64_u64_4),
+                (4, 4) => go!(f32, u32, f32_u32, f32_u32_2, f32_u32_4),
+                (4, 8) => go!(f32, u64, f32_u64, f32_u64_2, f32_u64_4),
+                _ => return None,
+            };
+            Some((carry, goes_on))
+        }
+    };
+}
+#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+pub(crate) use tiles_128;
+
 /// Runs the complete tiles `tiles` (Alg. 32), seeding the first with `carry`; returns
 /// the partial sum of the last tile's last segment and whether its row goes on into tile
 /// `tiles.end` (then it was not written).

@@ -6,14 +6,8 @@
 //! lane into the register (`vld1q_lane`), and the multiply-adds, lane clears and stores
 //! are vector operations.
 
+use crate::arch::generic::spmv_csr5::{Lanes, Pair};
 use core::arch::aarch64::*;
-use core::ops::Range;
-
-use bytemuck::{try_cast, try_cast_slice_mut};
-
-use crate::arch::Checked;
-use crate::arch::generic::spmv_csr5::{Lanes, Pair, TileArgs, recast, run_tiles};
-use crate::{Index, Isa, Scalar};
 
 /// Two `f64` lanes.
 #[derive(Clone, Copy)]
@@ -158,68 +152,4 @@ f64x2_lanes!(u64);
 f32x4_lanes!(u32);
 f32x4_lanes!(u64);
 
-macro_rules! entries {
-    ($($name:ident: $t:ty, $i:ty, $v:ty;)*) => {$(
-        /// # Safety
-        /// NEON is present; as `run_tiles`.
-        #[target_feature(enable = "neon")]
-        unsafe fn $name(a: &TileArgs<'_, $t, $i>, tiles: Range<usize>, y: &mut [$t]) -> ($t, bool) {
-            // SAFETY: the caller's contract.
-            unsafe { run_tiles::<$t, $i, $v>(a, tiles, 0.0, y) }
-        }
-    )*};
-}
-
-entries! {
-    f64_u32: f64, u32, F64x2;
-    f64_u64: f64, u64, F64x2;
-    f32_u32: f32, u32, F32x4;
-    f32_u64: f32, u64, F32x4;
-    f64_u32_2: f64, u32, Pair<F64x2>;
-    f64_u64_2: f64, u64, Pair<F64x2>;
-    f32_u32_2: f32, u32, Pair<F32x4>;
-    f32_u64_2: f32, u64, Pair<F32x4>;
-    f64_u32_4: f64, u32, Pair<Pair<F64x2>>;
-    f64_u64_4: f64, u64, Pair<Pair<F64x2>>;
-    f32_u32_4: f32, u32, Pair<Pair<F32x4>>;
-    f32_u64_4: f32, u64, Pair<Pair<F32x4>>;
-}
-
-/// Runs complete tiles with this width's kernel when the layout's `omega` is one, two or
-/// four registers of lanes of `T`; `None` otherwise (the portable kernel then runs).
-pub(crate) fn tiles<T: Scalar, I: Index>(
-    c: Checked,
-    omega: usize,
-    a: &TileArgs<'_, T, I>,
-    range: Range<usize>,
-    y: &mut [T],
-) -> Option<(T, bool)> {
-    let lanes = 16 / size_of::<T>();
-    let regs = [1, 2, 4].into_iter().find(|&r| r * lanes == omega)?;
-    if c.isa() != Isa::Neon {
-        return None;
-    }
-    macro_rules! go {
-        ($t:ty, $i:ty, $one:ident, $two:ident, $four:ident) => {{
-            let (a, y) = (recast::<T, I, $t, $i>(a)?, try_cast_slice_mut::<T, $t>(y).ok()?);
-            // SAFETY: `c` proves NEON; `a` is a validated view whose `omega` is `regs`
-            // registers of lanes.
-            let (v, g) = unsafe {
-                match regs {
-                    1 => $one(&a, range, y),
-                    2 => $two(&a, range, y),
-                    _ => $four(&a, range, y),
-                }
-            };
-            (try_cast(v).ok()?, g)
-        }};
-    }
-    let (carry, goes_on) = match (size_of::<T>(), I::BYTES) {
-        (8, 4) => go!(f64, u32, f64_u32, f64_u32_2, f64_u32_4),
-        (8, 8) => go!(f64, u64, f64_u64, f64_u64_2, f64_u64_4),
-        (4, 4) => go!(f32, u32, f32_u32, f32_u32_2, f32_u32_4),
-        (4, 8) => go!(f32, u64, f32_u64, f32_u64_2, f32_u64_4),
-        _ => return None,
-    };
-    Some((carry, goes_on))
-}
+crate::arch::generic::spmv_csr5::tiles_128!(crate::Isa::Neon, #[target_feature(enable = "neon")]);
