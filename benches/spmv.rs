@@ -164,8 +164,11 @@ fn bench_omega<T: Scalar>(
     let per_row = a.nnz() / a.nrows().max(1);
     for isa in Isa::available().filter(|&i| i != Isa::Portable) {
         let lanes = |bytes: usize| bytes / std::mem::size_of::<T>();
-        let omegas =
-            if isa == Isa::Neon { vec![lanes(16), lanes(32), lanes(64)] } else { vec![lanes(32), lanes(64)] };
+        let omegas = if matches!(isa, Isa::Neon | Isa::Wasm128) {
+            vec![lanes(16), lanes(32), lanes(64)]
+        } else {
+            vec![lanes(32), lanes(64)]
+        };
         for omega in omegas {
             let sigma = spblas::formats::csr5::sigma_for(omega, per_row);
             let Ok(layout) = Csr5Layout::with_params(&a, omega, sigma) else { continue };

@@ -79,14 +79,16 @@ fn bits<T: Scalar>(v: &[T]) -> Vec<u64> {
 
 /// The `(omega, sigma)` pairs tried for one `Isa`: for each `omega` its kernels run
 /// (AVX2: two registers, its default, and one, which AVX-512 runs on the AVX2 kernel;
-/// NEON: one, its default, two and four), its own layout, small tiles that make many
-/// tiles out of a small matrix, and tall tiles whose descriptor is split (two words per
-/// lane) where the fields do not pack into one.
+/// NEON: one, its default, two and four; WebAssembly SIMD: two, its default, one and
+/// four), its own layout, small tiles that make many tiles out of a small matrix, and
+/// tall tiles whose descriptor is split (two words per lane) where the fields do not pack
+/// into one.
 fn params<T: Scalar>(isa: Isa) -> Vec<(usize, usize)> {
     let w = omega_for::<T>(isa);
     let widths = match isa {
         Isa::Avx2 | Isa::Avx512 => vec![w, w / 2],
         Isa::Neon => vec![w, 2 * w, 4 * w],
+        Isa::Wasm128 => vec![w, w / 2, 2 * w],
         _ => vec![w],
     };
     let mut all = Vec::new();
