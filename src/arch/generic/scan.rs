@@ -756,13 +756,9 @@ fn stream_start<L: ScanVec>(src: *const L::E, dst: *mut L::E, n: usize) -> Optio
     (k <= n).then_some(k)
 }
 
-/// How far ahead of the loads the streaming loops prefetch `src`, in bytes.
-/// Measured on the development Xeon (32M elements, `examples/stream.rs`,
-/// interleaved with memcpy): f64 inclusive scan / segmented sum on AVX-512 went
-/// from 72-76% / 54-56% of memcpy without prefetch to 83% / 73-82% at 1 KiB and
-/// 83-84% / 82-85% at 4 KiB, the hardware prefetcher alone not keeping one core's
-/// read stream full next to the streaming stores. (Prefetching the head flags as
-/// well measured no better.)
+/// How far ahead of the loads the streaming loops prefetch `src`, in bytes: next to the
+/// streaming stores the hardware prefetcher alone did not keep one core's read stream
+/// full (`examples/stream.rs`; `benches/records/kernel-notes-2026-11.md`, "scan prefetch").
 const PREFETCH: usize = 4096;
 
 /// [`PREFETCH`] in elements of `L`.

@@ -50,16 +50,12 @@ pub(crate) fn dot_seq<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T
 ///
 /// A short row also prefetches `vals` and `col_idx` [`PF_AHEAD`] entries ahead, as the
 /// CSR5 tile loop does: short rows keep the core busy with bookkeeping, and the hardware
-/// prefetchers alone left the loop well below the streaming bandwidth. Measured on the
-/// AMD VM (AVX-512, old and new builds alternating, best of 3–5): Poisson 2D `f64` 4.3
-/// → 2.3 ms (1.9x), `f32` 3.4 → 2.3 ms; `uniform_random` (5 entries a row over all of
-/// `x`) 8–9 → 3.9–4.2 ms; the long-row matrices (no hints) level, `banded` within 5%.
-/// Rows up to [`PF_ROW_MAX`] entries prefetch every line of their span (on the Intel
-/// dev VM that made 27-entry rows up to 1.9x faster; the AMD VM had measured long rows
-/// level without hints). Empty rows skip the hints (with them `rmat`, half its rows
-/// empty, lost 6%), and
-/// `beta == 0` has a loop of its own that never reads `y` (one loop with a select read
-/// `y` for every row and gave back most of the gain).
+/// prefetchers alone left the loop well below the streaming bandwidth. Rows up to
+/// [`PF_ROW_MAX`] entries prefetch every line of their span. Empty rows skip the hints
+/// (they cost `rmat`, half its rows empty), and `beta == 0` has a loop of its own that
+/// never reads `y` (one loop with a select read `y` for every row and gave back most of
+/// the gain). Measurements: `benches/records/kernel-notes-2026-11.md`, "CSR row loop
+/// prefetch".
 #[allow(clippy::too_many_arguments)]
 #[inline(always)]
 pub(crate) fn row_loop<T: Scalar, I: Index, S: Stencil<T, I>>(
@@ -298,15 +294,7 @@ const STENCIL_BACKOFF_MAX: usize = 4096;
 /// entries past its start (a row below the width's `SHORT` takes one line of each).
 /// Longer rows stream long enough for the hardware prefetchers alone.
 ///
-/// Measured on the dev VM's Intel Xeon (`examples/probe_csr5`-style blocks of 10 timed
-/// runs after 20, three rounds, two sessions), row-vector without → with: `poisson3d_27`
-/// (rows of 27) AVX2 f64 7.45–7.75 → 4.73–5.37 ms, f32 4.58–5.35 → 2.73–2.78, AVX-512 f64
-/// 7.57–7.78 → 4.77–5.84, f32 5.54–5.75 → 2.78–2.88; `block_diagonal` (rows of 48) AVX2
-/// f64 2.61–2.93 → 2.05–2.06; `banded` (rows of 39) f64 1.8–2.05 → 1.7–1.84; `dense`
-/// (rows of 2048, not prefetched) and the irregular matrices level. On the Xeon device
-/// host (one core, two sessions): `poisson3d_27` f64 7.0–9.95 → 4.7–9.15 ms, f32
-/// 3.96–6.9 → 3.58–3.78; `banded` and `block_diagonal` within that host's noise (up to
-/// 1.6x between rounds of one build).
+/// Measurements: `benches/records/kernel-notes-2026-11.md`, "PF_ROW_MAX".
 const PF_ROW_MAX: usize = 256;
 
 /// One row of [`row_loop`]: its dot product, `w` its two `row_ptr` entries.

@@ -26,19 +26,16 @@
 //!    construction); in a tile with empty rows the rows come from `empty_offset`, and the
 //!    empty rows between its segments get `beta * y`.
 //!
-//! Two additions to the thesis's loop, both measured on the suite (H100 host, Xeon with
-//! AVX-512, one thread, CSR5 against row-scalar CSR timed alternately in the same run):
-//! - every step prefetches the values and column indices [`PF_AHEAD`] entries ahead. The
+//! Additions to the thesis's loop, each measured on the suite against the row-scalar loop
+//! (`benches/records/kernel-notes-2026-11.md`, "CSR5 tile loop"):
+//! - every step prefetches the values and column indices [`PF_AHEAD`] entries ahead: the
 //!   tile layout reads two streams at a stride of `W` entries per step with a gather
-//!   between, and the hardware prefetchers alone left the loop at 12–14 GB/s on regular
-//!   `f64` matrices; with the hints it reads 22–27 GB/s (Poisson 2D: 1.07x → 1.66x the
-//!   scalar loop; irregular matrices 1.04–1.14x → 1.21–1.31x);
+//!   between, and the hardware prefetchers alone left the loop well below the bandwidth;
 //! - a tile with heads at few steps runs the steps between them without testing the
 //!   descriptor (the OR of its lanes' `bit_flag`s says which steps have heads);
 //! - a tile that lies inside one row which goes on into the next tile (long rows) skips
 //!   the descriptor, the segment pass and `y`: its products join that row's sum in
-//!   lanes, which are added up once, where the row ends (dense `f64`: 1.09x → 1.31x
-//!   the scalar loop).
+//!   lanes, which are added up once, where the row ends.
 
 use core::mem::MaybeUninit;
 use core::ops::Range;
@@ -56,12 +53,10 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
     /// Lanes per register.
     const W: usize;
     /// Accumulators of a lane-wise row sum (tiles inside one long row): 2 where one
-    /// register's multiply-add chain would bound the loop. Measured on the dev VM (warm
-    /// `dense`, `lp_like`): AVX2 gains 1.1–1.7x with 2; AVX-512 gains nothing on `f64` and
-    /// loses 45% on `lp_like` `f32` (two 16-wide gathers of missing lines in flight), so
-    /// it keeps 1. NEON (2 or 4 lanes, not measured: no NEON machine here) takes 2 by
-    /// AVX2's reasoning. (Two chains in the general tile loop, folded at every step with
-    /// heads, lost 5–10% on AVX2 `banded` and `poisson2d`.)
+    /// register's multiply-add chain would bound the loop: AVX2 takes 2; AVX-512 keeps 1
+    /// (two 16-wide gathers of missing lines in flight cost more than the second chain
+    /// gains); the 128-bit widths, not measured, take 2 by AVX2's reasoning. Measurements:
+    /// `benches/records/kernel-notes-2026-11.md`, "RUN_CHAINS".
     const RUN_CHAINS: usize = 1;
     /// Whether a step may prefetch `x` at the columns [`PF_X_AHEAD`] entries ahead (where
     /// [`TileArgs::prefetch_x`] asks). On long rows over a wide `x` (`lp_like`) the hints
@@ -404,10 +399,9 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
                 gslots: &mut gslots,
                 ng: 0,
             };
-            // Measured on the dev VM (warm, every width): skipping the head-free steps
-            // takes 9–19% off `banded` and `block_diagonal` (a few steps with heads per
-            // tile) and costs up to 13% on AVX2 `poisson2d` (heads at most steps); so the
-            // skip runs where at most a quarter of the steps have heads.
+            // Skipping the head-free steps pays where a tile has heads at a few steps and
+            // costs where most steps have them; so the skip runs where at most a quarter
+            // of the steps have heads (kernel-notes record, "head-free steps").
             if steps.count_ones() as usize * 4 > sigma {
                 // Heads at many steps (short rows): test every step.
                 for j in 1..sigma {
@@ -592,8 +586,7 @@ impl<T: Scalar, V: Copy, S: Copy> Heads<'_, T, V, S> {
 /// = 2 x the width's lanes (AVX2's default layout, see
 /// [`omega_for`](crate::formats::csr5::omega_for)). Green segments leave by the branch
 /// per lane (`COMPRESS` false), and a long row runs one chain per register
-/// (`RUN_CHAINS` 1: two per register spilled and lost 15–30% on AVX2 `dense` and
-/// `lp_like`, AMD VM).
+/// (`RUN_CHAINS` 1: two per register spilled; "RUN_CHAINS" in the kernel-notes record).
 #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 #[derive(Clone, Copy)]
 pub(crate) struct Pair<V>(V, V);
