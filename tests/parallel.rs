@@ -336,6 +336,7 @@ fn drivers_run_on_the_callers_pool() {
     assert_eq!(got, want);
 }
 
+#[cfg(not(target_family = "wasm"))]
 fn from_lens_f64(m: usize, n: usize, len: impl Fn(usize) -> usize) -> CsrOwned<f64, u32> {
     let mut row_ptr = vec![0u32];
     let mut col_idx = Vec::new();

@@ -42,6 +42,14 @@ pub(crate) fn dot_seq<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T
     cols.iter().zip(vals).fold(T::ZERO, |acc, (&c, &v)| acc + v * x_at(x, c))
 }
 
+/// `x + min(c, xmax)`: in bounds of `x` when `xmax < x.len()`. How the widths without a
+/// gather instruction (NEON, WebAssembly SIMD) address each lane's `x`.
+#[cfg(any(target_arch = "aarch64", all(target_arch = "wasm32", target_feature = "simd128")))]
+#[inline(always)]
+pub(crate) fn at<T, I: Index>(x: *const T, c: I, xmax: usize) -> *const T {
+    x.wrapping_add(c.to_usize().min(xmax))
+}
+
 /// The row loop shared by every width: rows shorter than `short` run the sequential dot
 /// product inline — the same loop as the row-scalar method, which measured faster for
 /// them — and longer rows call `long`, the width's out-of-line vector dot product, or,

@@ -182,7 +182,7 @@ pub(crate) use tile_entries;
 /// step — and `tiles`, which picks the one the layout's `omega` fits (`None` otherwise: the
 /// portable kernel runs). `$isa` is the width's `Isa`; `$attr` its entry points' target
 /// feature (none where the feature is compiled into the whole module).
-#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(target_arch = "aarch64", all(target_arch = "wasm32", target_feature = "simd128")))]
 macro_rules! tiles_128 {
     ($isa:path $(, #[$attr:meta])?) => {
         macro_rules! entry {
@@ -255,7 +255,7 @@ macro_rules! tiles_128 {
         }
     };
 }
-#[cfg(any(target_arch = "aarch64", target_arch = "wasm32"))]
+#[cfg(any(target_arch = "aarch64", all(target_arch = "wasm32", target_feature = "simd128")))]
 pub(crate) use tiles_128;
 
 /// Runs the complete tiles `tiles` (Alg. 32), seeding the first with `carry`; returns

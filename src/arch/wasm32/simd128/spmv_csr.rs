@@ -10,14 +10,7 @@
 
 use core::arch::wasm32::*;
 
-use crate::Index;
-use crate::arch::generic::spmv_csr::{DotVec, spmv_csr_kernels};
-
-/// `x + min(c, xmax)`: in bounds of `x` when `xmax < x.len()`.
-#[inline(always)]
-fn at<T, I: Index>(x: *const T, c: I, xmax: usize) -> *const T {
-    x.wrapping_add(c.to_usize().min(xmax))
-}
+use crate::arch::generic::spmv_csr::{DotVec, at, spmv_csr_kernels};
 
 macro_rules! f64x2 {
     ($name:ident, $i:ty) => {
