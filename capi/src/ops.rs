@@ -36,10 +36,15 @@ pub(crate) unsafe fn csr<'a, T: Scalar, I: Index>(
     let rp_len = nrows.checked_add(1).ok_or(ERR_TOO_LARGE)?;
     // SAFETY: the caller's promise.
     let row_ptr: &[I] = unsafe { raw::slice(row_ptr, rp_len)? };
-    let nnz = row_ptr.last().copied().unwrap_or(I::ZERO).try_to_usize().ok_or(ERR_TOO_LARGE)?;
+    let nnz = entries(row_ptr)?;
     // SAFETY: the caller's promise.
     let (col_idx, vals) = unsafe { (raw::slice(col_idx, nnz)?, raw::slice(vals, nnz)?) };
     Csr::new(nrows, ncols, row_ptr, col_idx, vals).map_err(of_format)
+}
+
+/// The entry count a row pointer array ends with (0 for an empty array).
+fn entries<I: Index>(row_ptr: &[I]) -> Result<usize, Status> {
+    row_ptr.last().copied().unwrap_or(I::ZERO).try_to_usize().ok_or(ERR_TOO_LARGE)
 }
 
 /// [`csr`] of a C struct.
@@ -109,7 +114,8 @@ pub(crate) unsafe fn csr5_layout<T: Scalar, I: Index>(
         let a = unsafe { csr_of(a)? };
         let l = Csr5Layout::new(&a, Exec::new().resolved_isa()).map_err(of_format)?;
         // SAFETY: the caller's promise.
-        unsafe { raw::write(out, spblas_csr5_layout::of(&l)) }
+        *unsafe { raw::borrow_mut(out)? } = spblas_csr5_layout::of(&l);
+        Ok(())
     })())
 }
 
@@ -136,7 +142,7 @@ pub(crate) unsafe fn csr5_build<T: Scalar, I: Index>(
 ) -> Status {
     status((|| {
         // SAFETY: the caller's promise.
-        let (a, l, m) = unsafe { (csr_of(a)?, raw::read(layout)?, raw::borrow_mut(out)?) };
+        let (a, l, m) = unsafe { (csr_of(a)?, *raw::borrow(layout)?, raw::borrow_mut(out)?) };
         let made = layout_for(&a, &l)?;
         // SAFETY: the caller's promise: `out`'s buffers hold what `layout` says.
         let (col_idx, vals, aux) = unsafe {
@@ -276,7 +282,7 @@ pub(crate) unsafe fn spgemm_numeric<T: Scalar + ScanElem, I: Index + Key>(
         let rp_len = a.nrows().checked_add(1).ok_or(ERR_TOO_LARGE)?;
         // SAFETY: the caller's promise.
         let rp = unsafe { raw::slice(c_row_ptr, rp_len)? };
-        let nnz = rp.last().copied().unwrap_or(I::ZERO).try_to_usize().ok_or(ERR_TOO_LARGE)?;
+        let nnz = entries(rp)?;
         // SAFETY: the caller's promise.
         let (ci, cv, wi, wv) = unsafe {
             (

@@ -57,27 +57,6 @@ pub(crate) unsafe fn slice_mut<'a, T>(p: *mut T, len: usize) -> Result<&'a mut [
     Ok(unsafe { core::slice::from_raw_parts_mut(p, len) })
 }
 
-/// The value at `p`.
-///
-/// # Safety
-/// Unless `p` is NULL: `p` points to an initialised `T`.
-pub(crate) unsafe fn read<T: Copy>(p: *const T) -> Result<T, Status> {
-    check(p, 1)?;
-    // SAFETY: `p` is non-NULL and aligned (checked); the caller promises a `T` there.
-    Ok(unsafe { p.read() })
-}
-
-/// Writes `v` to `p`.
-///
-/// # Safety
-/// Unless `p` is NULL: `p` points to a `T` the caller lets us write.
-pub(crate) unsafe fn write<T>(p: *mut T, v: T) -> Result<(), Status> {
-    check(p, 1)?;
-    // SAFETY: `p` is non-NULL and aligned (checked); the caller lets us write a `T`.
-    unsafe { p.write(v) };
-    Ok(())
-}
-
 /// A shared reference to the struct at `p`.
 ///
 /// # Safety
