@@ -1,0 +1,13 @@
+//! Size probe: csr5 SpMV in `f64` (see `probe.rs`).
+#![no_std]
+#![no_main]
+
+use cortex_m_rt::entry;
+#[allow(unused_imports)]
+use spblas::{Csr, Csr5, Csr5Layout, Exec, Isa, SpMv, formats::csr5::Csr5Aux};
+use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
+
+type T = f64;
+const PROBE: &str = "csr5";
+
+include!("../probe.rs");

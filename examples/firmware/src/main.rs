@@ -1,0 +1,157 @@
+//! spblas on a Cortex-M4F without an allocator: a CSR matrix and its CSR5 form in
+//! `static` buffers, CSR and CSR5 SpMV in `f32` and `f64`, a bitonic sort and a segmented
+//! sum, each checked against a plain loop. Exits with status 0 when every result matches.
+//!
+//! `cargo run --release` (in this folder) boots it on QEMU's `mps2-an386` board.
+#![no_std]
+#![no_main]
+
+use cortex_m_rt::entry;
+use cortex_m_semihosting::hprintln;
+use spblas::formats::csr5::Csr5Aux;
+use spblas::primitives::{segmented, sort};
+use spblas::{Csr, Csr5, Csr5Layout, Exec, Isa, SpMv};
+use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, stack, test_matrix};
+
+/// Room for the CSR5 arrays of the test matrix: tiles of at least 4 × 4 entries.
+const TILES_MAX: usize = NNZ_MAX / 16 + 1;
+
+/// The buffers of one precision: the matrix in CSR, its CSR5 copy, `x` and `y`.
+struct Buffers<'b, T> {
+    row_ptr: &'b mut [u32; N + 1],
+    col_idx: &'b mut [u32; NNZ_MAX],
+    vals: &'b mut [T; NNZ_MAX],
+    c5_col: &'b mut [u32; NNZ_MAX],
+    c5_vals: &'b mut [T; NNZ_MAX],
+    tile_ptr: &'b mut [u32; TILES_MAX + 1],
+    tile_desc: &'b mut [u32; TILES_MAX * 16],
+    empty_ptr: &'b mut [u32; TILES_MAX + 1],
+    empty: &'b mut [u32; NNZ_MAX],
+}
+
+/// Builds the test matrix and its CSR5 form in `b`, runs CSR and CSR5 SpMV and compares
+/// both with the plain loop. Returns whether all agree.
+fn spmv_checks<T>(name: &str, b: Buffers<'_, T>) -> bool
+where
+    T: spblas::Scalar + From<i16> + Default,
+{
+    let nnz = test_matrix(GRID, b.row_ptr, b.col_idx, b.vals);
+    let Ok(a) = Csr::new(N, N, &b.row_ptr[..], &b.col_idx[..nnz], &b.vals[..nnz]) else {
+        return false;
+    };
+    let x: [T; N] = core::array::from_fn(|i| T::from((i % 7) as i16 - 3));
+    let (mut want, mut y_csr, mut y_csr5) = ([T::ZERO; N], [T::ZERO; N], [T::ZERO; N]);
+    spmv_reference(a.row_ptr(), a.col_idx(), a.vals(), &x, &mut want);
+    let csr_ok = a.spmv(Exec::new(), T::ONE, &x, T::ZERO, &mut y_csr).is_ok() && y_csr == want;
+
+    let Ok(layout) = Csr5Layout::new(&a, Isa::detect()) else { return false };
+    let aux = Csr5Aux {
+        tile_ptr: &mut b.tile_ptr[..],
+        tile_desc: &mut b.tile_desc[..],
+        empty_offset_ptr: &mut b.empty_ptr[..],
+        empty_offset: &mut b.empty[..],
+    };
+    let Ok(c5) = Csr5::from_csr(&a, &layout, &mut b.c5_col[..], &mut b.c5_vals[..], aux) else {
+        return false;
+    };
+    let csr5_ok = c5.spmv(Exec::new(), T::ONE, &x, T::ZERO, &mut y_csr5).is_ok() && y_csr5 == want;
+    hprintln!(
+        "{}: CSR SpMV {}, CSR5 SpMV {} ({} x {} tiles of {} x {})",
+        name,
+        verdict(csr_ok),
+        verdict(csr5_ok),
+        N,
+        N,
+        layout.omega(),
+        layout.sigma()
+    );
+    csr_ok && csr5_ok
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok { "ok" } else { "WRONG" }
+}
+
+#[entry]
+fn main() -> ! {
+    static mut ROW_PTR: [u32; N + 1] = [0; N + 1];
+    static mut COL_IDX: [u32; NNZ_MAX] = [0; NNZ_MAX];
+    static mut C5_COL: [u32; NNZ_MAX] = [0; NNZ_MAX];
+    static mut TILE_PTR: [u32; TILES_MAX + 1] = [0; TILES_MAX + 1];
+    static mut TILE_DESC: [u32; TILES_MAX * 16] = [0; TILES_MAX * 16];
+    static mut EMPTY_PTR: [u32; TILES_MAX + 1] = [0; TILES_MAX + 1];
+    static mut EMPTY: [u32; NNZ_MAX] = [0; NNZ_MAX];
+    static mut VALS32: [f32; NNZ_MAX] = [0.0; NNZ_MAX];
+    static mut C5_VALS32: [f32; NNZ_MAX] = [0.0; NNZ_MAX];
+    static mut VALS64: [f64; NNZ_MAX] = [0.0; NNZ_MAX];
+    static mut C5_VALS64: [f64; NNZ_MAX] = [0.0; NNZ_MAX];
+
+    stack::paint();
+    hprintln!("spblas on {:?}", Isa::detect());
+    let f32_ok = spmv_checks(
+        "f32",
+        Buffers {
+            row_ptr: &mut *ROW_PTR,
+            col_idx: &mut *COL_IDX,
+            vals: VALS32,
+            c5_col: &mut *C5_COL,
+            c5_vals: C5_VALS32,
+            tile_ptr: &mut *TILE_PTR,
+            tile_desc: &mut *TILE_DESC,
+            empty_ptr: &mut *EMPTY_PTR,
+            empty: &mut *EMPTY,
+        },
+    );
+    let f64_ok = spmv_checks(
+        "f64",
+        Buffers {
+            row_ptr: ROW_PTR,
+            col_idx: COL_IDX,
+            vals: VALS64,
+            c5_col: C5_COL,
+            c5_vals: C5_VALS64,
+            tile_ptr: TILE_PTR,
+            tile_desc: TILE_DESC,
+            empty_ptr: EMPTY_PTR,
+            empty: EMPTY,
+        },
+    );
+
+    // A bitonic sort (thesis 4.4.2) of pseudo-random keys against insertion sort.
+    let mut keys = [0u32; 200];
+    let mut s = 0x1234_5678u32;
+    for k in keys.iter_mut() {
+        s ^= s << 13;
+        s ^= s >> 17;
+        s ^= s << 5;
+        *k = s % 1000;
+    }
+    let mut want = keys;
+    for i in 1..want.len() {
+        let mut j = i;
+        while j > 0 && want[j - 1] > want[j] {
+            want.swap(j - 1, j);
+            j -= 1;
+        }
+    }
+    let sort_ok = sort::bitonic_sort(Exec::new(), &mut keys).is_ok() && keys == want;
+    hprintln!("bitonic sort of {} keys: {}", keys.len(), verdict(sort_ok));
+
+    // A segmented sum (thesis 4.3.3): each segment's total lands on its head.
+    let heads: [bool; 100] = core::array::from_fn(|i| i % 7 == 0 || i % 11 == 3);
+    let mut v: [f32; 100] = core::array::from_fn(|i| (i % 5) as f32);
+    let mut want = [0.0f32; 100];
+    let mut head = 0;
+    for i in 0..v.len() {
+        if heads[i] || i == 0 {
+            head = i;
+        }
+        want[head] += v[i];
+    }
+    let seg_ok = segmented::segmented_sum(Exec::new(), &mut v, &heads).is_ok()
+        && (0..v.len()).filter(|&i| heads[i] || i == 0).all(|i| v[i] == want[i]);
+    hprintln!("segmented sum of {} values: {}", v.len(), verdict(seg_ok));
+
+    hprintln!("peak stack: {} bytes", stack::peak());
+    exit(f32_ok && f64_ok && sort_ok && seg_ok)
+}
