@@ -89,7 +89,8 @@ fn params<T: Scalar>(isa: Isa) -> Vec<(usize, usize)> {
         Isa::Avx2 | Isa::Avx512 => vec![w, w / 2],
         Isa::Neon => vec![w, 2 * w, 4 * w],
         Isa::Wasm128 => vec![w, w / 2, 2 * w],
-        _ => vec![w],
+        // The tile loop takes the portable layout's `omega`; the row walk every other.
+        _ => vec![w, 1, w / 2, 2 * w, 32],
     };
     let mut all = Vec::new();
     for w in widths {

@@ -115,6 +115,7 @@ fn run<T: Scalar, I: Index>(
     }
     let args = TileArgs {
         sigma: a.sigma(),
+        row_ptr: a.row_ptr(),
         format: a.desc_format(),
         col_idx: a.col_idx(),
         vals: a.vals(),

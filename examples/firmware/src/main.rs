@@ -27,6 +27,10 @@ struct Buffers<'b, T> {
     tile_desc: &'b mut [u32; TILES_MAX * 16],
     empty_ptr: &'b mut [u32; TILES_MAX + 1],
     empty: &'b mut [u32; NNZ_MAX],
+    x: &'b mut [T; N],
+    want: &'b mut [T; N],
+    y_csr: &'b mut [T; N],
+    y_csr5: &'b mut [T; N],
 }
 
 /// Builds the test matrix and its CSR5 form in `b`, runs CSR and CSR5 SpMV and compares
@@ -39,10 +43,12 @@ where
     let Ok(a) = Csr::new(N, N, &b.row_ptr[..], &b.col_idx[..nnz], &b.vals[..nnz]) else {
         return false;
     };
-    let x: [T; N] = core::array::from_fn(|i| T::from((i % 7) as i16 - 3));
-    let (mut want, mut y_csr, mut y_csr5) = ([T::ZERO; N], [T::ZERO; N], [T::ZERO; N]);
-    spmv_reference(a.row_ptr(), a.col_idx(), a.vals(), &x, &mut want);
-    let csr_ok = a.spmv(Exec::new(), T::ONE, &x, T::ZERO, &mut y_csr).is_ok() && y_csr == want;
+    let (x, want, y_csr, y_csr5) = (b.x, b.want, b.y_csr, b.y_csr5);
+    for (i, v) in x.iter_mut().enumerate() {
+        *v = T::from((i % 7) as i16 - 3);
+    }
+    spmv_reference(a.row_ptr(), a.col_idx(), a.vals(), &x[..], &mut want[..]);
+    let csr_ok = a.spmv(Exec::new(), T::ONE, &x[..], T::ZERO, &mut y_csr[..]).is_ok() && y_csr == want;
 
     let Ok(layout) = Csr5Layout::new(&a, Isa::detect()) else { return false };
     let aux = Csr5Aux {
@@ -54,7 +60,7 @@ where
     let Ok(c5) = Csr5::from_csr(&a, &layout, &mut b.c5_col[..], &mut b.c5_vals[..], aux) else {
         return false;
     };
-    let csr5_ok = c5.spmv(Exec::new(), T::ONE, &x, T::ZERO, &mut y_csr5).is_ok() && y_csr5 == want;
+    let csr5_ok = c5.spmv(Exec::new(), T::ONE, &x[..], T::ZERO, &mut y_csr5[..]).is_ok() && y_csr5 == want;
     hprintln!(
         "{}: CSR SpMV {}, CSR5 SpMV {} ({} x {} tiles of {} x {})",
         name,
@@ -81,6 +87,8 @@ fn main() -> ! {
     static mut TILE_DESC: [u32; TILES_MAX * 16] = [0; TILES_MAX * 16];
     static mut EMPTY_PTR: [u32; TILES_MAX + 1] = [0; TILES_MAX + 1];
     static mut EMPTY: [u32; NNZ_MAX] = [0; NNZ_MAX];
+    static mut X32: [[f32; N]; 4] = [[0.0; N]; 4];
+    static mut X64: [[f64; N]; 4] = [[0.0; N]; 4];
     static mut VALS32: [f32; NNZ_MAX] = [0.0; NNZ_MAX];
     static mut C5_VALS32: [f32; NNZ_MAX] = [0.0; NNZ_MAX];
     static mut VALS64: [f64; NNZ_MAX] = [0.0; NNZ_MAX];
@@ -88,6 +96,7 @@ fn main() -> ! {
 
     stack::paint();
     hprintln!("spblas on {:?}", Isa::detect());
+    let [x32, want32, y_csr32, y_csr532] = X32;
     let f32_ok = spmv_checks(
         "f32",
         Buffers {
@@ -100,8 +109,13 @@ fn main() -> ! {
             tile_desc: &mut *TILE_DESC,
             empty_ptr: &mut *EMPTY_PTR,
             empty: &mut *EMPTY,
+            x: x32,
+            want: want32,
+            y_csr: y_csr32,
+            y_csr5: y_csr532,
         },
     );
+    let [x64, want64, y_csr64, y_csr564] = X64;
     let f64_ok = spmv_checks(
         "f64",
         Buffers {
@@ -114,6 +128,10 @@ fn main() -> ! {
             tile_desc: TILE_DESC,
             empty_ptr: EMPTY_PTR,
             empty: EMPTY,
+            x: x64,
+            want: want64,
+            y_csr: y_csr64,
+            y_csr5: y_csr564,
         },
     );
 

@@ -105,6 +105,8 @@ pub(crate) trait Lanes<T: Scalar, I: Index>: Copy {
 #[derive(Clone, Copy)]
 pub(crate) struct TileArgs<'a, T, I> {
     pub sigma: usize,
+    /// The CSR row pointer (the kernels for layouts no width takes walk rows by it).
+    pub row_ptr: &'a [I],
     pub format: DescFormat,
     pub col_idx: &'a [I],
     pub vals: &'a [T],
@@ -277,6 +279,26 @@ pub(crate) use tiles_128;
 pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     a: &TileArgs<'_, T, I>,
     tiles: Range<usize>,
+    carry: T,
+    y: &mut [T],
+) -> (T, bool) {
+    // SAFETY: the caller's contract.
+    unsafe { run_tiles_in::<T, I, V, 32, MAX_SEGMENTS>(a, tiles, carry, y) }
+}
+
+/// [`run_tiles`] with its scratch sized by the caller: `L >= V::W` values per lane array
+/// and `S` segment slots, or `S == 0` for no segment buffer: each segment's sum then goes
+/// to its row of `y` when it closes (the same operations on the same values, so the same
+/// bits), and the kernel's stack frame is a few lane arrays — what a microcontroller's
+/// stack of a few KiB can hold (the portable width). Tiles longer than `S > 0` slots, or
+/// lanes wider than `L`, are not run.
+///
+/// # Safety
+/// As [`run_tiles`].
+#[inline(always)]
+pub(crate) unsafe fn run_tiles_in<T: Scalar, I: Index, V: Lanes<T, I>, const L: usize, const S: usize>(
+    a: &TileArgs<'_, T, I>,
+    tiles: Range<usize>,
     mut carry: T,
     y: &mut [T],
 ) -> (T, bool) {
@@ -284,17 +306,17 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     let sigma = a.sigma;
     let len = w * sigma;
     let mut goes_on = false;
-    if len > MAX_SEGMENTS || w > 32 {
+    if (S > 0 && len > S) || len > MAX_SEGMENTS || w > 32 || w > L {
         return (carry, goes_on);
     }
     let full = if w == 32 { u32::MAX } else { (1u32 << w) - 1 };
     let nwords = w * a.format.words_per_lane();
     // Scratch for every tile: lane values, red pieces, segment slots, seg_offset, sums.
-    let mut lanes = [T::ZERO; 32];
-    let mut red = [T::ZERO; 32];
-    let mut cnt = [0u32; 32];
-    let mut seg = [0usize; 32];
-    let mut sums = [T::ZERO; MAX_SEGMENTS];
+    let mut lanes = [T::ZERO; L];
+    let mut red = [T::ZERO; L];
+    let mut cnt = [0u32; L];
+    let mut seg = [0usize; L];
+    let mut sums = [T::ZERO; S];
     // The compressed green segments of a tile (`Lanes::COMPRESS`): written before read,
     // so left uninitialised (4 KiB and 2 KiB that a small SpMV would otherwise clear).
     let mut gvals = [MaybeUninit::<T>::uninit(); MAX_SEGMENTS + 32];
@@ -305,9 +327,9 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     // its calls (`memset` for empty rows) and then stays in memory inside the step loop
     // too, a store-to-load round trip per step (dense `f64`: 2.1 ms against row-vector's
     // 1.3 ms on the AMD EPYC VM).
-    let mut run_buf = [T::ZERO; 32];
+    let mut run_buf = [T::ZERO; L];
     // The row's sum when it ends: its lanes, added up in lane order.
-    let run_total = |b: &[T; 32]| b[..w].iter().fold(T::ZERO, |s, &x| s + x);
+    let run_total = |b: &[T; L]| b[..w].iter().fold(T::ZERO, |s, &x| s + x);
     let mut in_run = false;
     for t in tiles {
         let (Some(&tp), Some(&tn), Some(words)) =
@@ -370,19 +392,51 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         let (mut seen, mut steps) = (0u32, 0u32);
         // The flag words, then (split descriptor) the offset words; packed, they coincide.
         let (flags, offs) = (&words[..w], &words[nwords - w..]);
+        let mut last_heads = 0;
         for (i, (&f, &o)) in flags.iter().zip(offs).enumerate() {
             cnt[i] = a.format.y_offset(o) as u32;
             seg[i] = a.format.seg_offset(o);
             let b = a.format.bit_flag(f);
             seen |= u32::from(b != 0) << i;
             steps |= b;
+            if b != 0 {
+                last_heads = b.count_ones() as usize;
+            }
         }
-        // The steps after the first with a head in some lane.
+        // The tile's segments: each head of the last lane with one starts a segment after
+        // those of the lanes before it (its `y_offset`); a tile without heads is one.
+        let last_lane = seen.checked_ilog2().map_or(0, |b| b as usize);
+        let nseg = (cnt[last_lane] as usize + last_heads.max(1)).min(len);
+        let row_of = |k: usize| if dirty { r0 + eoff.get(k).map_or(0, |v| v.to_usize()) } else { r0 + k };
+        goes_on = row_of(nseg - 1) == next;
+        if dirty {
+            // The tile's rows `r0..next` (those of them in `y`) become `beta * y` in one
+            // pass, then each segment's row, from `empty_offset`, gets `alpha * s` added:
+            // `alpha * s + beta * y` (`alpha * s` when `beta == 0`), the same operations in
+            // the same order as the clean tiles' pass below. (A `beta * y` pass per run
+            // of empty rows between segments cost a `memset` call each: `rmat`, half its
+            // rows empty, spent a tenth of its CSR5 time there.)
+            let y0 = a.y0;
+            let (lo, hi) = (r0.saturating_sub(y0).min(y.len()), next.saturating_sub(y0).min(y.len()));
+            scale_rows(y, lo..hi.max(lo), a.beta);
+        }
+        // Steps after the first with a head in some lane.
         steps &= !1;
+        let mut out = Sums {
+            sums: &mut sums,
+            y: &mut *y,
+            row_of,
+            y0: a.y0,
+            dirty,
+            alpha: a.alpha,
+            beta: a.beta,
+            handed_on: if goes_on { nseg - 1 } else { usize::MAX },
+            carry: T::ZERO,
+        };
         // SAFETY: the caller proved `V`'s features; `cp`/`vp` hold the tile's `len = W *
         // sigma` entries, so step `j` reads `W` at offset `j * W < len`; every column of a
         // validated view is `< ncols == x.len()`; `words` holds `W` (flag) words first; `lanes` and
-        // `red` hold 32 >= W values.
+        // `red` hold `L >= W` values.
         unsafe {
             let open = V::heads(words.as_ptr(), 0);
             let reds = V::lane0(T::ZERO);
@@ -390,7 +444,7 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
             let slots = V::slots(cnt.as_ptr());
             let mut st = Heads {
                 lanes: &mut lanes,
-                sums: &mut sums,
+                out: &mut out,
                 cnt: &mut cnt,
                 open,
                 reds,
@@ -436,10 +490,7 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
                 V::store_slots(st.slots, st.cnt.as_mut_ptr());
                 for (v, k) in st.gvals.iter().zip(st.gslots.iter()).take(st.ng) {
                     // SAFETY: `compress` wrote the first `ng` entries of both lists.
-                    let (v, k) = (v.assume_init(), k.assume_init());
-                    if let Some(s) = st.sums.get_mut(k as usize) {
-                        *s = v;
-                    }
+                    st.out.put(k.assume_init() as usize, v.assume_init());
                 }
             }
             let (open, reds) = (st.open, st.reds);
@@ -454,30 +505,21 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         for i in (0..w).rev() {
             let next_red = if i + 1 < w { red[i + 1] } else { T::ZERO };
             run = if seg[i] > 0 { next_red + run } else { next_red };
-            if seen >> i & 1 == 1
-                && let Some(s) = sums.get_mut(cnt[i] as usize)
-            {
-                *s = lanes[i] + run;
+            if seen >> i & 1 == 1 {
+                out.put(cnt[i] as usize, lanes[i] + run);
             }
         }
-        let last_lane = seen.checked_ilog2().map_or(0, |b| b as usize);
-        let nseg = (cnt[last_lane] as usize + 1).min(len);
-        let row_of = |k: usize| if dirty { r0 + eoff.get(k).map_or(0, |v| v.to_usize()) } else { r0 + k };
-        goes_on = row_of(nseg - 1) == next;
+        if S == 0 {
+            carry = out.carry;
+            continue;
+        }
         carry = if goes_on { sums[nseg - 1] } else { T::ZERO };
         let done = if goes_on { nseg - 1 } else { nseg };
         if dirty {
-            // The tile's rows `r0..next` (those of them in `y`) become `beta * y` in one
-            // pass, then each segment's row, from `empty_offset`, gets `alpha * s` added:
-            // `alpha * s + beta * y` (`alpha * s` when `beta == 0`), the same operations in
-            // the same order as the clean tiles' pass below. (A `beta * y` pass per run
-            // of empty rows between segments cost a `memset` call each: `rmat`, half its
-            // rows empty, spent a tenth of its CSR5 time there.)
-            let y0 = a.y0;
-            let (lo, hi) = (r0.saturating_sub(y0).min(y.len()), next.saturating_sub(y0).min(y.len()));
-            scale_rows(y, lo..hi.max(lo), a.beta);
+            // Each segment's row, from `empty_offset`, gets `alpha * s` added to the
+            // `beta * y` written above.
             for (k, &s) in sums[..done].iter().enumerate() {
-                if let Some(yr) = y.get_mut(row_of(k).wrapping_sub(y0)) {
+                if let Some(yr) = y.get_mut(row_of(k).wrapping_sub(a.y0)) {
                     *yr = if a.beta == T::ZERO { a.alpha * s } else { a.alpha * s + *yr };
                 }
             }
@@ -494,6 +536,43 @@ pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
         carry = run_total(&run_buf);
     }
     (carry, goes_on)
+}
+
+/// Where a tile's segment sums go: slot `k` of `sums` (`S > 0`), or (`S == 0`) segment
+/// `k`'s row of `y` at once — `alpha * s + beta * y`, `alpha * s + y` on a row the tile's
+/// `beta` pass already scaled — except the segment handed on to the next tile, whose
+/// partial sum is kept in `carry`.
+struct Sums<'s, T, F, const S: usize> {
+    sums: &'s mut [T; S],
+    y: &'s mut [T],
+    row_of: F,
+    y0: usize,
+    dirty: bool,
+    alpha: T,
+    beta: T,
+    handed_on: usize,
+    carry: T,
+}
+
+impl<T: Scalar, F: Fn(usize) -> usize, const S: usize> Sums<'_, T, F, S> {
+    #[inline(always)]
+    fn put(&mut self, k: usize, v: T) {
+        if S > 0 {
+            if let Some(s) = self.sums.get_mut(k) {
+                *s = v;
+            }
+        } else if k == self.handed_on {
+            self.carry = v;
+        } else if let Some(yr) = self.y.get_mut((self.row_of)(k).wrapping_sub(self.y0)) {
+            *yr = if self.beta == T::ZERO {
+                self.alpha * v
+            } else if self.dirty {
+                self.alpha * v + *yr
+            } else {
+                self.alpha * v + self.beta * *yr
+            };
+        }
+    }
 }
 
 /// Step `j` of a tile (values at `vp`, columns at `cp`, `ahead` = the prefetch index of
@@ -524,10 +603,10 @@ unsafe fn step<T: Scalar, I: Index, V: Lanes<T, I>>(
 }
 
 /// The per-tile state that steps with heads update (step 2 of the module docs).
-struct Heads<'s, T, V, S> {
-    lanes: &'s mut [T; 32],
-    sums: &'s mut [T; MAX_SEGMENTS],
-    cnt: &'s mut [u32; 32],
+struct Heads<'s, 'o, T, V, S, F, const L: usize, const N: usize> {
+    lanes: &'s mut [T; L],
+    out: &'s mut Sums<'o, T, F, N>,
+    cnt: &'s mut [u32; L],
     /// Lanes that have seen a head.
     open: u32,
     /// The red pieces.
@@ -541,7 +620,9 @@ struct Heads<'s, T, V, S> {
     ng: usize,
 }
 
-impl<T: Scalar, V: Copy, S: Copy> Heads<'_, T, V, S> {
+impl<T: Scalar, V: Copy, S: Copy, F: Fn(usize) -> usize, const L: usize, const N: usize>
+    Heads<'_, '_, T, V, S, F, L, N>
+{
     /// The heads `m` of a step close the lanes' open pieces of `acc`; those lanes restart.
     ///
     /// # Safety
@@ -553,7 +634,7 @@ impl<T: Scalar, V: Copy, S: Copy> Heads<'_, T, V, S> {
     {
         // Green: lanes already inside a segment of their own close it.
         let green = m & self.open;
-        // SAFETY: the caller's contract; `lanes` holds 32 >= W values; the green lists
+        // SAFETY: the caller's contract; `lanes` holds `L >= W` values; the green lists
         // hold `W` entries from `n` (see the field docs).
         unsafe {
             if green != 0 && V::COMPRESS {
@@ -568,9 +649,7 @@ impl<T: Scalar, V: Copy, S: Copy> Heads<'_, T, V, S> {
                 while bits != 0 {
                     let i = bits.trailing_zeros() as usize;
                     bits &= bits - 1;
-                    if let Some(s) = self.sums.get_mut(self.cnt[i] as usize) {
-                        *s = self.lanes[i];
-                    }
+                    self.out.put(self.cnt[i] as usize, self.lanes[i]);
                     self.cnt[i] += 1;
                 }
             }
@@ -649,6 +728,7 @@ pub(crate) fn recast<'a, T: Scalar, I: Index, T2: Scalar, I2: Index>(
     use bytemuck::{try_cast, try_cast_slice};
     Some(TileArgs {
         sigma: a.sigma,
+        row_ptr: try_cast_slice(a.row_ptr).ok()?,
         format: a.format,
         col_idx: try_cast_slice(a.col_idx).ok()?,
         vals: try_cast_slice(a.vals).ok()?,

@@ -81,14 +81,15 @@ pub(crate) fn walk_tile<I: Index>(
 /// (Alg. 25): `bit_flag` per lane, `y_offset` = heads in lanes to the left, `seg_offset`
 /// = headless lanes contiguous to the right.
 pub(crate) fn lane_words(format: DescFormat, omega: usize, flags: &[u32], words: &mut [u32]) {
-    let mut seg = [0usize; 64];
-    for i in (0..omega.saturating_sub(1)).rev() {
-        seg[i] = if flags[i + 1] == 0 { seg[i + 1] + 1 } else { 0 };
-    }
-    let mut y = 0usize;
-    for (i, &bits) in flags.iter().enumerate().take(omega) {
-        format.pack(words, omega, i, bits, y, seg[i]);
-        y += bits.count_ones() as usize;
+    // Right to left, so `seg_offset` needs no array: `y_offset` is the heads of the whole
+    // tile less those of this lane and the lanes to its right.
+    let flags = &flags[..omega.min(flags.len())];
+    let mut y: usize = flags.iter().map(|b| b.count_ones() as usize).sum();
+    let mut seg = 0;
+    for (i, &bits) in flags.iter().enumerate().rev() {
+        y -= bits.count_ones() as usize;
+        format.pack(words, omega, i, bits, y, seg);
+        seg = if bits == 0 { seg + 1 } else { 0 };
     }
 }
 

@@ -296,8 +296,8 @@ fn walk<I: Index>(
 ) -> Result<(), FormatError> {
     let len = omega * sigma;
     let mut r = advance(row_ptr, 0, 0);
-    let mut flags = [0u32; 64];
-    let mut words = [0u32; 128];
+    let mut flags = [0u32; 32];
+    let mut words = [0u32; 64];
     let nwords = omega * format.words_per_lane();
     for t in 0..ntiles {
         flags[..omega].fill(0);
