@@ -1,8 +1,8 @@
 //! Kernels own no memory (ARCHITECTURE.md, principle 1): a counting global allocator proves that
 //! every kernel — SpMV of every format on every available `Isa` and every CSR method,
 //! the CSR5 conversions (copying and in place), the conversions into caller buffers,
-//! the primitives, Level 1 with its workspace, and SpGEMM's symbolic and numeric phases
-//! with theirs — makes zero heap allocations.
+//! the primitives, Level 1 with its workspace, and SpGEMM's symbolic, numeric and
+//! one-pass bounded forms with theirs — makes zero heap allocations.
 //!
 //! Counting is per thread (the test harness allocates on other threads), and only inside
 //! [`allocations`]. Inputs and buffers are made before counting; `Isa::available()` is
@@ -18,7 +18,9 @@ use spblas::formats::csr5::Csr5Aux;
 use spblas::level1::{
     AddMethod, AddRule, SpVec, add, add_workspace_len, axpy, dot, dot_dense, gather, scatter,
 };
-use spblas::level3::{RowMethod, SpgemmConfig, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len};
+use spblas::level3::{
+    RowMethod, SpgemmConfig, spgemm_bounded, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
+};
 use spblas::primitives::heap::{DHeap, k_select};
 use spblas::primitives::merge::{merge, merge_path};
 use spblas::primitives::scan::{exclusive_scan, inclusive_scan, reduce};
@@ -369,7 +371,7 @@ fn level1_with_workspace_allocates_nothing() {
 }
 
 #[test]
-fn spgemm_symbolic_and_numeric_allocate_nothing() {
+fn spgemm_symbolic_numeric_and_bounded_allocate_nothing() {
     let isas = isas();
     let a = matrix();
     let a = a.view();
@@ -403,6 +405,15 @@ fn spgemm_symbolic_and_numeric_allocate_nothing() {
                 spgemm_numeric(exec, cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap()
             });
             assert!(nnz > 0, "{isa:?} {m:?}");
+            // One pass into buffers of the upper bound.
+            let mut ub = vec![0u32; a.nrows()];
+            let total = spblas::level3::upper_bound(&a, &b, &mut ub).unwrap();
+            let (mut bp, mut bi, mut bv) =
+                (vec![0u32; a.nrows() + 1], vec![0u32; total], vec![0.0f64; total]);
+            let got = assert_no_alloc("spgemm_bounded", || {
+                spgemm_bounded(exec, cfg, &a, &b, &mut bp, &mut bi, &mut bv, (&mut wi, &mut wv)).unwrap()
+            });
+            assert_eq!((got, &bp), (nnz, &row_ptr), "{isa:?} {m:?}");
         }
     }
 }

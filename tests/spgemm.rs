@@ -12,7 +12,7 @@ use proptest::prelude::*;
 use spblas::Exec;
 use spblas::TUNING;
 use spblas::level3::{
-    Bin, NBINS, RowMethod, SpgemmConfig, a_at, bin_rows, galerkin, spgemm, spgemm_numeric,
+    Bin, NBINS, RowMethod, SpgemmConfig, a_at, bin_rows, galerkin, spgemm, spgemm_bounded, spgemm_numeric,
     spgemm_numeric_rows, spgemm_reuse, spgemm_symbolic, spgemm_workspace_len, upper_bound,
 };
 use spblas::primitives::Key;
@@ -132,6 +132,22 @@ fn check_config<T: Scalar + ScanElem, I: Index + Key>(
         }
     }
     prop_assert!(pi == ci, "per-bin {:?}", (exec, cfg));
+    // One pass into buffers of the upper bound: the precise path's arrays, bit for bit;
+    // one entry short of the bound is an error before anything is written.
+    let total = upper_bound(a, b, &mut ub).unwrap();
+    let (mut bp, mut bi, mut bv) = (vec![I::MAX; a.nrows() + 1], vec![I::MAX; total], vec![T::ZERO; total]);
+    let got = spgemm_bounded(exec, cfg, a, b, &mut bp, &mut bi, &mut bv, (&mut wi, &mut wv)).unwrap();
+    prop_assert_eq!(got, nnz);
+    prop_assert_eq!(&bp, &row_ptr);
+    prop_assert_eq!(&bi[..nnz], &ci[..]);
+    prop_assert!(bv[..nnz].iter().zip(&cv).all(|(x, y)| x.to_f64().to_bits() == y.to_f64().to_bits()));
+    if total > 0 {
+        let mut short = vec![I::MAX; total - 1];
+        let e =
+            spgemm_bounded(exec, cfg, a, b, &mut bp, &mut short, &mut bv, (&mut wi, &mut wv)).unwrap_err();
+        prop_assert_eq!(e, DimError::BufferTooSmall { buffer: "c_col_idx", needed: total, got: total - 1 });
+        prop_assert!(short.iter().all(|&v| v == I::MAX));
+    }
     let h = spgemm(exec, cfg, a, b).unwrap();
     prop_assert_eq!(h.view().row_order(), RowOrder::Canonical);
     prop_assert_eq!((h.nrows(), h.ncols()), (a.nrows(), b.ncols()));

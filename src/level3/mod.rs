@@ -14,7 +14,8 @@
 //!    grown by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x) when a row
 //!    does not fit, no symbolic pass. There, rows that repeat the pattern of an earlier
 //!    dense-accumulator row (stencils, bands, blocks) reuse its learnt slots instead of
-//!    marking and sorting again.
+//!    marking and sorting again. Without an allocator, [`spgemm_bounded`] does the same
+//!    in caller buffers as large as the upper bound: one pass, rows packed as they come.
 //!
 //! Stages 1–3 are public ([`upper_bound`], [`bin_rows`], [`spgemm_numeric_rows`] for one
 //! bin's rows), so a caller can time them or run bins as independent chunks.
@@ -485,6 +486,95 @@ pub fn spgemm_numeric<T: Scalar + ScanElem, I: Index + Key>(
         numeric_rows(&ctx, n.rule, &perm[bin_ptr[k]..bin_ptr[k + 1]], c_row_ptr, c_col_idx, c_vals, &mut s)?;
     }
     Ok(())
+}
+
+/// `C = A·B` in one pass, without the symbolic phase, where the caller's `c_col_idx` and
+/// `c_vals` hold the product's upper bound `nnz(Ĉ)` ([`upper_bound`]'s sum: the products
+/// before duplicates merge, thesis 9.4.1): each row is computed, by its bin's kernel (or
+/// `cfg.method`), straight to where it ends up, after the rows before it, so the arrays
+/// come out compact. What firmware wants when memory for the bound is there and time
+/// for a second pass is not. Writes `c_row_ptr[..nrows + 1]` and returns `nnz(C)`; the
+/// result is the same as [`spgemm_symbolic`] + [`spgemm_numeric`]'s. `workspace` as
+/// theirs ([`spgemm_workspace_len`]). Runs on the calling thread.
+///
+/// ```
+/// use spblas::{Csr, Exec};
+/// use spblas::level3::{SpgemmConfig, spgemm_bounded, spgemm_workspace_len};
+/// // A = [[1, 2], [0, 3]]: A² = [[1, 8], [0, 9]] (4 products merge into 3 entries).
+/// let a = Csr::new(2, 2, &[0u32, 2, 3], &[0, 1, 1], &[1.0f64, 2.0, 3.0])?;
+/// let ws = spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), &a, &a)?;
+/// let (mut wi, mut wv) = ([0u32; 64], [0.0f64; 64]);
+/// assert!(ws.idx <= wi.len() && ws.vals <= wv.len());
+/// let (mut row_ptr, mut col_idx, mut vals) = ([0u32; 3], [0u32; 4], [0.0f64; 4]);
+/// let cfg = SpgemmConfig::new();
+/// let nnz = spgemm_bounded(Exec::new(), cfg, &a, &a, &mut row_ptr, &mut col_idx, &mut vals, (&mut wi, &mut wv))?;
+/// assert_eq!((row_ptr, &col_idx[..nnz], &vals[..nnz]), ([0, 2, 3], &[0, 1, 1][..], &[1.0, 8.0, 9.0][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// Before anything is written: [`DimError::IsaUnavailable`], [`DimError::Inner`],
+/// [`DimError::NotCanonical`]; [`DimError::BufferTooSmall`] (`"c_row_ptr"` shorter than
+/// `nrows + 1`, `"workspace.idx"`, `"workspace.vals"`, and `"c_col_idx"` / `"c_vals"`
+/// shorter than the upper bound: then run the two phases, which need only `nnz(C)`).
+/// While computing: [`DimError::Overflow`] (`"nnz(C)"`) if `nnz(C)` does not fit `I`; the
+/// rows before are then written.
+#[allow(clippy::too_many_arguments)]
+pub fn spgemm_bounded<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    c_row_ptr: &mut [I],
+    c_col_idx: &mut [I],
+    c_vals: &mut [T],
+    workspace: (&mut [I], &mut [T]),
+) -> Result<usize, DimError> {
+    let isa = check_operands(exec, &cfg, a, b)?;
+    let nrows = a.nrows();
+    check_buf("c_row_ptr", nrows + 1, c_row_ptr.len())?;
+    let n = needs(&cfg, a, b);
+    let wl = n.workspace::<I>();
+    let (wi, wv) = workspace;
+    check_buf("workspace.idx", wl.idx, wi.len())?;
+    check_buf("workspace.vals", wl.vals, wv.len())?;
+    let (ub, _, si, esc, bits) = carve_idx(&n, wi);
+    let total = upper_bound(a, b, ub)?;
+    check_buf("c_col_idx", total, c_col_idx.len())?;
+    check_buf("c_vals", total, c_vals.len())?;
+    let (sv, rest) = wv.split_at_mut(n.scratch);
+    let mut reg = EscBuf::new();
+    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense], reg: &mut reg };
+    let ctx = Ctx { a, b, isa };
+    let (ap, order) = (a.row_ptr(), b.row_order());
+    let mut end = 0usize;
+    c_row_ptr[0] = I::ZERO;
+    for i in 0..nrows {
+        let ub_i = row_upper_bound(a, b, i);
+        let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
+        let kernel = kernel_for(a, b, i, ub_i, bin, n.rule);
+        // The rows before took at most their bounds, so this row's bound fits after them.
+        let room = end..end + ub_i;
+        let len = rows::numeric_row(
+            &ctx,
+            kernel,
+            i,
+            &mut c_col_idx[room.clone()],
+            &mut c_vals[room],
+            &mut s,
+            false,
+        )
+        .map_err(|got| DimError::RowLength {
+            operand: "upper bound",
+            row: i,
+            expected: ub_i,
+            got,
+        })?;
+        end += len;
+        c_row_ptr[i + 1] =
+            I::from_usize(end).ok_or(DimError::Overflow { what: "nnz(C)", value: end, max: I::MAX_USIZE })?;
+    }
+    Ok(end)
 }
 
 /// Stage 3 on the rows listed, each by its bin's kernel (see [`kernel_for`]).
