@@ -202,7 +202,7 @@ pub(crate) fn spmv_plan<T: Scalar, I: Index>(
             let threads = tasks(threads, m, m + a.nnz());
             let cut = |p: usize| m * p / threads;
             let pieces = (0..threads).map(|p| (cut(p), cut(p + 1) - cut(p)));
-            on_rows(y, pieces, |first, chunk| d.rows(first, op.alpha, op.x, op.beta, chunk));
+            on_rows(y, pieces, |first, chunk| d.view().rows(first, op.alpha, op.x, op.beta, chunk));
             Ok(())
         }
         &Run::Csr(m) => spmv_csr(&a, m, isa, op, y, threads),

@@ -10,8 +10,8 @@ use spblas::Exec;
 use spblas::TUNING;
 use spblas::formats::MAX_PANELS;
 use spblas::level2::{
-    Carry, CsrMethod, SpmvChoice, SpmvConfig, SpmvPlan, apply_carries, merge_path_splits, spmv_csr,
-    spmv_merge_path_piece,
+    Carry, CsrMethod, SpmvChoice, SpmvConfig, SpmvPlan, SpmvPlanLayout, SpmvPlanView, apply_carries,
+    merge_path_splits, spmv_csr, spmv_merge_path_piece,
 };
 use spblas::{Csr, CsrOwned, DimError, Gathers, Index, Isa, RowOrder, Scalar, SpMv};
 
@@ -68,6 +68,27 @@ fn check_methods<T: Scalar, I: Index>(
             plan.spmv(Exec::new(), alpha, &x, beta, &mut y).unwrap();
             assert_close(&y, &want, &bound, factor)
                 .map_err(|e| TestCaseError::fail(format!("plan {} on {isa}: {e}", plan.choice())))?;
+        }
+        // Plans in caller buffers: the rule's (panels become one CSR5 copy) and CSR5
+        // forced give the owned plan's bits for the same choice.
+        for layout in [
+            SpmvPlanLayout::new(Exec::from(isa), a).unwrap(),
+            SpmvPlanLayout::with_choice(Exec::from(isa), a, SpmvChoice::Csr5).unwrap(),
+        ] {
+            let (mut idx, mut vals, mut words) = (
+                vec![I::MAX; layout.idx_len()],
+                vec![T::ZERO; layout.vals_len()],
+                vec![0u32; layout.words_len()],
+            );
+            let view = SpmvPlanView::from_buffers(a, &layout, &mut idx, &mut vals, &mut words).unwrap();
+            prop_assert_eq!(view.choice(), layout.choice());
+            let owned =
+                SpmvPlan::with_config(Exec::from(isa), a, SpmvConfig::new().choice(layout.choice())).unwrap();
+            let (mut y1, mut y2) = (y0.clone(), y0.clone());
+            view.spmv(Exec::new(), alpha, &x, beta, &mut y1).unwrap();
+            owned.spmv(Exec::new(), alpha, &x, beta, &mut y2).unwrap();
+            let bits = |v: &[T]| v.iter().map(|t| t.to_f64().to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&y1), bits(&y2), "buffer plan {} on {}", layout.choice(), isa);
         }
     }
     Ok(())
@@ -1060,6 +1081,10 @@ fn dia_plans_equal_the_row_loop() {
             assert_eq!(SpmvChoice::choose(&a, isa), SpmvChoice::Dia, "{what} on {isa:?}");
             let plan = SpmvPlan::new(Exec::from(isa), &a).unwrap();
             assert_eq!(plan.choice(), SpmvChoice::Dia, "{what}");
+            let layout = SpmvPlanLayout::new(Exec::from(isa), &a).unwrap();
+            assert_eq!(layout.choice(), SpmvChoice::Dia, "{what}");
+            let mut slots = vec![f64::NAN; layout.vals_len()];
+            let view = SpmvPlanView::from_buffers(&a, &layout, &mut [], &mut slots, &mut []).unwrap();
             for (alpha, beta) in [(1.0, 0.0), (1.5, -0.5), (0.0, 2.0)] {
                 let y0 = if beta == 0.0 { vec![f64::NAN; a.nrows()] } else { vector::<f64>(a.nrows(), 13) };
                 let mut want = y0.clone();
@@ -1068,6 +1093,9 @@ fn dia_plans_equal_the_row_loop() {
                 plan.spmv(Exec::new(), alpha, &x, beta, &mut got).unwrap();
                 let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
                 assert_eq!(bits(&got), bits(&want), "{what} on {isa:?}, alpha {alpha}, beta {beta}");
+                let mut got = y0.clone();
+                view.spmv(Exec::new(), alpha, &x, beta, &mut got).unwrap();
+                assert_eq!(bits(&got), bits(&want), "buffers: {what} on {isa:?}, alpha {alpha}, beta {beta}");
             }
         }
     }
@@ -1083,5 +1111,18 @@ fn dia_plans_equal_the_row_loop() {
     let forced =
         SpmvPlan::with_config(Exec::from(Isa::Portable), &bent, SpmvConfig::new().choice(SpmvChoice::Dia));
     assert!(matches!(forced, Err(DimError::Parameter { name: "dia fill", .. })));
+    let forced = SpmvPlanLayout::with_choice(Exec::from(Isa::Portable), &bent, SpmvChoice::Dia);
+    assert!(matches!(forced, Err(DimError::Parameter { name: "dia fill", .. })));
+    assert_ne!(SpmvPlanLayout::new(Exec::from(Isa::Portable), &bent).unwrap().choice(), SpmvChoice::Dia);
+    // A layout is for one matrix; short buffers are errors.
+    let grid = cases[0].1.view();
+    let layout = SpmvPlanLayout::new(Exec::from(Isa::Portable), &grid).unwrap();
+    let mut short = vec![0.0; layout.vals_len() - 1];
+    let e = SpmvPlanView::from_buffers(&grid, &layout, &mut [], &mut short, &mut []).unwrap_err();
+    assert!(matches!(e, DimError::BufferTooSmall { buffer: "vals", .. }));
+    assert!(matches!(
+        SpmvPlanView::from_buffers(&bent, &layout, &mut [], &mut short, &mut []),
+        Err(DimError::Length { operand: "layout", .. })
+    ));
     assert_ne!(SpmvPlan::new(Exec::from(Isa::Portable), &bent).unwrap().choice(), SpmvChoice::Dia);
 }

@@ -223,7 +223,34 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
                     .unwrap();
             assert_no_alloc("SpmvPlan spmv", || plan.spmv(Exec::new(), 1.0, &x, 0.5, &mut y).unwrap());
         }
+        // A plan in caller buffers allocates nothing at all: layout, build, products.
+        for choice in [spblas::level2::SpmvChoice::choose(&a, isa), spblas::level2::SpmvChoice::Csr5] {
+            let layout = assert_no_alloc("SpmvPlanLayout", || {
+                spblas::SpmvPlanLayout::with_choice(Exec::from(isa), &a, choice).unwrap()
+            });
+            let (mut idx, mut vals, mut words) =
+                (vec![0u32; layout.idx_len()], vec![0.0; layout.vals_len()], vec![0u32; layout.words_len()]);
+            let plan = assert_no_alloc("SpmvPlanView::from_buffers", || {
+                spblas::SpmvPlanView::from_buffers(&a, &layout, &mut idx, &mut vals, &mut words).unwrap()
+            });
+            assert_no_alloc("SpmvPlanView spmv", || plan.spmv(Exec::new(), 1.0, &x, 0.5, &mut y).unwrap());
+        }
     }
+    // The DIA copy too (a tridiagonal matrix).
+    let t: Vec<_> = (0..300usize)
+        .flat_map(|i| (i.saturating_sub(1)..(i + 2).min(300)).map(move |j| (i, j, 1.0 + j as f64)))
+        .collect();
+    let tri = CsrOwned::<f64, u32>::from_triplets(300, 300, &t).unwrap();
+    let tri = tri.view();
+    let layout =
+        assert_no_alloc("SpmvPlanLayout dia", || spblas::SpmvPlanLayout::new(Exec::new(), &tri).unwrap());
+    assert_eq!(layout.choice(), spblas::level2::SpmvChoice::Dia);
+    let mut slots = vec![0.0; layout.vals_len()];
+    let plan = assert_no_alloc("SpmvPlanView::from_buffers dia", || {
+        spblas::SpmvPlanView::from_buffers(&tri, &layout, &mut [], &mut slots, &mut []).unwrap()
+    });
+    let (x, mut y) = (vec![1.0; 300], vec![0.0; 300]);
+    assert_no_alloc("SpmvPlanView spmv dia", || plan.spmv(Exec::new(), 1.0, &x, 0.0, &mut y).unwrap());
 }
 
 #[test]

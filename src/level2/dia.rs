@@ -6,10 +6,8 @@
 //! almost every slot ([`super::SpmvChoice::Dia`]).
 
 use super::{SpMv, axpby, check_spmv, scale_y};
-#[cfg(feature = "alloc")]
 use crate::Index;
 use crate::formats::Dia;
-#[cfg(feature = "alloc")]
 use crate::formats::{Csr, dia::row_range};
 use crate::{DimError, Exec, Scalar};
 
@@ -87,45 +85,46 @@ fn put_block<T: Scalar>(y: &mut [T], acc: &[T], alpha: T, beta: T) {
     }
 }
 
-/// Rows of one block of [`DiaBlocks`]: its slots of all diagonals are one stretch of
+/// Rows of one block of [`DiaBlocksRef`]: its slots of all diagonals are one stretch of
 /// memory, so the block may be long enough to spread the per-diagonal bookkeeping thin.
-#[cfg(feature = "alloc")]
-const BLOCK_ROWS: usize = 256;
+pub(crate) const BLOCK_ROWS: usize = 256;
 
-/// A DIA copy laid out by row blocks for [`super::SpmvPlan`] (feature `alloc`): block `b`
+/// A DIA copy laid out by row blocks, the plans' DIA (`SpmvChoice::Dia`): block `b`
 /// holds its [`BLOCK_ROWS`] slots of every diagonal one after another, so an SpMV reads
 /// the values as one stream. [`crate::Dia`]'s layout (each diagonal whole) reads one
 /// stream per diagonal, and where `nrows` is a multiple of a large power of two those
 /// streams meet in the same cache sets and evict each other (a 64³ grid: 27 streams
-/// 2 MiB apart).
-#[cfg(feature = "alloc")]
-#[derive(Clone, Debug)]
-pub(crate) struct DiaBlocks<T> {
-    nrows: usize,
-    ncols: usize,
-    offsets: alloc::vec::Vec<isize>,
-    data: alloc::vec::Vec<T>,
+/// 2 MiB apart). Borrowed: the owned plan's copy ([`DiaBlocks`]) or caller buffers.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct DiaBlocksRef<'s, T> {
+    pub(crate) nrows: usize,
+    pub(crate) ncols: usize,
+    pub(crate) offsets: &'s [isize],
+    pub(crate) data: &'s [T],
 }
 
-#[cfg(feature = "alloc")]
-impl<T: Scalar> DiaBlocks<T> {
-    /// The blocked copy of a canonical `a` on the diagonals `offsets` (sorted, holding every
-    /// entry's diagonal: [`Dia::offsets_from_csr`]'s), each entry added to its zeroed slot
-    /// as [`crate::DiaOwned::from_csr`] does; `None` if its memory cannot be had.
-    pub(crate) fn from_csr<I: Index>(a: &Csr<'_, T, I>, offsets: alloc::vec::Vec<isize>) -> Option<Self> {
-        let (m, ndiag) = (a.nrows(), offsets.len());
-        let len = m.div_ceil(BLOCK_ROWS).checked_mul(ndiag)?.checked_mul(BLOCK_ROWS)?;
-        let mut data = alloc::vec::Vec::new();
-        data.try_reserve_exact(len).ok()?;
-        data.resize(len, T::ZERO);
-        for (i, j, v) in a.iter() {
-            if let Ok(d) = offsets.binary_search(&(j as isize - i as isize)) {
-                data[((i / BLOCK_ROWS) * ndiag + d) * BLOCK_ROWS + i % BLOCK_ROWS] += v;
-            }
-        }
-        Some(DiaBlocks { nrows: m, ncols: a.ncols(), offsets, data })
-    }
+/// Slots of the blocked copy of an `nrows`-row matrix on `ndiag` diagonals; `None` on
+/// overflow.
+pub(crate) fn blocks_len(nrows: usize, ndiag: usize) -> Option<usize> {
+    nrows.div_ceil(BLOCK_ROWS).checked_mul(ndiag)?.checked_mul(BLOCK_ROWS)
+}
 
+/// Fills `data` (at least [`blocks_len`] long) with the blocked copy of a canonical `a`
+/// on the diagonals `offsets` (sorted, holding every entry's diagonal), each entry added
+/// to its zeroed slot as [`crate::DiaOwned::from_csr`] does.
+pub(crate) fn fill_blocks<T: Scalar, I: Index>(a: &Csr<'_, T, I>, offsets: &[isize], data: &mut [T]) {
+    let ndiag = offsets.len();
+    data.fill(T::ZERO);
+    for (i, j, v) in a.iter() {
+        if let Ok(d) = offsets.binary_search(&(j as isize - i as isize))
+            && let Some(slot) = data.get_mut(((i / BLOCK_ROWS) * ndiag + d) * BLOCK_ROWS + i % BLOCK_ROWS)
+        {
+            *slot += v;
+        }
+    }
+}
+
+impl<T: Scalar> DiaBlocksRef<'_, T> {
     /// The rows `first..first + y_rows.len()` of `y = alpha * A * x + beta * y`, as
     /// [`dia_rows`] computes them (the same sums in the same order), lengths checked by
     /// the caller.
@@ -144,7 +143,7 @@ impl<T: Scalar> DiaBlocks<T> {
             let rows = r..b1.min(end);
             let acc = &mut acc[..rows.len()];
             acc.fill(T::ZERO);
-            let slots = &self.data[b * ndiag * BLOCK_ROWS..];
+            let slots = self.data.get(b * ndiag * BLOCK_ROWS..).unwrap_or(&[]);
             for (d, &off) in self.offsets.iter().enumerate() {
                 // Rows of `rows` whose column `i + off` lies in `0..ncols`.
                 let in_range = row_range(m, self.ncols, off);
@@ -152,11 +151,42 @@ impl<T: Scalar> DiaBlocks<T> {
                 if lo >= hi {
                     continue;
                 }
-                let vals = &slots[d * BLOCK_ROWS + (lo - b0)..d * BLOCK_ROWS + (hi - b0)];
+                let Some(vals) = slots.get(d * BLOCK_ROWS + (lo - b0)..d * BLOCK_ROWS + (hi - b0)) else {
+                    continue;
+                };
                 add_diagonal(&mut acc[lo - rows.start..hi - rows.start], vals, x, lo, off);
             }
             put_block(&mut y_rows[rows.start - first..rows.end - first], acc, alpha, beta);
             r = rows.end;
         }
+    }
+}
+
+/// The owned blocked copy of an [`crate::SpmvPlan`] (feature `alloc`).
+#[cfg(feature = "alloc")]
+#[derive(Clone, Debug)]
+pub(crate) struct DiaBlocks<T> {
+    nrows: usize,
+    ncols: usize,
+    offsets: alloc::vec::Vec<isize>,
+    data: alloc::vec::Vec<T>,
+}
+
+#[cfg(feature = "alloc")]
+impl<T: Scalar> DiaBlocks<T> {
+    /// The blocked copy of a canonical `a` on the diagonals `offsets` ([`fill_blocks`]);
+    /// `None` if its memory cannot be had.
+    pub(crate) fn from_csr<I: Index>(a: &Csr<'_, T, I>, offsets: alloc::vec::Vec<isize>) -> Option<Self> {
+        let len = blocks_len(a.nrows(), offsets.len())?;
+        let mut data = alloc::vec::Vec::new();
+        data.try_reserve_exact(len).ok()?;
+        data.resize(len, T::ZERO);
+        fill_blocks(a, &offsets, &mut data);
+        Some(DiaBlocks { nrows: a.nrows(), ncols: a.ncols(), offsets, data })
+    }
+
+    /// The copy, borrowed.
+    pub(crate) fn view(&self) -> DiaBlocksRef<'_, T> {
+        DiaBlocksRef { nrows: self.nrows, ncols: self.ncols, offsets: &self.offsets, data: &self.data }
     }
 }

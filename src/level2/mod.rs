@@ -26,9 +26,9 @@ pub(crate) mod plan;
 mod sell;
 
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
-pub use plan::SpmvChoice;
 #[cfg(feature = "parallel")]
 pub(crate) use plan::{Run, spmv_panels};
+pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
 

@@ -13,7 +13,7 @@
 
 use super::csr::{CsrMethod, RowSample, entries_in_long_runs, sampled_rows};
 use crate::formats::Csr;
-use crate::{Index, Isa, Scalar};
+use crate::{DimError, Exec, Index, Isa, Scalar};
 
 /// How a plan runs SpMV on a CSR matrix: a CSR method on the matrix as it is, or CSR5
 /// SpMV (Alg. 32) on a converted copy.
@@ -252,6 +252,274 @@ impl SpmvChoice {
 impl core::fmt::Display for SpmvChoice {
     fn fmt(&self, f: &mut core::fmt::Formatter<'_>) -> core::fmt::Result {
         f.write_str(self.name())
+    }
+}
+
+/// The distinct diagonals `j - i` of a canonical `a`, sorted, if at most
+/// [`DIA_MAX_DIAGS`]: what a plan's DIA copy stores, found without scratch memory.
+fn diagonals<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> Option<([isize; DIA_MAX_DIAGS], usize)> {
+    let mut offs = [0isize; DIA_MAX_DIAGS];
+    let mut n = 0;
+    for (i, j, _) in a.iter() {
+        let d = j as isize - i as isize;
+        if let Err(at) = offs[..n].binary_search(&d) {
+            if n == DIA_MAX_DIAGS {
+                return None;
+            }
+            offs.copy_within(at..n, at + 1);
+            offs[at] = d;
+            n += 1;
+        }
+    }
+    Some((offs, n))
+}
+
+/// What an [`SpmvPlanView`] needs, worked out without allocating: the choice (as
+/// [`SpmvChoice::choose`] makes it, or the caller's) and the lengths of the caller's
+/// buffers for its copy — the firmware form of [`SpmvPlan`](crate::SpmvPlan). Made for one
+/// matrix (its shape and entry count are checked when the plan is built).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SpmvPlanLayout {
+    choice: SpmvChoice,
+    isa: Isa,
+    shape: (usize, usize, usize),
+    csr5: Option<crate::Csr5Layout>,
+    offsets: [isize; DIA_MAX_DIAGS],
+    ndiag: usize,
+    dia_len: usize,
+}
+
+impl SpmvPlanLayout {
+    /// The layout of [`SpmvChoice::choose`]'s plan for `a` on `exec`'s [`Isa`], with two
+    /// changes where the copy cannot be had: column panels become one CSR5 copy (the
+    /// panels' copies need an allocator), and a DIA or CSR5 copy the matrix does not fit
+    /// (more than 64 diagonals or a fill above 5 slots per 4 entries; more rows than `I`
+    /// holds without its top bit) becomes [`CsrMethod::choose`]'s method, which needs no
+    /// buffers. Costs a pass over the entries where DIA is chosen, over `row_ptr` for CSR5.
+    ///
+    /// # Errors
+    /// [`DimError::IsaUnavailable`] if this machine cannot run `exec`'s `Isa`.
+    pub fn new<T: Scalar, I: Index>(exec: Exec, a: &Csr<'_, T, I>) -> Result<Self, DimError> {
+        let isa = exec.resolved_isa();
+        let choice = match SpmvChoice::choose(a, isa) {
+            SpmvChoice::Csr5Panels { .. } => SpmvChoice::Csr5,
+            c => c,
+        };
+        SpmvPlanLayout::with_choice(exec, a, choice)
+            .or_else(|_| SpmvPlanLayout::with_choice(exec, a, SpmvChoice::Csr(CsrMethod::choose(a, isa))))
+    }
+
+    /// The layout of the plan that runs `choice`.
+    ///
+    /// # Errors
+    /// [`DimError::IsaUnavailable`]; [`DimError::Parameter`] (`"choice"`) for
+    /// [`SpmvChoice::Csr5Panels`] (it needs an allocator: [`SpmvPlan`](crate::SpmvPlan));
+    /// for [`SpmvChoice::Csr5`], [`DimError::Overflow`] (`"nrows"`) if `a` has more rows
+    /// than `I` holds without its top bit; for [`SpmvChoice::Dia`],
+    /// [`DimError::NotCanonical`] if `a` is not canonical (DIA would add duplicates up),
+    /// [`DimError::Parameter`] (`"dia diagonals"`, `"dia fill"`) beyond 64 diagonals or 5
+    /// slots per 4 entries.
+    pub fn with_choice<T: Scalar, I: Index>(
+        exec: Exec,
+        a: &Csr<'_, T, I>,
+        choice: SpmvChoice,
+    ) -> Result<Self, DimError> {
+        let isa = exec.resolved_isa();
+        crate::arch::Checked::new(isa)?;
+        let mut l = SpmvPlanLayout {
+            choice,
+            isa,
+            shape: (a.nrows(), a.ncols(), a.nnz()),
+            csr5: None,
+            offsets: [0; DIA_MAX_DIAGS],
+            ndiag: 0,
+            dia_len: 0,
+        };
+        match choice {
+            SpmvChoice::Csr(_) => {}
+            SpmvChoice::Csr5 => {
+                l.csr5 = Some(crate::Csr5Layout::new(a, isa).map_err(|e| match e {
+                    crate::FormatError::TooLarge { what, value, max } => {
+                        DimError::Overflow { what, value, max }
+                    }
+                    _ => DimError::Parameter { name: "csr5 layout", value: 0 },
+                })?);
+            }
+            SpmvChoice::Csr5Panels { columns } => {
+                return Err(DimError::Parameter { name: "choice", value: columns });
+            }
+            SpmvChoice::Dia => {
+                if a.row_order() != crate::RowOrder::Canonical {
+                    return Err(DimError::NotCanonical { operand: "A" });
+                }
+                let (offsets, ndiag) = diagonals(a)
+                    .ok_or(DimError::Parameter { name: "dia diagonals", value: DIA_MAX_DIAGS + 1 })?;
+                let len = super::dia::blocks_len(a.nrows(), ndiag).ok_or(DimError::Overflow {
+                    what: "dia",
+                    value: a.nrows(),
+                    max: 0,
+                })?;
+                if ndiag.saturating_mul(a.nrows()).saturating_mul(4) > a.nnz().saturating_mul(5) {
+                    return Err(DimError::Parameter { name: "dia fill", value: ndiag });
+                }
+                (l.offsets, l.ndiag, l.dia_len) = (offsets, ndiag, len);
+            }
+        }
+        Ok(l)
+    }
+
+    /// What the plan runs.
+    pub fn choice(&self) -> SpmvChoice {
+        self.choice
+    }
+
+    /// Indices the plan's copy needs: for CSR5 its `col_idx` and the arrays of
+    /// [`Csr5Aux`](crate::formats::csr5::Csr5Aux) but `tile_desc`; else none.
+    pub fn idx_len(&self) -> usize {
+        self.csr5.map_or(0, |c| c.nnz() + 2 * c.tile_ptr_len() + c.empty_offset_len())
+    }
+
+    /// Values the plan's copy needs: CSR5's `vals`, or DIA's slots.
+    pub fn vals_len(&self) -> usize {
+        self.csr5.map_or(self.dia_len, |c| c.nnz())
+    }
+
+    /// Descriptor words the plan's copy needs (CSR5's `tile_desc`).
+    pub fn words_len(&self) -> usize {
+        self.csr5.map_or(0, |c| c.tile_desc_len())
+    }
+}
+
+/// A plan whose copy lives in the caller's buffers: [`SpmvPlanLayout`]'s choice, built
+/// by [`SpmvPlanView::from_buffers`] and run through [`SpMv`](super::SpMv) with the same
+/// kernels (and bits) as [`SpmvPlan`](crate::SpmvPlan)'s.
+///
+/// ```
+/// use spblas::{Csr, Exec, SpMv, SpmvChoice, SpmvPlanLayout, SpmvPlanView};
+/// // A tridiagonal 300 x 300 matrix: a stencil, so the plan stores its diagonals.
+/// let n: usize = 300;
+/// let mut row_ptr = [0u32; 301];
+/// let (mut col_idx, mut vals) = ([0u32; 898], [0.0f64; 898]);
+/// let mut k = 0;
+/// for i in 0..n {
+///     for j in i.saturating_sub(1)..(i + 2).min(n) {
+///         (col_idx[k], vals[k]) = (j as u32, if i == j { 2.0 } else { -1.0 });
+///         k += 1;
+///     }
+///     row_ptr[i + 1] = k as u32;
+/// }
+/// let a = Csr::new(n, n, &row_ptr, &col_idx, &vals)?;
+/// let layout = SpmvPlanLayout::new(Exec::new(), &a)?;
+/// assert_eq!(layout.choice(), SpmvChoice::Dia);
+/// let (mut idx, mut slots, mut words) = ([0u32; 0], [0.0f64; 1536], [0u32; 0]);
+/// assert!(layout.vals_len() <= slots.len());
+/// let plan = SpmvPlanView::from_buffers(&a, &layout, &mut idx, &mut slots, &mut words)?;
+/// let (x, mut y) = ([1.0; 300], [0.0; 300]);
+/// plan.spmv(Exec::new(), 1.0, &x, 0.0, &mut y)?;
+/// assert_eq!((y[0], y[1], y[299]), (1.0, 0.0, 1.0));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct SpmvPlanView<'a, T, I> {
+    a: Csr<'a, T, I>,
+    isa: Isa,
+    run: RunView<'a, T, I>,
+}
+
+#[derive(Clone, Copy, Debug)]
+enum RunView<'a, T, I> {
+    Csr(CsrMethod),
+    Csr5(crate::Csr5<'a, T, I>),
+    Dia(super::dia::DiaBlocksRef<'a, T>),
+}
+
+impl<'a, T: Scalar, I: Index> SpmvPlanView<'a, T, I> {
+    /// Builds `layout`'s copy of `a` into `idx`, `vals` and `words` (each at least as long
+    /// as the layout's `*_len` says; only that prefix is used) and returns the plan,
+    /// borrowing them.
+    ///
+    /// # Errors
+    /// [`DimError::Length`] (`"layout"`) if `layout` was made for a matrix of another shape
+    /// or entry count; [`DimError::BufferTooSmall`] (`"idx"`, `"vals"`, `"words"`) before
+    /// anything is written.
+    pub fn from_buffers(
+        a: &Csr<'a, T, I>,
+        layout: &'a SpmvPlanLayout,
+        idx: &'a mut [I],
+        vals: &'a mut [T],
+        words: &'a mut [u32],
+    ) -> Result<Self, DimError> {
+        if layout.shape != (a.nrows(), a.ncols(), a.nnz()) {
+            return Err(DimError::Length { operand: "layout", expected: layout.shape.2, got: a.nnz() });
+        }
+        for (buffer, needed, got) in [
+            ("idx", layout.idx_len(), idx.len()),
+            ("vals", layout.vals_len(), vals.len()),
+            ("words", layout.words_len(), words.len()),
+        ] {
+            if got < needed {
+                return Err(DimError::BufferTooSmall { buffer, needed, got });
+            }
+        }
+        let run = match (layout.choice, layout.csr5) {
+            (SpmvChoice::Csr(m), _) => RunView::Csr(m),
+            (SpmvChoice::Dia, _) => {
+                let (offsets, data) = (&layout.offsets[..layout.ndiag], &mut vals[..layout.dia_len]);
+                super::dia::fill_blocks(a, offsets, data);
+                RunView::Dia(super::dia::DiaBlocksRef { nrows: a.nrows(), ncols: a.ncols(), offsets, data })
+            }
+            (_, Some(c)) => {
+                let (col_idx, rest) = idx.split_at_mut(c.nnz());
+                let (tile_ptr, rest) = rest.split_at_mut(c.tile_ptr_len());
+                let (empty_offset_ptr, empty_offset) = rest.split_at_mut(c.tile_ptr_len());
+                let aux = crate::formats::csr5::Csr5Aux {
+                    tile_ptr,
+                    tile_desc: words,
+                    empty_offset_ptr,
+                    empty_offset,
+                };
+                let c5 = crate::Csr5::from_csr(a, &c, col_idx, vals, aux).map_err(|_| DimError::Length {
+                    operand: "layout",
+                    expected: c.nnz(),
+                    got: a.nnz(),
+                })?;
+                RunView::Csr5(c5)
+            }
+            (_, None) => RunView::Csr(CsrMethod::choose(a, layout.isa)),
+        };
+        Ok(SpmvPlanView { a: *a, isa: layout.isa, run })
+    }
+
+    /// What the plan runs.
+    pub fn choice(&self) -> SpmvChoice {
+        match self.run {
+            RunView::Csr(m) => SpmvChoice::Csr(m),
+            RunView::Csr5(_) => SpmvChoice::Csr5,
+            RunView::Dia(_) => SpmvChoice::Dia,
+        }
+    }
+
+    /// The [`Isa`] the plan was made for, which [`SpMv::spmv`](super::SpMv::spmv) runs on.
+    pub fn isa(&self) -> Isa {
+        self.isa
+    }
+}
+
+impl<T: Scalar, I: Index> super::SpMv<T> for SpmvPlanView<'_, T, I> {
+    /// Runs the plan's choice on the plan's [`Isa`] unless `exec` names another; CSR and
+    /// CSR5 on `exec`'s threads (feature `parallel`), DIA on the calling thread.
+    fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
+        let isa = exec.requested_isa().unwrap_or(self.isa);
+        let exec = exec.isa(isa);
+        match &self.run {
+            RunView::Csr(m) => super::spmv_csr(exec, &self.a, *m, alpha, x, beta, y),
+            RunView::Csr5(c) => c.spmv(exec, alpha, x, beta, y),
+            RunView::Dia(d) => {
+                super::check_spmv(isa, self.a.nrows(), self.a.ncols(), x, y)?;
+                d.rows(0, alpha, x, beta, y);
+                Ok(())
+            }
+        }
     }
 }
 
@@ -615,7 +883,7 @@ mod owned {
                 Run::Csr5Panels(panels, _) => spmv_panels(panels, isa, alpha, x, beta, y),
                 Run::Dia(d) => {
                     crate::level2::check_spmv(isa, self.a.nrows(), self.a.ncols(), x, y)?;
-                    d.rows(0, alpha, x, beta, y);
+                    d.view().rows(0, alpha, x, beta, y);
                     Ok(())
                 }
             }

@@ -275,6 +275,14 @@ pub(crate) use tiles_128;
 /// `V`'s features are present; `a` comes from a validated CSR5 view with `omega == V::W`,
 /// `omega * sigma <= MAX_SEGMENTS` and `tiles.end <= tiles`; `y` holds the rows the
 /// range owns, from row `a.y0` (rows outside it are skipped, never written).
+#[cfg_attr(
+    not(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )),
+    allow(dead_code)
+)]
 #[inline(always)]
 pub(crate) unsafe fn run_tiles<T: Scalar, I: Index, V: Lanes<T, I>>(
     a: &TileArgs<'_, T, I>,
