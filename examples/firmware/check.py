@@ -28,18 +28,27 @@ QEMU = ["qemu-system-arm", "-machine", "mps2-an386", "-cpu", "cortex-m4", "-nogr
         "-semihosting-config", "enable=on,target=native", "-kernel"]
 
 
+def llvm(tool):
+    """`tool` from rustup's `llvm-tools` component, else from PATH."""
+    sysroot = subprocess.run(["rustc", "--print", "sysroot"], text=True, capture_output=True).stdout.strip()
+    host = next(l.split(": ")[1] for l in subprocess.run(["rustc", "-vV"], text=True, capture_output=True)
+                .stdout.splitlines() if l.startswith("host: "))
+    path = os.path.join(sysroot, "lib", "rustlib", host, "bin", tool)
+    return path if os.path.exists(path) else tool
+
+
 def sh(cmd, **kw):
     return subprocess.run(cmd, check=True, text=True, capture_output=True, **kw).stdout
 
 
 def text_size(elf):
-    line = sh(["llvm-size", elf]).splitlines()[1].split()
+    line = sh([llvm("llvm-size"), elf]).splitlines()[1].split()
     return int(line[0])
 
 
 def frames(elf):
     """The stack frame of each function: bytes its prologue pushes and subtracts."""
-    out = sh(["llvm-objdump", "-d", "--no-show-raw-insn", "-C", elf])
+    out = sh([llvm("llvm-objdump"), "-d", "--no-show-raw-insn", "-C", elf])
     sizes, name, movs = {}, None, {}
     for line in out.splitlines():
         m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)

@@ -15,7 +15,7 @@ use arbitrary::{Arbitrary, Unstructured};
 use spblas::Exec;
 use spblas::SpmvConfig;
 use spblas::formats::MAX_PANELS;
-use spblas::level2::{SpmvChoice, SpmvPlan};
+use spblas::level2::{SpmvChoice, SpmvPlan, SpmvPlanLayout, SpmvPlanView};
 use spblas::primitives::heap::{DHeap, DHeapPairs, Max, Min, k_largest, k_select, k_select_batch};
 use spblas::primitives::merge::{
     merge, merge_pairs, merge_path, merge_path_partition, merge_piece, ranking_merge, serial_merge,
@@ -632,6 +632,26 @@ fn csr_methods(input: &Input) {
             let mut y = if beta == 0.0 { vec![f64::NAN; nrows] } else { y0.clone() };
             plan.spmv(Exec::new(), alpha, &x, beta, &mut y).expect("plan spmv");
             assert!(crate::same(&y, &want), "plan {choice} on {isa}");
+        }
+        // Plans in caller buffers (no allocator): the rule's and CSR5, exact too; DIA
+        // forced is taken or refused by its own limits.
+        for choice in [None, Some(SpmvChoice::Csr5), Some(SpmvChoice::Dia)] {
+            let layout = match choice {
+                None => SpmvPlanLayout::new(Exec::from(isa), &a).expect("plan layout"),
+                Some(c) => match SpmvPlanLayout::with_choice(Exec::from(isa), &a, c) {
+                    Ok(l) => l,
+                    Err(e) => {
+                        assert!(c == SpmvChoice::Dia, "{c} on {isa}: {e}");
+                        continue;
+                    }
+                },
+            };
+            let (mut bi, mut bv, mut bw) =
+                (vec![0u32; layout.idx_len()], vec![0.0f64; layout.vals_len()], vec![0u32; layout.words_len()]);
+            let plan = SpmvPlanView::from_buffers(&a, &layout, &mut bi, &mut bv, &mut bw).expect("plan in buffers");
+            let mut y = if beta == 0.0 { vec![f64::NAN; nrows] } else { y0.clone() };
+            plan.spmv(Exec::new(), alpha, &x, beta, &mut y).expect("buffer plan spmv");
+            assert!(crate::same(&y, &want), "buffer plan {} on {isa}", layout.choice());
         }
     }
 }

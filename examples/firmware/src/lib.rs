@@ -20,7 +20,12 @@ pub const NNZ_MAX: usize = 5 * N + N;
 /// except row `g` (which holds every column, 1..=4 cycling) and a run of empty rows
 /// (`2g..3g`), so that CSR5 meets long rows, short rows and empty rows. Small integers
 /// throughout: every sum is exact in `f32`, so every method gives the same bits.
-pub fn test_matrix<T: From<i16> + Copy>(g: usize, row_ptr: &mut [u32], col_idx: &mut [u32], vals: &mut [T]) -> usize {
+pub fn test_matrix<T: From<i16> + Copy>(
+    g: usize,
+    row_ptr: &mut [u32],
+    col_idx: &mut [u32],
+    vals: &mut [T],
+) -> usize {
     let g = black_box(g);
     let n = g * g;
     let mut k = 0;
@@ -29,8 +34,8 @@ pub fn test_matrix<T: From<i16> + Copy>(g: usize, row_ptr: &mut [u32], col_idx: 
         vals[*k] = T::from(v);
         *k += 1;
     };
-    for i in 0..n {
-        row_ptr[i] = k as u32;
+    for (i, start) in row_ptr.iter_mut().enumerate().take(n) {
+        *start = k as u32;
         if i == g {
             (0..n).for_each(|c| push(c, (c % 4) as i16 + 1, &mut k));
             continue;

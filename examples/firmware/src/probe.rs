@@ -2,6 +2,8 @@
 // then the operation the probe names (`PROBE`: "base" runs none). Each image's `.text`
 // less the base image's is what that operation adds to a firmware image.
 
+// `#[entry]` turns each `static mut` into an argument of the function it generates.
+#[allow(clippy::too_many_arguments)]
 #[entry]
 fn main() -> ! {
     static mut ROW_PTR: [u32; N + 1] = [0; N + 1];
