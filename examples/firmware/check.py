@@ -7,7 +7,7 @@ Stack: the largest frame of any function in each image, from its prologue (`push
 `vpush`, `sub sp`), and the firmware program's measured peak (painted stack).
 Exits non-zero if a budget is exceeded, an image fails its own checks, or QEMU hangs.
 
-Usage (from this folder): python3 check.py
+Usage: python3 check.py [--record FILE]   (FILE: also write the tables there, as Markdown)
 """
 import os
 import re
@@ -53,7 +53,7 @@ def frames(elf):
     for line in out.splitlines():
         m = re.match(r"^[0-9a-f]+ <(.*)>:$", line)
         if m:
-            name, movs = m.group(1), {}
+            name, movs = re.sub(r"::h[0-9a-f]{16}$", "", m.group(1)), {}
             sizes[name] = 0
             continue
         if name is None or "\t" not in line:
@@ -93,7 +93,16 @@ def run(elf, timeout=120):
 
 
 def main():
+    record = sys.argv[sys.argv.index("--record") + 1] if "--record" in sys.argv else None
+    if record:
+        record = os.path.abspath(record)
     os.chdir(os.path.dirname(os.path.abspath(__file__)))
+    lines = []
+
+    def say(s=""):
+        print(s)
+        lines.append(s)
+
     failed = []
     text = {}
     worst = {}
@@ -107,10 +116,10 @@ def main():
             code, _ = run(elf)
             if code != 0:
                 failed.append(f"probe_{probe} ({profile}) exited with {code} (None: hung)")
-    print(f"spblas in a {TARGET} image: .text added to the base image (bytes), largest stack frame")
-    print()
-    print("| image | .text, opt-level 3 | .text, opt-level z | largest frame, 3 | largest frame, z |")
-    print("|---|---|---|---|---|")
+    say(f"spblas in a {TARGET} image: .text added to the base image (bytes), largest stack frame")
+    say()
+    say("| image | .text, opt-level 3 | .text, opt-level z | largest frame, 3 | largest frame, z |")
+    say("|---|---|---|---|---|")
     for probe in PROBES[1:]:
         row = [f"`probe_{probe}`"]
         for profile in ("release", "size"):
@@ -124,15 +133,25 @@ def main():
             row.append(f"{size} (`{fn[:60]}`)")
             if size > FRAME_BUDGET:
                 failed.append(f"probe_{probe} ({profile}): {fn} has a {size}-byte frame, budget {FRAME_BUDGET}")
-        print("| " + " | ".join(row) + " |")
-    print()
+        say("| " + " | ".join(row) + " |")
+    say()
     for profile in ("release", "size"):
         elf = f"target/{TARGET}/{profile}/spblas-firmware"
         code, out = run(elf)
-        print(f"--- firmware program ({profile}), .text {text_size(elf)} bytes:")
-        print(out.rstrip())
+        say(f"The firmware program (`{profile}` profile), .text {text_size(elf)} bytes, prints:")
+        say()
+        for line in out.rstrip().splitlines():
+            say("    " + line)
+        say()
         if code != 0:
             failed.append(f"firmware program ({profile}) exited with {code} (None: hung)")
+    if record:
+        rustc = subprocess.run(["rustc", "--version"], text=True, capture_output=True).stdout.strip()
+        qemu = subprocess.run(["qemu-system-arm", "--version"], text=True, capture_output=True).stdout.splitlines()[0]
+        with open(record, "w") as f:
+            f.write("# spblas on a Cortex-M4F: code size and stack\n\n")
+            f.write(f"`python3 examples/firmware/check.py --record ...`; {rustc}; {qemu}, `-machine mps2-an386`.\n\n")
+            f.write("\n".join(lines).rstrip() + "\n")
     if failed:
         print("\nFAILED:\n  " + "\n  ".join(failed))
         sys.exit(1)
