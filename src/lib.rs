@@ -7,7 +7,8 @@
 //!
 //! - **Kernels own no memory.** They read borrowed slices and write caller slices; a
 //!   layout query says how long those must be. The `alloc` feature adds owned
-//!   conveniences (`CsrOwned`, ...) on top, never a second implementation.
+//!   conveniences (`CsrOwned`, ...) on top, and `heapless` fixed-capacity ones
+//!   (`CsrHeapless`), never a second implementation.
 //! - **Validate at the border, trust inside.** Every format view is built by a `new` that
 //!   checks every invariant and names the first violation in a [`FormatError`]. No safe
 //!   public function panics on bad input; wrong dimensions are a [`DimError`].
@@ -95,6 +96,8 @@ mod scalar;
 mod tuning;
 
 pub use error::{DimError, FormatError};
+#[cfg(feature = "heapless")]
+pub use formats::CsrHeapless;
 pub use formats::{Coo, Csr, Csr5, Csr5Layout, RowOrder};
 #[cfg(feature = "alloc")]
 pub use formats::{CooOwned, Csr5Owned, CsrOwned};

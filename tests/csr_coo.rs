@@ -337,3 +337,261 @@ fn triplets_whose_rows_cannot_be_allocated_are_an_error() {
     let a = CsrOwned::<f64, u64>::from_triplets(5, 4, &[(4, 3, 1.0)]).unwrap();
     assert_eq!(a.view().row_ptr(), &[0, 0, 0, 0, 0, 1]);
 }
+
+/// The canonical CSR of triplets by its definition, independent of the crate: entry
+/// positions stably sorted by `(row, col)`, each cell's values added left to right in
+/// input order (the first value as it is, so `-0.0` alone stays `-0.0`). Values as bits.
+fn reference_canonical<T: Scalar>(
+    nrows: usize,
+    t: &[(usize, usize, T)],
+) -> (Vec<usize>, Vec<usize>, Vec<u64>) {
+    let mut order: Vec<usize> = (0..t.len()).collect();
+    order.sort_by_key(|&k| (t[k].0, t[k].1));
+    let (mut row_ptr, mut cols, mut vals) = (vec![0usize; nrows + 1], Vec::new(), Vec::<T>::new());
+    let mut last = None;
+    for k in order {
+        let (r, c, v) = t[k];
+        if last == Some((r, c)) {
+            *vals.last_mut().unwrap() += v;
+        } else {
+            cols.push(c);
+            vals.push(v);
+            row_ptr[r + 1] += 1;
+            last = Some((r, c));
+        }
+    }
+    for i in 0..nrows {
+        row_ptr[i + 1] += row_ptr[i];
+    }
+    (row_ptr, cols, vals.iter().map(|v| v.to_f64().to_bits()).collect())
+}
+
+/// A view's arrays in the reference's terms.
+fn parts<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> (Vec<usize>, Vec<usize>, Vec<u64>) {
+    (
+        a.row_ptr().iter().map(|p| p.to_usize()).collect(),
+        a.col_idx().iter().map(|c| c.to_usize()).collect(),
+        a.vals().iter().map(|v| v.to_f64().to_bits()).collect(),
+    )
+}
+
+/// Triplets in any order with many duplicates: `(nrows, ncols, triplets)`. Shapes with
+/// no rows or no columns (then no triplets), all triplets in one cell, one long row, and
+/// values whose sums depend on the order of addition (`1e16 + 1 - 1e16`, signed zeros).
+fn triplets() -> impl Strategy<Value = (usize, usize, Vec<(usize, usize, f64)>)> {
+    let value = prop_oneof![
+        proptest::sample::select(vec![0.0, -0.0, 1.0, -1.0, 0.1, 1e16, -1e16, 3.5e-3]),
+        -100.0f64..100.0,
+    ];
+    let raw = proptest::collection::vec((0usize..64, 0usize..64, value), 0..300);
+    (0usize..12, 0usize..12, 0u8..4, raw).prop_map(|(m, n, mode, raw)| {
+        if m == 0 || n == 0 {
+            return (m, n, Vec::new());
+        }
+        let t = raw
+            .into_iter()
+            .map(|(r, c, v)| match mode {
+                // Every triplet in one cell.
+                0 => (m - 1, n / 2, v),
+                // One long row, columns in any order.
+                1 => (m / 2, c % n, v),
+                // Few cells: many duplicates.
+                2 => (r % 2 % m, c % 2 % n, v),
+                _ => (r % m, c % n, v),
+            })
+            .collect();
+        (m, n, t)
+    })
+}
+
+/// Every canonical conversion of `t` (triplets into buffers, COO into buffers, the
+/// owned and fixed-capacity types) against the reference, bit for bit.
+fn check_canonical<I: Index>(m: usize, n: usize, t: &[(usize, usize, f64)]) -> Result<(), TestCaseError> {
+    let want = reference_canonical(m, t);
+    let nnz = t.len();
+    // Longer buffers than needed, marked: only `row_ptr[..m + 1]` and `..nnz` are touched.
+    let mark = I::from_usize(7).unwrap();
+    let (mut rp, mut ci, mut v) = (vec![mark; m + 3], vec![mark; nnz + 2], vec![f64::NAN; nnz + 2]);
+    let a = Csr::from_triplets(m, n, t, &mut rp, &mut ci, &mut v).unwrap();
+    prop_assert_eq!(a.row_order(), RowOrder::Canonical);
+    prop_assert_eq!(a.shape(), (m, n));
+    prop_assert_eq!(&parts(&a), &want);
+    let again = Csr::new(m, n, a.row_ptr(), a.col_idx(), a.vals()).unwrap();
+    prop_assert_eq!(again.row_order(), RowOrder::Canonical);
+    prop_assert_eq!(&rp[m + 1..], &[mark; 2][..]);
+    prop_assert_eq!(&ci[nnz..], &[mark; 2][..]);
+    prop_assert!(v[nnz..].iter().all(|x| x.is_nan()));
+
+    let r: Vec<I> = t.iter().map(|e| I::from_usize(e.0).unwrap()).collect();
+    let c: Vec<I> = t.iter().map(|e| I::from_usize(e.1).unwrap()).collect();
+    let x: Vec<f64> = t.iter().map(|e| e.2).collect();
+    let coo = Coo::new(m, n, &r, &c, &x).unwrap();
+    let (mut rp, mut ci, mut v) = (vec![I::ZERO; m + 1], vec![I::ZERO; nnz], vec![0.0; nnz]);
+    let b = coo.to_canonical_csr(&mut rp, &mut ci, &mut v).unwrap();
+    prop_assert_eq!(b.row_order(), RowOrder::Canonical);
+    prop_assert_eq!(&parts(&b), &want);
+
+    let owned = CsrOwned::<f64, I>::from_triplets(m, n, t).unwrap();
+    prop_assert_eq!(owned.view().row_order(), RowOrder::Canonical);
+    prop_assert_eq!(&parts(&owned.view()), &want);
+
+    #[cfg(feature = "heapless")]
+    {
+        let h = spblas::CsrHeapless::<f64, I, 13, 300>::from_triplets(m, n, t).unwrap();
+        prop_assert_eq!(h.view().row_order(), RowOrder::Canonical);
+        prop_assert_eq!(&parts(&h.view()), &want);
+        let h = spblas::CsrHeapless::<f64, I, 13, 300>::from_coo(&coo).unwrap();
+        prop_assert_eq!(&parts(&h.view()), &want);
+    }
+    Ok(())
+}
+
+proptest! {
+    #[test]
+    fn canonical_conversions_equal_the_reference_bit_for_bit_u32((m, n, t) in triplets()) {
+        check_canonical::<u32>(m, n, &t)?;
+    }
+
+    #[test]
+    fn canonical_conversions_equal_the_reference_bit_for_bit_u64((m, n, t) in triplets()) {
+        check_canonical::<u64>(m, n, &t)?;
+    }
+
+    /// A buffer one short, or a triplet outside the shape: the same error from every
+    /// entry point, and the buffers untouched.
+    #[test]
+    fn canonical_conversion_errors_write_nothing((m, n, mut t) in triplets(), short in 0usize..4, bad in any::<prop::sample::Index>()) {
+        let nnz = t.len();
+        let lens = [m + 1, nnz, nnz];
+        if short < 3 && lens[short] > 0 {
+            let mut l = lens;
+            l[short] -= 1;
+            let (mut rp, mut ci, mut v) = (vec![9u32; l[0]], vec![9u32; l[1]], vec![f64::NAN; l[2]]);
+            let e = Csr::from_triplets(m, n, &t, &mut rp, &mut ci, &mut v).unwrap_err();
+            let name = ["row_ptr", "col_idx", "vals"][short];
+            prop_assert_eq!(e, FormatError::BufferTooSmall { array: name, needed: lens[short], got: l[short] });
+            prop_assert!(rp.iter().chain(&ci).all(|&x| x == 9) && v.iter().all(|x| x.is_nan()));
+            if nnz > 0 {
+                let r: Vec<u32> = t.iter().map(|e| e.0 as u32).collect();
+                let c: Vec<u32> = t.iter().map(|e| e.1 as u32).collect();
+                let x: Vec<f64> = t.iter().map(|e| e.2).collect();
+                let coo = Coo::new(m, n, &r, &c, &x).unwrap();
+                let e2 = coo.to_canonical_csr(&mut rp, &mut ci, &mut v).unwrap_err();
+                prop_assert_eq!(e2, e);
+                prop_assert!(rp.iter().chain(&ci).all(|&x| x == 9) && v.iter().all(|x| x.is_nan()));
+            }
+        }
+        // One triplet moved outside the shape (a row or a column past the end).
+        if !t.is_empty() {
+            let k = bad.index(t.len());
+            if short % 2 == 0 { t[k].0 = m + short; } else { t[k].1 = n + short; }
+            let want = CsrOwned::<f64, u32>::from_triplets(m, n, &t).unwrap_err();
+            let (mut rp, mut ci, mut v) = (vec![9u32; m + 1], vec![9u32; nnz], vec![f64::NAN; nnz]);
+            prop_assert_eq!(Csr::from_triplets(m, n, &t, &mut rp, &mut ci, &mut v).unwrap_err(), want);
+            prop_assert!(rp.iter().chain(&ci).all(|&x| x == 9) && v.iter().all(|x| x.is_nan()));
+            let first = t.iter().position(|e| e.0 >= m || e.1 >= n).unwrap();
+            let expect = if t[first].0 >= m {
+                FormatError::RowOutOfBounds { position: first, row: t[first].0, nrows: m }
+            } else {
+                FormatError::ColumnOutOfBounds { row: t[first].0, position: first, col: t[first].1, ncols: n }
+            };
+            prop_assert_eq!(want, expect);
+            #[cfg(feature = "heapless")]
+            prop_assert_eq!(spblas::CsrHeapless::<f64, u32, 13, 300>::from_triplets(m, n, &t).unwrap_err(), want);
+        }
+    }
+}
+
+/// Duplicates add up in input order: `(1e16 + 1) - 1e16` is 0 (1 is lost), while any
+/// other order gives 1. A lone `-0.0` stays `-0.0`.
+#[test]
+fn canonical_duplicates_add_up_in_input_order() {
+    let t = [(0, 1, -0.0), (1, 0, 1e16), (1, 0, 1.0), (1, 0, -1e16), (0, 0, 2.0)];
+    let (mut rp, mut ci, mut v) = ([0u32; 3], [0u32; 5], [0.0f64; 5]);
+    let a = Csr::from_triplets(2, 2, &t, &mut rp, &mut ci, &mut v).unwrap();
+    assert_eq!((a.row_ptr(), a.col_idx()), (&[0, 2, 3][..], &[0, 1, 0][..]));
+    assert_eq!(a.vals().iter().map(|x| x.to_bits()).collect::<Vec<_>>(), [2.0, -0.0, 0.0].map(f64::to_bits));
+    let mut r = t;
+    r.swap(2, 3);
+    let (mut rp, mut ci, mut v) = ([0u32; 3], [0u32; 5], [0.0f64; 5]);
+    assert_eq!(Csr::from_triplets(2, 2, &r, &mut rp, &mut ci, &mut v).unwrap().vals()[2], 1.0);
+}
+
+/// A hostile input: one row of 200 000 entries in descending column order with every
+/// cell twice. The per-row sort is `O(n log n)` on any input, so this runs at once.
+#[test]
+fn one_long_reversed_row_converts_quickly() {
+    let n = 100_000usize;
+    let t: Vec<(usize, usize, f64)> = (0..2 * n).map(|k| (0, n - 1 - k / 2, k as f64)).collect();
+    let (mut rp, mut ci, mut v) = (vec![0u32; 2], vec![0u32; 2 * n], vec![0.0f64; 2 * n]);
+    let start = std::time::Instant::now();
+    let a = Csr::from_triplets(1, n, &t, &mut rp, &mut ci, &mut v).unwrap();
+    assert!(start.elapsed() < std::time::Duration::from_secs(20));
+    assert_eq!(a.nnz(), n);
+    assert!(a.col_idx().iter().enumerate().all(|(j, &c)| c as usize == j));
+    assert_eq!(a.vals()[0], (2 * n - 2) as f64 + (2 * n - 1) as f64);
+}
+
+/// Dimensions that do not fit the index type: the same error from the borrowed, owned
+/// and fixed-capacity builders.
+#[test]
+fn canonical_conversion_rejects_dimensions_beyond_the_index_type() {
+    let big = u32::MAX as usize;
+    let (mut rp, mut ci, mut v) = ([0u32; 1], [0u32; 0], [0.0f64; 0]);
+    let e = Csr::<f64, u32>::from_triplets(0, big, &[], &mut rp, &mut ci, &mut v).unwrap_err();
+    assert!(matches!(e, FormatError::TooLarge { what: "ncols", .. }), "{e:?}");
+    assert_eq!(CsrOwned::<f64, u32>::from_triplets(0, big, &[]).unwrap_err(), e);
+    let e = Csr::<f64, u32>::from_triplets(big, 0, &[], &mut rp, &mut ci, &mut v).unwrap_err();
+    assert!(matches!(e, FormatError::TooLarge { what: "nrows", .. }), "{e:?}");
+    #[cfg(feature = "heapless")]
+    assert_eq!(spblas::CsrHeapless::<f64, u32, 4, 4>::from_triplets(big, 0, &[]).unwrap_err(), e);
+    // Empty shapes convert to empty matrices.
+    let a = Csr::<f64, u32>::from_triplets(0, 0, &[], &mut rp, &mut ci, &mut v).unwrap();
+    assert_eq!((a.nrows(), a.ncols(), a.nnz(), a.row_ptr()), (0, 0, 0, &[0u32][..]));
+}
+
+/// The fixed-capacity CSR: capacity errors name the array and its room, before anything
+/// is built; within room it equals the owned one, and copies views as they are.
+#[cfg(feature = "heapless")]
+#[test]
+fn heapless_csr_reports_exceeded_capacity() {
+    use spblas::CsrHeapless;
+    type Small = CsrHeapless<f64, u32, 4, 5>;
+    let t = [(2, 1, 1.0), (0, 0, 2.0), (2, 1, 3.0), (1, 2, -1.0)];
+    let a = Small::from_triplets(3, 3, &t).unwrap();
+    assert_eq!((a.nrows(), a.ncols(), a.nnz()), (3, 3, 3));
+    let o = CsrOwned::<f64, u32>::from_triplets(3, 3, &t).unwrap();
+    assert_eq!(parts(&a.view()), parts(&o.view()));
+    // Four rows need five row pointers.
+    assert_eq!(
+        Small::from_triplets(4, 3, &t).unwrap_err(),
+        FormatError::BufferTooSmall { array: "row_ptr", needed: 5, got: 4 }
+    );
+    // Six triplets need six slots, though they name one cell.
+    assert_eq!(
+        Small::from_triplets(1, 1, &[(0, 0, 1.0); 6]).unwrap_err(),
+        FormatError::BufferTooSmall { array: "col_idx", needed: 6, got: 5 }
+    );
+    assert_eq!(Small::from_triplets(1, 1, &[(0, 0, 1.0); 5]).unwrap().nnz(), 1);
+    // No room at all for row pointers: even a 0 x 0 matrix does not fit.
+    assert!(CsrHeapless::<f64, u32, 0, 0>::from_triplets(0, 0, &[]).is_err());
+    assert_eq!(CsrHeapless::<f64, u32, 1, 0>::from_triplets(0, 7, &[]).unwrap().ncols(), 7);
+    // COO and CSR sources.
+    let (r, c, x) = ([1u32, 1, 0, 0, 2, 2], [0u32; 6], [1.0; 6]);
+    let coo = Coo::new(3, 1, &r, &c, &x).unwrap();
+    assert_eq!(
+        Small::from_coo(&coo).unwrap_err(),
+        FormatError::BufferTooSmall { array: "col_idx", needed: 6, got: 5 }
+    );
+    assert_eq!(Small::from_coo(&Coo::new(3, 1, &r[..5], &c[..5], &x[..5]).unwrap()).unwrap().nnz(), 3);
+    let unsorted = Csr::<f64, u32>::new(2, 3, &[0, 2, 3], &[2, 0, 1], &[1.0, 2.0, 3.0]).unwrap();
+    let mut b = Small::from_csr(&unsorted).unwrap();
+    assert_eq!(b.view().row_order(), RowOrder::Unsorted);
+    assert_eq!(parts(&b.view()), parts(&unsorted));
+    b.vals_mut()[0] = 5.0;
+    assert_eq!(b.view().vals(), &[5.0, 2.0, 3.0]);
+    assert_eq!(
+        CsrHeapless::<f64, u32, 4, 2>::from_csr(&unsorted).unwrap_err(),
+        FormatError::BufferTooSmall { array: "col_idx", needed: 3, got: 2 }
+    );
+}

@@ -1,8 +1,9 @@
 //! Kernels own no memory (ARCHITECTURE.md, principle 1): a counting global allocator proves that
 //! every kernel — SpMV of every format on every available `Isa` and every CSR method,
-//! the CSR5 conversions (copying and in place), the conversions into caller buffers,
-//! the primitives, Level 1 with its workspace, and SpGEMM's symbolic, numeric and
-//! one-pass bounded forms with theirs — makes zero heap allocations.
+//! the CSR5 conversions (copying and in place), the conversions into caller buffers
+//! (canonical CSR from triplets or COO included, and into `CsrHeapless`), the plans in
+//! caller buffers, the primitives, Level 1 with its workspace, and SpGEMM's symbolic,
+//! numeric and one-pass bounded forms with theirs — makes zero heap allocations.
 //!
 //! Counting is per thread (the test harness allocates on other threads), and only inside
 //! [`allocations`]. Inputs and buffers are made before counting; `Isa::available()` is
@@ -188,6 +189,9 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
     assert_no_alloc("Sell::to_csr", || sell.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
     assert_no_alloc("Hyb::to_csr", || hyb.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
     assert_no_alloc("Coo::to_csr", || coo.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
+    assert_no_alloc("Coo::to_canonical_csr", || {
+        coo.to_canonical_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap()
+    });
 
     let views: [(&str, &dyn SpMv<f64>); 8] = [
         ("csr", &a),
@@ -304,6 +308,39 @@ fn csr5_conversions_and_spmv_allocate_nothing() {
             Csr5::<f64, u32>::to_csr_in_place(&layout, &mut ci3, &mut v3).unwrap()
         });
         assert_eq!(ci3, a.col_idx());
+    }
+}
+
+/// Canonical CSR from triplets in any order (duplicates, one long row) into caller
+/// buffers, from the same triplets as COO, and (feature `heapless`) into fixed-capacity
+/// storage: the firmware's way to a canonical matrix, with no allocator.
+#[test]
+fn canonical_conversions_allocate_nothing() {
+    const M: usize = 40;
+    let t: Vec<(usize, usize, f64)> = (0..N)
+        .map(|k| {
+            let r = if k % 3 == 0 { 7 } else { (k * 31) % M };
+            (r, (k * 17 + k / 5) % COLS, (k % 9) as f64 - 4.0)
+        })
+        .collect();
+    let (mut rp, mut ci, mut v) = (vec![0u32; M + 1], vec![0u32; N], vec![0.0; N]);
+    let nnz = assert_no_alloc("Csr::from_triplets", || {
+        Csr::from_triplets(M, COLS, &t, &mut rp, &mut ci, &mut v).unwrap().nnz()
+    });
+    assert!(nnz < N);
+    let r: Vec<u32> = t.iter().map(|e| e.0 as u32).collect();
+    let c: Vec<u32> = t.iter().map(|e| e.1 as u32).collect();
+    let x: Vec<f64> = t.iter().map(|e| e.2).collect();
+    let coo = Coo::new(M, COLS, &r, &c, &x).unwrap();
+    let (mut rp2, mut ci2, mut v2) = (vec![0u32; M + 1], vec![0u32; N], vec![0.0; N]);
+    assert_no_alloc("Coo::to_canonical_csr", || coo.to_canonical_csr(&mut rp2, &mut ci2, &mut v2).unwrap());
+    assert_eq!((&rp, &ci[..nnz], &v[..nnz]), (&rp2, &ci2[..nnz], &v2[..nnz]));
+    #[cfg(feature = "heapless")]
+    {
+        type Fixed = spblas::CsrHeapless<f64, u32, { M + 1 }, N>;
+        let h = assert_no_alloc("CsrHeapless::from_triplets", || Fixed::from_triplets(M, COLS, &t).unwrap());
+        assert_eq!(h.view().col_idx(), &ci[..nnz]);
+        assert_no_alloc("CsrHeapless::from_coo", || Fixed::from_coo(&coo).unwrap().nnz());
     }
 }
 

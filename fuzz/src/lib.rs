@@ -8,6 +8,7 @@
 //! kernels form is exact whatever the order of additions: results are compared with
 //! `==`, bit for bit up to the sign of zero, against a plain reference.
 
+pub mod canonical;
 pub mod csr5_roundtrip;
 pub mod formats;
 pub mod isa_equivalence;

@@ -3,6 +3,7 @@
 //!
 //! ```text
 //! cd fuzz && cargo test --test seeds -- --ignored generate_seeds
+//! TARGETS="canonical" cargo test --test seeds -- --ignored generate_seeds   # one target
 //! ```
 //!
 //! Generation is deterministic: a fixed xorshift stream of byte strings, each decoded by
@@ -15,13 +16,14 @@ use std::path::{Path, PathBuf};
 
 type Run = fn(&[u8]) -> usize;
 
-const TARGETS: [(&str, Run); 6] = [
+const TARGETS: [(&str, Run); 7] = [
     ("formats", spblas_fuzz::formats::run),
     ("csr5_roundtrip", spblas_fuzz::csr5_roundtrip::run),
     ("isa_equivalence", spblas_fuzz::isa_equivalence::run),
     ("mtx", spblas_fuzz::mtx::run),
     ("level1", spblas_fuzz::level1::run),
     ("spgemm", spblas_fuzz::spgemm::run),
+    ("canonical", spblas_fuzz::canonical::run),
 ];
 
 fn seeds_dir(target: &str) -> PathBuf {
@@ -91,8 +93,11 @@ fn write(target: &str, seeds: &[Vec<u8>]) {
 #[ignore = "writes fuzz/seeds; run by hand"]
 fn generate_seeds() {
     const PER_TARGET: usize = 8;
+    // `TARGETS="a b"` regenerates only those, as in `run-all.sh`.
+    let only = std::env::var("TARGETS").ok();
+    let wanted = |t: &str| only.as_deref().is_none_or(|o| o.split_whitespace().any(|x| x == t));
     for (target, run) in TARGETS {
-        if target == "mtx" {
+        if target == "mtx" || !wanted(target) {
             continue;
         }
         let mut rng = XorShift(0x5EED_0000 ^ target.len() as u64);
@@ -113,7 +118,9 @@ fn generate_seeds() {
         assert!(!seeds.is_empty(), "{target}: no accepted input generated");
         write(target, &seeds);
     }
-    write("mtx", &mtx_seeds());
+    if wanted("mtx") {
+        write("mtx", &mtx_seeds());
+    }
 }
 
 /// Matrix Market files: `write_mtx` output of small matrices, and header variants.

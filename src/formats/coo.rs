@@ -1,7 +1,9 @@
 //! Coordinate format (thesis 5.2.3): one `(row_idx, col_idx, val)` triple per entry.
 
+use crate::formats::csr::{Entries, canonical_into};
 use crate::formats::{
-    Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_row, count_entry_descents,
+    Csr, RowOrder, any_at_or_above, check_buf, check_col, check_dims, check_len, check_row,
+    count_entry_descents,
 };
 use crate::{FormatError, Index, Scalar};
 
@@ -109,6 +111,43 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
         Csr::new(m, self.ncols, row_ptr, col_idx, vals)
     }
 
+    /// Converts to canonical CSR ([`RowOrder::Canonical`]: rows sorted by column,
+    /// duplicates added up in COO order, explicit zeros kept) in the caller's buffers, no
+    /// allocator needed: `row_ptr` at least `nrows + 1` long, `col_idx` and `vals` at
+    /// least `nnz` (duplicates included; `col_idx` is the conversion's scratch space).
+    /// The result covers the prefixes written, one entry per distinct cell, and equals
+    /// `CsrOwned::from_triplets` on the same entries bit for bit (see
+    /// [`Csr::from_triplets`]: one implementation). Time `O(nrows + nnz log(longest
+    /// row))` on any input, no workspace beyond the outputs.
+    ///
+    /// ```
+    /// use spblas::{Coo, RowOrder};
+    /// // (1, 1) twice, rows out of order.
+    /// let (r, c, v) = ([1u32, 0, 1], [1u32, 2, 1], [2.0f64, 5.0, 0.5]);
+    /// let coo = Coo::new(2, 3, &r, &c, &v)?;
+    /// let (mut row_ptr, mut col_idx, mut vals) = ([0u32; 3], [0u32; 3], [0.0; 3]);
+    /// let a = coo.to_canonical_csr(&mut row_ptr, &mut col_idx, &mut vals)?;
+    /// assert_eq!(a.row_order(), RowOrder::Canonical);
+    /// assert_eq!((a.row_ptr(), a.col_idx(), a.vals()), (&[0, 1, 2][..], &[2, 1][..], &[5.0, 2.5][..]));
+    /// # Ok::<(), spblas::FormatError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`FormatError::BufferTooSmall`] before anything is written.
+    pub fn to_canonical_csr<'b>(
+        &self,
+        row_ptr: &'b mut [I],
+        col_idx: &'b mut [I],
+        vals: &'b mut [T],
+    ) -> Result<Csr<'b, T, I>, FormatError> {
+        let (m, nnz) = (self.nrows, self.nnz());
+        check_buf("row_ptr", row_ptr.len(), m + 1)?;
+        check_buf("col_idx", col_idx.len(), nnz)?;
+        check_buf("vals", vals.len(), nnz)?;
+        let (row_ptr, col_idx, vals) = (&mut row_ptr[..m + 1], &mut col_idx[..nnz], &mut vals[..nnz]);
+        Ok(canonical_into(m, self.ncols, self, row_ptr, col_idx, vals))
+    }
+
     /// Number of rows.
     pub fn nrows(&self) -> usize {
         self.nrows
@@ -139,6 +178,21 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
     }
 }
 
+impl<T: Scalar, I: Index> Entries<T, I> for Coo<'_, T, I> {
+    fn count(&self) -> usize {
+        self.nnz()
+    }
+    fn row(&self, k: usize) -> usize {
+        self.row_idx[k].to_usize()
+    }
+    fn col(&self, k: usize) -> I {
+        self.col_idx[k]
+    }
+    fn val(&self, k: usize) -> T {
+        self.vals[k]
+    }
+}
+
 /// Writes `csr` as COO into buffers of exactly `nnz` elements; returns whether the result
 /// is sorted.
 fn fill_from_csr<T: Scalar, I: Index>(
@@ -152,7 +206,7 @@ fn fill_from_csr<T: Scalar, I: Index>(
     }
     col_idx.copy_from_slice(csr.col_idx());
     vals.copy_from_slice(csr.vals());
-    csr.row_order() != crate::formats::RowOrder::Unsorted
+    csr.row_order() != RowOrder::Unsorted
 }
 
 /// Stable counting sort of COO triples into CSR arrays of exactly `nrows + 1` and `nnz`

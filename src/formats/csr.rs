@@ -108,6 +108,57 @@ impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
         Csr { nrows, ncols, row_ptr, col_idx, vals, order }
     }
 
+    /// Builds the canonical matrix ([`RowOrder::Canonical`]: rows sorted, no duplicates)
+    /// of `(row, col, value)` triplets in any order, in the caller's buffers: no allocator
+    /// needed. Duplicates are added up in the order they are given and explicit zeros are
+    /// kept, so the result equals `CsrOwned::from_triplets`'s bit for bit (which is this
+    /// function in allocated buffers).
+    ///
+    /// `row_ptr` must hold `nrows + 1` indices, `col_idx` and `vals` one slot per triplet,
+    /// duplicates included (`col_idx` is the conversion's scratch space). The view covers
+    /// the prefixes written: its `nnz` is the number of distinct cells. Time
+    /// `O(nrows + nnz log(longest row))` on any input, no workspace beyond the outputs.
+    ///
+    /// ```
+    /// use spblas::{Csr, RowOrder};
+    /// // Firmware-style fixed buffers; (0, 2) is given twice and adds up.
+    /// let triplets = [(1, 0, 4.0f32), (0, 2, 1.0), (0, 0, 3.0), (0, 2, 0.5)];
+    /// let (mut row_ptr, mut col_idx, mut vals) = ([0u32; 3], [0u32; 4], [0.0f32; 4]);
+    /// let a = Csr::from_triplets(2, 3, &triplets, &mut row_ptr, &mut col_idx, &mut vals)?;
+    /// assert_eq!(a.row_order(), RowOrder::Canonical);
+    /// assert_eq!((a.row_ptr(), a.col_idx(), a.vals()), (&[0, 2, 3][..], &[0, 2, 0][..], &[3.0, 1.5, 4.0][..]));
+    /// # Ok::<(), spblas::FormatError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`FormatError::TooLarge`] if a dimension or the triplet count does not fit `I`;
+    /// [`FormatError::BufferTooSmall`] if a buffer is shorter than stated above;
+    /// [`FormatError::RowOutOfBounds`] / [`FormatError::ColumnOutOfBounds`] naming the
+    /// first triplet outside the matrix. Nothing is written then.
+    pub fn from_triplets(
+        nrows: usize,
+        ncols: usize,
+        triplets: &[(usize, usize, T)],
+        row_ptr: &'a mut [I],
+        col_idx: &'a mut [I],
+        vals: &'a mut [T],
+    ) -> Result<Self, FormatError> {
+        let nnz = triplets.len();
+        check_dims::<I>(nrows, ncols, nnz)?;
+        check_buf("row_ptr", row_ptr.len(), nrows + 1)?;
+        check_buf("col_idx", col_idx.len(), nnz)?;
+        check_buf("vals", vals.len(), nnz)?;
+        check_triplets(nrows, ncols, triplets)?;
+        Ok(canonical_into(
+            nrows,
+            ncols,
+            triplets,
+            &mut row_ptr[..nrows + 1],
+            &mut col_idx[..nnz],
+            &mut vals[..nnz],
+        ))
+    }
+
     /// Number of rows.
     pub fn nrows(&self) -> usize {
         self.nrows
@@ -263,6 +314,119 @@ impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
     }
 }
 
+/// Checks every triplet against the shape: the first one outside it, row first.
+pub(crate) fn check_triplets<T>(
+    nrows: usize,
+    ncols: usize,
+    triplets: &[(usize, usize, T)],
+) -> Result<(), FormatError> {
+    for (position, &(r, c, _)) in triplets.iter().enumerate() {
+        if r >= nrows {
+            return Err(FormatError::RowOutOfBounds { position, row: r, nrows });
+        }
+        if c >= ncols {
+            return Err(FormatError::ColumnOutOfBounds { row: r, position, col: c, ncols });
+        }
+    }
+    Ok(())
+}
+
+/// Matrix entries in any order, read by position `k < len()`: what [`canonical_into`]
+/// sorts (COO arrays, triplets), without copying them into one layout first.
+pub(crate) trait Entries<T, I> {
+    /// Number of entries.
+    fn count(&self) -> usize;
+    /// Row of entry `k`.
+    fn row(&self, k: usize) -> usize;
+    /// Column of entry `k`.
+    fn col(&self, k: usize) -> I;
+    /// Value of entry `k`.
+    fn val(&self, k: usize) -> T;
+}
+
+impl<T: Scalar, I: Index> Entries<T, I> for [(usize, usize, T)] {
+    fn count(&self) -> usize {
+        self.len()
+    }
+    fn row(&self, k: usize) -> usize {
+        self[k].0
+    }
+    fn col(&self, k: usize) -> I {
+        I::from_usize_unchecked(self[k].1)
+    }
+    fn val(&self, k: usize) -> T {
+        self[k].2
+    }
+}
+
+/// Writes the canonical CSR of `entries` into `row_ptr` (exactly `nrows + 1`), `col_idx`
+/// and `vals` (exactly `entries.count()`), and returns the view over the distinct
+/// entries. The caller has checked the dimensions against `I` and every entry against
+/// the shape. The one implementation behind every triplet and COO conversion to
+/// canonical CSR, with or without an allocator.
+///
+/// No workspace: the entries' positions are sorted in `col_idx` itself. First a stable
+/// counting sort by row (`row_ptr` counts, then scatters); then each row's positions by
+/// `(column, position)`, a unique key, so an unstable in-place sort (`O(n log n)` on any
+/// input, a single long row included) keeps the duplicates of a cell in input order;
+/// last a gather that overwrites each position with its column and adds duplicates into
+/// the first, in input order, compacting towards the front (writes never pass reads).
+pub(crate) fn canonical_into<'b, T: Scalar, I: Index, E: Entries<T, I> + ?Sized>(
+    nrows: usize,
+    ncols: usize,
+    entries: &E,
+    row_ptr: &'b mut [I],
+    col_idx: &'b mut [I],
+    vals: &'b mut [T],
+) -> Csr<'b, T, I> {
+    let nnz = entries.count();
+    // Counts shifted by one, then a scan: row_ptr[i] = start of row i.
+    row_ptr.fill(I::ZERO);
+    for k in 0..nnz {
+        let slot = &mut row_ptr[entries.row(k) + 1];
+        *slot = I::from_usize_unchecked(slot.to_usize() + 1);
+    }
+    for i in 0..nrows {
+        row_ptr[i + 1] = I::from_usize_unchecked(row_ptr[i + 1].to_usize() + row_ptr[i].to_usize());
+    }
+    // Scatter positions, row_ptr[r] as row r's cursor; then shift back by one.
+    for k in 0..nnz {
+        let r = entries.row(k);
+        let dst = row_ptr[r].to_usize();
+        col_idx[dst] = I::from_usize_unchecked(k);
+        row_ptr[r] = I::from_usize_unchecked(dst + 1);
+    }
+    for i in (1..=nrows).rev() {
+        row_ptr[i] = row_ptr[i - 1];
+    }
+    row_ptr[0] = I::ZERO;
+    for i in 0..nrows {
+        let row = &mut col_idx[row_ptr[i].to_usize()..row_ptr[i + 1].to_usize()];
+        row.sort_unstable_by_key(|&k| (entries.col(k.to_usize()), k));
+    }
+    // Gather and compact: slot `p` is read before any write reaches it (`w <= p`).
+    let (mut w, mut start) = (0usize, 0usize);
+    for i in 0..nrows {
+        let end = row_ptr[i + 1].to_usize();
+        row_ptr[i] = I::from_usize_unchecked(w);
+        let first = w;
+        for p in start..end {
+            let k = col_idx[p].to_usize();
+            let (c, v) = (entries.col(k), entries.val(k));
+            if w > first && col_idx[w - 1] == c {
+                vals[w - 1] += v;
+            } else {
+                col_idx[w] = c;
+                vals[w] = v;
+                w += 1;
+            }
+        }
+        start = end;
+    }
+    row_ptr[nrows] = I::from_usize_unchecked(w);
+    Csr { nrows, ncols, row_ptr, col_idx: &col_idx[..w], vals: &vals[..w], order: RowOrder::Canonical }
+}
+
 #[cfg(feature = "alloc")]
 pub use owned::CsrOwned;
 
@@ -270,7 +434,7 @@ pub use owned::CsrOwned;
 mod owned {
     use alloc::vec::Vec;
 
-    use super::{Csr, MAX_PANELS, RowOrder};
+    use super::{Csr, MAX_PANELS, RowOrder, canonical_into, check_triplets};
     use crate::formats::{check_dims, try_copy, try_room, try_vec, try_vec_paged};
     use crate::{FormatError, Index, Scalar};
 
@@ -408,10 +572,12 @@ mod owned {
 
         /// Builds a canonical matrix (rows sorted, no duplicates) from `(row, col, value)`
         /// triplets in any order. Duplicates are added up in the order they are given;
-        /// explicit zeros are kept.
+        /// explicit zeros are kept. [`Csr::from_triplets`] in allocated buffers (the same
+        /// code, so the same bits), trimmed to the distinct entries.
         ///
         /// # Errors
-        /// [`FormatError::TooLarge`] if a dimension or the entry count does not fit `I`;
+        /// [`FormatError::TooLarge`] if a dimension or the entry count does not fit `I`,
+        /// or the arrays cannot be allocated;
         /// [`FormatError::RowOutOfBounds`] / [`FormatError::ColumnOutOfBounds`] naming the
         /// first triplet outside the matrix.
         pub fn from_triplets(
@@ -419,51 +585,16 @@ mod owned {
             ncols: usize,
             triplets: &[(usize, usize, T)],
         ) -> Result<Self, FormatError> {
-            check_dims::<I>(nrows, ncols, triplets.len())?;
+            let nnz = triplets.len();
+            check_dims::<I>(nrows, ncols, nnz)?;
             // A huge `nrows` with few triplets must be an error, not an allocation abort.
-            let mut counts = try_vec("nrows + 1", nrows.saturating_add(1), 0usize)?;
-            for (position, &(r, c, _)) in triplets.iter().enumerate() {
-                if r >= nrows {
-                    return Err(FormatError::RowOutOfBounds { position, row: r, nrows });
-                }
-                if c >= ncols {
-                    return Err(FormatError::ColumnOutOfBounds { row: r, position, col: c, ncols });
-                }
-                counts[r + 1] += 1;
-            }
-            for i in 0..nrows {
-                counts[i + 1] += counts[i];
-            }
-            // Stable counting sort by row, then a stable sort by column inside each row,
-            // so duplicates are summed in input order.
-            let mut entries = try_vec("entries", triplets.len(), (0usize, T::ZERO))?;
-            let mut next = try_room("nrows + 1", counts.len())?;
-            next.extend_from_slice(&counts);
-            for &(r, c, v) in triplets {
-                entries[next[r]] = (c, v);
-                next[r] += 1;
-            }
-            let mut row_ptr = try_room("row_ptr", nrows + 1)?;
-            let mut col_idx = try_room("col_idx", triplets.len())?;
-            let mut vals = try_room("vals", triplets.len())?;
-            row_ptr.push(I::ZERO);
-            for i in 0..nrows {
-                let row = &mut entries[counts[i]..counts[i + 1]];
-                row.sort_by_key(|e| e.0);
-                let mut last: Option<usize> = None;
-                for &(c, v) in row.iter() {
-                    if last == Some(c) {
-                        if let Some(x) = vals.last_mut() {
-                            *x += v;
-                        }
-                    } else {
-                        col_idx.push(I::from_usize_unchecked(c));
-                        vals.push(v);
-                        last = Some(c);
-                    }
-                }
-                row_ptr.push(I::from_usize_unchecked(col_idx.len()));
-            }
+            let mut row_ptr = try_vec("nrows + 1", nrows + 1, I::ZERO)?;
+            check_triplets(nrows, ncols, triplets)?;
+            let mut col_idx = try_vec("col_idx", nnz, I::ZERO)?;
+            let mut vals = try_vec("vals", nnz, T::ZERO)?;
+            let nnz = canonical_into(nrows, ncols, triplets, &mut row_ptr, &mut col_idx, &mut vals).nnz();
+            col_idx.truncate(nnz);
+            vals.truncate(nnz);
             Ok(CsrOwned { nrows, ncols, row_ptr, col_idx, vals, order: RowOrder::Canonical })
         }
 
@@ -498,6 +629,153 @@ mod owned {
         /// Gives the arrays back: `(nrows, ncols, row_ptr, col_idx, vals)`.
         pub fn into_parts(self) -> (usize, usize, Vec<I>, Vec<I>, Vec<T>) {
             (self.nrows, self.ncols, self.row_ptr, self.col_idx, self.vals)
+        }
+    }
+}
+
+#[cfg(feature = "heapless")]
+pub use fixed::CsrHeapless;
+
+#[cfg(feature = "heapless")]
+mod fixed {
+    use heapless::Vec;
+
+    use super::{Csr, RowOrder, canonical_into, check_triplets};
+    use crate::formats::{Coo, check_buf, check_dims};
+    use crate::{FormatError, Index, Scalar};
+
+    /// A CSR matrix that owns its arrays in fixed-capacity storage (feature `heapless`):
+    /// `CsrOwned`'s conveniences for firmware without an allocator, the capacities fixed
+    /// at compile time so the matrix can live on the stack or in a `static`.
+    ///
+    /// `ROW_PTR` is the room for `row_ptr`, so the matrix holds at most `ROW_PTR - 1` rows;
+    /// `NNZ` the room for stored entries. Built through the same code as
+    /// [`Csr::from_triplets`], so the result is canonical ([`RowOrder::Canonical`]) and
+    /// equals `CsrOwned::from_triplets`'s bit for bit; the conversion needs one slot per
+    /// input entry, duplicates included, before they are added up.
+    ///
+    /// ```
+    /// use spblas::{CsrHeapless, Exec, FormatError, SpMv};
+    /// // At most 3 rows (room for 4 row pointers) and 8 entries.
+    /// type Small = CsrHeapless<f32, u32, 4, 8>;
+    /// let a = Small::from_triplets(3, 3, &[(2, 2, 1.0), (0, 0, 2.0), (2, 2, 1.0)])?;
+    /// assert_eq!(a.nnz(), 2);
+    /// let mut y = [0.0f32; 3];
+    /// a.view().spmv(Exec::new(), 1.0, &[1.0, 1.0, 1.0], 0.0, &mut y)?;
+    /// assert_eq!(y, [2.0, 0.0, 2.0]);
+    /// // Too many rows for the storage: an error, not a panic.
+    /// assert!(matches!(Small::from_triplets(4, 3, &[]), Err(FormatError::BufferTooSmall { .. })));
+    /// # Ok::<(), Box<dyn core::error::Error>>(())
+    /// ```
+    #[derive(Clone, Debug, PartialEq)]
+    pub struct CsrHeapless<T, I, const ROW_PTR: usize, const NNZ: usize> {
+        nrows: usize,
+        ncols: usize,
+        row_ptr: Vec<I, ROW_PTR>,
+        col_idx: Vec<I, NNZ>,
+        vals: Vec<T, NNZ>,
+        order: RowOrder,
+    }
+
+    impl<T: Scalar, I: Index, const ROW_PTR: usize, const NNZ: usize> CsrHeapless<T, I, ROW_PTR, NNZ> {
+        /// Builds the canonical matrix of `(row, col, value)` triplets in any order, as
+        /// [`Csr::from_triplets`] does, in this storage.
+        ///
+        /// # Errors
+        /// As [`Csr::from_triplets`]; [`FormatError::BufferTooSmall`] (`got` the capacity)
+        /// when `nrows + 1 > ROW_PTR` or the triplets are more than `NNZ`.
+        pub fn from_triplets(
+            nrows: usize,
+            ncols: usize,
+            triplets: &[(usize, usize, T)],
+        ) -> Result<Self, FormatError> {
+            check_dims::<I>(nrows, ncols, triplets.len())?;
+            let mut m = Self::with_room(nrows, ncols, triplets.len(), RowOrder::Canonical)?;
+            check_triplets(nrows, ncols, triplets)?;
+            let nnz =
+                canonical_into(nrows, ncols, triplets, &mut m.row_ptr, &mut m.col_idx, &mut m.vals).nnz();
+            m.col_idx.truncate(nnz);
+            m.vals.truncate(nnz);
+            Ok(m)
+        }
+
+        /// Converts a COO view to canonical CSR, as [`Coo::to_canonical_csr`] does, in this
+        /// storage.
+        ///
+        /// # Errors
+        /// [`FormatError::BufferTooSmall`] (`got` the capacity) when `nrows + 1 > ROW_PTR`
+        /// or `coo.nnz() > NNZ`.
+        pub fn from_coo(coo: &Coo<'_, T, I>) -> Result<Self, FormatError> {
+            let (nrows, ncols) = (coo.nrows(), coo.ncols());
+            let mut m = Self::with_room(nrows, ncols, coo.nnz(), RowOrder::Canonical)?;
+            let nnz = canonical_into(nrows, ncols, coo, &mut m.row_ptr, &mut m.col_idx, &mut m.vals).nnz();
+            m.col_idx.truncate(nnz);
+            m.vals.truncate(nnz);
+            Ok(m)
+        }
+
+        /// Copies a view, its rows as they are (any [`RowOrder`]).
+        ///
+        /// # Errors
+        /// [`FormatError::BufferTooSmall`] (`got` the capacity) when `nrows + 1 > ROW_PTR`
+        /// or `csr.nnz() > NNZ`.
+        pub fn from_csr(csr: &Csr<'_, T, I>) -> Result<Self, FormatError> {
+            let mut m = Self::with_room(csr.nrows, csr.ncols, csr.nnz(), csr.order)?;
+            m.row_ptr.copy_from_slice(csr.row_ptr);
+            m.col_idx.copy_from_slice(csr.col_idx);
+            m.vals.copy_from_slice(csr.vals);
+            Ok(m)
+        }
+
+        /// An `nrows × ncols` matrix of `nrows + 1` zero row pointers and `nnz` zero
+        /// entries, or the capacity error (before anything is built).
+        fn with_room(nrows: usize, ncols: usize, nnz: usize, order: RowOrder) -> Result<Self, FormatError> {
+            let np = nrows.saturating_add(1);
+            check_buf("row_ptr", ROW_PTR, np)?;
+            check_buf("col_idx", NNZ, nnz)?;
+            let mut m = CsrHeapless {
+                nrows,
+                ncols,
+                row_ptr: Vec::new(),
+                col_idx: Vec::new(),
+                vals: Vec::new(),
+                order,
+            };
+            // Within the capacities just checked, so these cannot fail.
+            let full = |array, needed, got| FormatError::BufferTooSmall { array, needed, got };
+            m.row_ptr.resize(np, I::ZERO).map_err(|_| full("row_ptr", np, ROW_PTR))?;
+            m.col_idx.resize(nnz, I::ZERO).map_err(|_| full("col_idx", nnz, NNZ))?;
+            m.vals.resize(nnz, T::ZERO).map_err(|_| full("vals", nnz, NNZ))?;
+            Ok(m)
+        }
+
+        /// The validated view every kernel takes.
+        pub fn view(&self) -> Csr<'_, T, I> {
+            Csr {
+                nrows: self.nrows,
+                ncols: self.ncols,
+                row_ptr: &self.row_ptr,
+                col_idx: &self.col_idx,
+                vals: &self.vals,
+                order: self.order,
+            }
+        }
+
+        /// Number of rows.
+        pub fn nrows(&self) -> usize {
+            self.nrows
+        }
+        /// Number of columns.
+        pub fn ncols(&self) -> usize {
+            self.ncols
+        }
+        /// Number of stored entries.
+        pub fn nnz(&self) -> usize {
+            self.col_idx.len()
+        }
+        /// Mutable access to the values; the sparsity pattern stays fixed.
+        pub fn vals_mut(&mut self) -> &mut [T] {
+            &mut self.vals
         }
     }
 }

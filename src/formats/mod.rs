@@ -5,7 +5,9 @@
 //! violation as a [`FormatError`]; `unsafe fn new_unchecked` skips the checks for callers
 //! who have proved them. Conversions from [`Csr`] write into caller-provided slices whose
 //! lengths a layout query reports first; with the `alloc` feature each format also has an
-//! owned variant (`CsrOwned`, `EllOwned`, ...) that allocates those slices for you.
+//! owned variant (`CsrOwned`, `EllOwned`, ...) that allocates those slices for you, and
+//! with `heapless` CSR has one in fixed-capacity storage (`CsrHeapless`) for firmware
+//! without an allocator.
 //!
 //! | format | module | thesis |
 //! |---|---|---|
@@ -38,6 +40,8 @@ pub use sell::{Sell, SellLayout};
 
 #[cfg(feature = "alloc")]
 pub use coo::CooOwned;
+#[cfg(feature = "heapless")]
+pub use csr::CsrHeapless;
 #[cfg(feature = "alloc")]
 pub use csr::CsrOwned;
 #[cfg(feature = "alloc")]
