@@ -601,7 +601,8 @@ fn csr5_u16_holds_32767_rows_and_refuses_32768() {
     let raw = from_lens::<f64, u16>(16, &lens);
     let a = raw.owned();
     let a = a.view();
-    let too_many = |e: &FormatError| matches!(e, FormatError::TooLarge { what: "nrows", value: 32_768, max: 32_767 });
+    let too_many =
+        |e: &FormatError| matches!(e, FormatError::TooLarge { what: "nrows", value: 32_768, max: 32_767 });
     for isa in Isa::available() {
         assert!(Csr5Layout::new(&a, isa).is_err_and(|e| too_many(&e)));
         assert!(Csr5Owned::from_csr(Exec::from(isa), &a).is_err_and(|e| too_many(&e)));

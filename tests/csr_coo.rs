@@ -99,7 +99,11 @@ fn coo_shuffle_check<I: Index>(raw: &RawCsr<f64, I>, seed: u64) -> Result<(), Te
     Ok(())
 }
 
-fn triplets_check<I: Index>(nrows: usize, ncols: usize, t: &[(usize, usize, f64)]) -> Result<(), TestCaseError> {
+fn triplets_check<I: Index>(
+    nrows: usize,
+    ncols: usize,
+    t: &[(usize, usize, f64)],
+) -> Result<(), TestCaseError> {
     let a = CsrOwned::<f64, I>::from_triplets(nrows, ncols, t).unwrap();
     let a = a.view();
     prop_assert_eq!(a.row_order(), RowOrder::Canonical);
@@ -118,7 +122,11 @@ fn triplets_check<I: Index>(nrows: usize, ncols: usize, t: &[(usize, usize, f64)
 /// Zero to two columns out of bounds (by 0..3 past the last); the error must name the
 /// first in row order, and a valid matrix must get the row order a row-by-row scan
 /// gives.
-fn validation_check<I: Index>(raw: &RawCsr<f64, I>, picks: &[usize], over: usize) -> Result<(), TestCaseError> {
+fn validation_check<I: Index>(
+    raw: &RawCsr<f64, I>,
+    picks: &[usize],
+    over: usize,
+) -> Result<(), TestCaseError> {
     let mut r = raw.clone();
     let nnz = r.col_idx.len();
     for &p in picks.iter().skip(1) {
@@ -132,7 +140,12 @@ fn validation_check<I: Index>(raw: &RawCsr<f64, I>, picks: &[usize], over: usize
         for k in s..e {
             let c = r.col_idx[k];
             if c.to_usize() >= r.ncols {
-                want = Err(FormatError::ColumnOutOfBounds { row, position: k, col: c.to_usize(), ncols: r.ncols });
+                want = Err(FormatError::ColumnOutOfBounds {
+                    row,
+                    position: k,
+                    col: c.to_usize(),
+                    ncols: r.ncols,
+                });
                 break 'rows;
             }
             if k > s && c < r.col_idx[k - 1] {
@@ -170,11 +183,7 @@ fn coo_validation_check<I: Index>(
     let nnz = r.len();
     for &(p, row) in picks {
         if nnz > 0 {
-            if row {
-                r[p % nnz] = ix(a.nrows() + over)
-            } else {
-                c[p % nnz] = ix(a.ncols() + over)
-            }
+            if row { r[p % nnz] = ix(a.nrows() + over) } else { c[p % nnz] = ix(a.ncols() + over) }
         }
     }
     let v = vec![1.0; nnz];
