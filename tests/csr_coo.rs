@@ -172,7 +172,7 @@ fn coo_validation_check<I: Index>(
     let a = raw.owned();
     let a = a.view();
     let mut t: Vec<(I, I)> = a.iter().map(|(i, j, _)| (ix(i), ix(j))).collect();
-    if !t.is_empty() && seed % 3 != 0 {
+    if !t.is_empty() && !seed.is_multiple_of(3) {
         for k in 0..(seed % 4) as usize {
             let i = (common::splitmix(seed ^ k as u64) % t.len() as u64) as usize;
             let j = (common::splitmix(seed.rotate_left(7) ^ k as u64) % t.len() as u64) as usize;

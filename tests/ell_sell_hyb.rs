@@ -218,7 +218,7 @@ fn corrupted_ell<I: Index>(raw: &RawCsr<f64, I>, which: usize, pick: usize) -> R
         }
         1 if !pads.is_empty() => {
             let p = pads[pick % pads.len()];
-            v[p] = if pick % 2 == 0 { 1.0 } else { f64::NAN };
+            v[p] = if pick.is_multiple_of(2) { 1.0 } else { f64::NAN };
             FormatError::Padding { row: p % m, position: p }
         }
         2 if !reals.is_empty() => {
