@@ -1068,7 +1068,7 @@ macro_rules! dispatch {
     };
 }
 
-/// A key word (`u32`, `u64`) with the sorting networks of every width, behind a
+/// A key word (`u16`, `u32`, `u64`) with the sorting networks of every width, behind a
 /// [`Checked`] `Isa`: keys alone, and with 4-byte or 8-byte values.
 ///
 /// `pub` only to be named by the sealed public key trait; unnameable outside the crate.
