@@ -11,6 +11,7 @@ mod sealed {
     pub trait Sealed {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
+    impl Sealed for u16 {}
     impl Sealed for u32 {}
     impl Sealed for u64 {}
     impl Sealed for usize {}
@@ -95,7 +96,11 @@ macro_rules! impl_scalar {
 impl_scalar!(f32, libm::sqrtf);
 impl_scalar!(f64, libm::sqrt);
 
-/// An index type for `row_ptr`, `col_idx` and friends: `u32`, `u64` or `usize`.
+/// An index type for `row_ptr`, `col_idx` and friends: `u16`, `u32`, `u64` or `usize`.
+///
+/// `u16` halves the index memory of the matrices below 65 536 rows, columns and entries
+/// that firmware holds; its kernels are the portable ones (no width has a 16-bit gather),
+/// and every constructor and product reports the sizes that do not fit as errors.
 ///
 /// A format constructor checks that every dimension and offset fits both `Self` and
 /// `usize`, so kernels may convert validated indices with [`Index::to_usize`] freely.
@@ -119,7 +124,7 @@ pub trait Index:
     const MAX: Self;
     /// Size of one index in bytes (for the thesis's bandwidth formula).
     const BYTES: usize;
-    /// Type name (`"u32"`, `"u64"`, `"usize"`), for tables and benchmark ids.
+    /// Type name (`"u16"`, `"u32"`, `"u64"`, `"usize"`), for tables and benchmark ids.
     const NAME: &'static str;
     /// The largest `usize` that this type can hold (`min(Self::MAX, usize::MAX)`).
     const MAX_USIZE: usize;
@@ -190,6 +195,7 @@ macro_rules! impl_index {
         }
     };
 }
+impl_index!(u16);
 impl_index!(u32);
 impl_index!(u64);
 impl_index!(usize);

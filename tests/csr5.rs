@@ -10,7 +10,7 @@ use spblas::Exec;
 use spblas::TUNING;
 use spblas::formats::csr5::{Csr5Aux, Csr5Parts, DescFormat, omega_for};
 use spblas::level2::csr5::{owned_rows, spmv_tiles};
-use spblas::level2::{Carry, apply_carries};
+use spblas::level2::{Carry, SpmvChoice, SpmvConfig, SpmvPlan, apply_carries};
 use spblas::{
     Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, DimError, FormatError, Gathers, Index, Isa, Scalar, SpMv,
 };
@@ -286,6 +286,21 @@ proptest! {
     }
 
     #[test]
+    fn csr5_roundtrip_preserves_entries_u16_f32(raw in csr::<f32, u16>(40, 9, false)) {
+        check_roundtrip(&raw)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f64_u16(raw in csr::<f64, u16>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al, be, s)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f32_u16(raw in csr::<f32, u16>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al as f32, be as f32, s)?;
+    }
+
+    #[test]
     fn csr5_spmv_matches_reference_f64_u32(raw in csr::<f64, u32>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
         check_spmv(&raw, al, be, s)?;
     }
@@ -360,6 +375,14 @@ fn csr5_edge_cases_match_reference() {
                 vals: raw.vals.iter().map(|&v| v as f32).collect(),
             };
             check_spmv(&raw32, al as f32, be as f32, 7).unwrap_or_else(|e| panic!("{name} (f32/u64): {e}"));
+            let raw16 = RawCsr::<f64, u16> {
+                nrows: raw.nrows,
+                ncols: raw.ncols,
+                row_ptr: raw.row_ptr.iter().map(|&p| u16::try_from(p).unwrap()).collect(),
+                col_idx: raw.col_idx.iter().map(|&c| u16::try_from(c).unwrap()).collect(),
+                vals: raw.vals.clone(),
+            };
+            check_spmv(&raw16, al, be, 7).unwrap_or_else(|e| panic!("{name} (f64/u16): {e}"));
         }
     }
 }
@@ -436,19 +459,26 @@ fn csr5_layout_rejects_bad_parameters() {
 
 #[test]
 fn csr5_validation_rejects_corrupted_descriptors() {
+    corrupted_descriptors::<u32>();
+    corrupted_descriptors::<u16>();
+}
+
+fn corrupted_descriptors<I: Index>() {
     let lens: Vec<usize> = (0..200).map(|r| [0, 1, 3, 0, 7][r % 5]).collect();
-    let raw = from_lens::<f64, u32>(20, &lens);
+    let raw = from_lens::<f64, I>(20, &lens);
     let a = raw.owned();
     let a = a.view();
     let layout = Csr5Layout::with_params(&a, 4, 4).unwrap();
     let b = build(&a, &layout);
     assert!(layout.tiles() > 3 && layout.empty_offset_len() > 0);
-    let new = |parts: Csr5Parts<'_, u32>, col: &[u32]| {
+    let new = |parts: Csr5Parts<'_, I>, col: &[I]| {
         Csr5::new(a.nrows(), a.ncols(), (4, 4), a.row_ptr(), col, &b.vals, parts).map(|_| ())
     };
+    let at = |v: usize| I::from_usize(v).unwrap();
     assert!(new(b.parts(), &b.col_idx).is_ok());
     let mut tp = b.tile_ptr.clone();
-    tp[2] ^= 1 << 31;
+    // The empty-row flag (the top bit) toggled.
+    tp[2] = if tp[2].is_flagged() { tp[2].unflagged() } else { tp[2].flagged() };
     assert!(matches!(
         new(Csr5Parts { tile_ptr: &tp, ..b.parts() }, &b.col_idx),
         Err(FormatError::Csr5Mismatch { array: "tile_ptr", position: 2 })
@@ -460,7 +490,7 @@ fn csr5_validation_rejects_corrupted_descriptors() {
         Err(FormatError::Csr5Mismatch { array: "tile_desc", position: 5 })
     ));
     let mut eo = b.empty_offset.clone();
-    eo[1] += 1;
+    eo[1] = at(eo[1].to_usize() + 1);
     assert!(matches!(
         new(Csr5Parts { empty_offset: &eo, ..b.parts() }, &b.col_idx),
         Err(FormatError::Csr5Mismatch { array: "empty_offset", .. })
@@ -471,7 +501,7 @@ fn csr5_validation_rejects_corrupted_descriptors() {
         Err(FormatError::Length { array: "tile_ptr", .. })
     ));
     let mut col = b.col_idx.clone();
-    col[9] = 20;
+    col[9] = at(20);
     assert!(matches!(new(b.parts(), &col), Err(FormatError::ColumnOutOfBounds { col: 20, .. })));
 }
 
@@ -534,4 +564,60 @@ fn csr5_any_layout_runs_on_any_isa() {
             assert_close(&y, &want, &bound, 20.0).unwrap();
         }
     }
+}
+
+/// `u16` CSR5 at its limits: `tile_ptr` keeps its top bit for the empty-row flag, so
+/// 32 767 rows convert (with 65 534 columns and 65 535 entries, the most `u16` holds)
+/// and multiply like CSR on every `Isa`, and 32 768 rows are an error from every
+/// constructor and from the forced plan, while the rule's plan falls back to CSR.
+#[test]
+fn csr5_u16_holds_32767_rows_and_refuses_32768() {
+    let max_rows = 32_767;
+    // Two entries a row, some rows empty, and row 3 long enough for 65 535 in all.
+    let mut lens: Vec<usize> = (0..max_rows).map(|r| if r % 97 == 5 { 0 } else { 2 }).collect();
+    lens[3] += 65_535 - lens.iter().sum::<usize>();
+    let ncols = 65_534;
+    let mut raw = from_lens::<f64, u16>(ncols, &lens);
+    // The last column is the largest that `u16` allows.
+    raw.col_idx[0] = u16::try_from(ncols - 1).unwrap();
+    assert_eq!((raw.nrows, raw.col_idx.len()), (max_rows, 65_535));
+    let a = raw.owned();
+    let a = a.view();
+    let x = vector::<f64>(ncols, 5);
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.0, &x, 0.0, &[]);
+    for isa in Isa::available() {
+        let c5 = Csr5Owned::from_csr(Exec::from(isa), &a).unwrap();
+        assert!(c5.view().tiles() > 0);
+        let mut y = vec![f64::NAN; a.nrows()];
+        c5.view().spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y).unwrap();
+        assert_close(&y, &want, &bound, 8.0).unwrap();
+        let (mut c, mut v) = (vec![0u16; a.nnz()], vec![0.0; a.nnz()]);
+        c5.view().to_csr(&mut c, &mut v).unwrap();
+        assert_eq!(&c[..], a.col_idx());
+    }
+    check_roundtrip(&raw).unwrap();
+
+    // One row more needs the flag bit.
+    let lens = vec![1usize; max_rows + 1];
+    let raw = from_lens::<f64, u16>(16, &lens);
+    let a = raw.owned();
+    let a = a.view();
+    let too_many =
+        |e: &FormatError| matches!(e, FormatError::TooLarge { what: "nrows", value: 32_768, max: 32_767 });
+    for isa in Isa::available() {
+        assert!(Csr5Layout::new(&a, isa).is_err_and(|e| too_many(&e)));
+        assert!(Csr5Owned::from_csr(Exec::from(isa), &a).is_err_and(|e| too_many(&e)));
+        let owned = Csr5Owned::from_csr_owned(Exec::from(isa), CsrOwned::from_csr(&a).unwrap());
+        assert!(owned.is_err_and(|(e, back)| too_many(&e) && back.view().col_idx() == a.col_idx()));
+        let forced = SpmvPlan::with_config(Exec::from(isa), &a, SpmvConfig::new().choice(SpmvChoice::Csr5));
+        assert!(matches!(forced, Err(DimError::Overflow { what: "nrows", .. })));
+        let plan = SpmvPlan::new(Exec::from(isa), &a).unwrap();
+        assert!(matches!(plan.choice(), SpmvChoice::Csr(_)));
+        let x = vector::<f64>(16, 1);
+        let mut y = vec![0.0; a.nrows()];
+        plan.spmv(Exec::new(), 1.0, &x, 0.0, &mut y).unwrap();
+        let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.0, &x, 0.0, &[]);
+        assert_close(&y, &want, &bound, 4.0).unwrap();
+    }
+    assert!(Csr5Layout::with_params(&a, 4, 4).is_err_and(|e| too_many(&e)));
 }

@@ -23,6 +23,231 @@ fn check_csr_spmv<T: Scalar, I: Index>(
     check_spmv_against(&coo, &a, alpha, beta, seed)
 }
 
+/// `i` as an index of type `I` (the strategies keep every index in range).
+fn ix<I: Index>(i: usize) -> I {
+    I::from_usize(i).unwrap()
+}
+
+fn roundtrip_check<I: Index>(raw: &RawCsr<f64, I>) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let nnz = a.nnz();
+    let (mut r, mut c, mut v) = (vec![I::ZERO; nnz], vec![I::ZERO; nnz], vec![0.0; nnz]);
+    let coo = Coo::from_csr(&a, &mut r, &mut c, &mut v).unwrap();
+    prop_assert_eq!(coo.is_sorted(), a.row_order() != RowOrder::Unsorted);
+    let (mut rp, mut c2, mut v2) = (vec![I::ZERO; a.nrows() + 1], vec![I::ZERO; nnz], vec![0.0; nnz]);
+    let back = coo.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
+    prop_assert_eq!(back.row_ptr(), a.row_ptr());
+    prop_assert_eq!(back.col_idx(), a.col_idx());
+    prop_assert_eq!(back.vals(), a.vals());
+    prop_assert_eq!(back.row_order(), a.row_order());
+    Ok(())
+}
+
+/// Column panels: panel `p` holds, row by row and in order, exactly the entries of
+/// columns `p * w .. (p + 1) * w`; each keeps the shape and states its row order.
+fn panels_check<I: Index>(raw: &RawCsr<f64, I>, w: usize) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let panels = CsrOwned::column_panels(&a, w).unwrap();
+    prop_assert_eq!(panels.len(), a.ncols().div_ceil(w).max(1));
+    prop_assert_eq!(panels.iter().map(CsrOwned::nnz).sum::<usize>(), a.nnz());
+    for (p, panel) in panels.iter().enumerate() {
+        let v = panel.view();
+        prop_assert_eq!(v.shape(), a.shape());
+        let order = Csr::new(a.nrows(), a.ncols(), v.row_ptr(), v.col_idx(), v.vals()).unwrap().row_order();
+        prop_assert_eq!(v.row_order(), order);
+        prop_assert!(a.row_order() == RowOrder::Unsorted || order >= a.row_order());
+        for i in 0..a.nrows() {
+            let (c, x) = a.row(i).unwrap();
+            let want: Vec<(I, f64)> =
+                c.iter().zip(x).filter(|e| e.0.to_usize() / w == p).map(|(&c, &x)| (c, x)).collect();
+            let (pc, px) = v.row(i).unwrap();
+            let got: Vec<(I, f64)> = pc.iter().copied().zip(px.iter().copied()).collect();
+            prop_assert_eq!(got, want, "row {} of panel {}", i, p);
+        }
+    }
+    Ok(())
+}
+
+fn coo_shuffle_check<I: Index>(raw: &RawCsr<f64, I>, seed: u64) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let mut t: Vec<(I, I, f64)> = a.iter().map(|(i, j, v)| (ix(i), ix(j), v)).collect();
+    // Deterministic shuffle.
+    for k in (1..t.len()).rev() {
+        let j = (common::splitmix(seed ^ k as u64) % (k as u64 + 1)) as usize;
+        t.swap(k, j);
+    }
+    let r: Vec<I> = t.iter().map(|e| e.0).collect();
+    let c: Vec<I> = t.iter().map(|e| e.1).collect();
+    let v: Vec<f64> = t.iter().map(|e| e.2).collect();
+    let coo = Coo::new(a.nrows(), a.ncols(), &r, &c, &v).unwrap();
+    let (mut rp, mut c2, mut v2) = (vec![I::ZERO; a.nrows() + 1], vec![I::ZERO; t.len()], vec![0.0; t.len()]);
+    let back = coo.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
+    prop_assert_eq!(back.row_ptr(), a.row_ptr());
+    // Within a row the order is the shuffled COO order: compare as sorted sets.
+    for i in 0..a.nrows() {
+        let (bc, bv) = back.row(i).unwrap();
+        let mut got: Vec<(I, u64)> = bc.iter().zip(bv).map(|(&c, &v)| (c, v.to_bits())).collect();
+        let (ac, av) = a.row(i).unwrap();
+        let mut want: Vec<(I, u64)> = ac.iter().zip(av).map(|(&c, &v)| (c, v.to_bits())).collect();
+        got.sort();
+        want.sort();
+        prop_assert_eq!(got, want);
+    }
+    Ok(())
+}
+
+fn triplets_check<I: Index>(
+    nrows: usize,
+    ncols: usize,
+    t: &[(usize, usize, f64)],
+) -> Result<(), TestCaseError> {
+    let a = CsrOwned::<f64, I>::from_triplets(nrows, ncols, t).unwrap();
+    let a = a.view();
+    prop_assert_eq!(a.row_order(), RowOrder::Canonical);
+    let mut dense = vec![0.0; nrows * ncols];
+    for &(r, c, v) in t {
+        dense[r * ncols + c] += v;
+    }
+    let mut got = vec![f64::NAN; nrows * ncols];
+    a.to_dense(&mut got).unwrap();
+    prop_assert_eq!(got, dense);
+    let distinct: std::collections::BTreeSet<(usize, usize)> = t.iter().map(|e| (e.0, e.1)).collect();
+    prop_assert_eq!(a.nnz(), distinct.len());
+    Ok(())
+}
+
+/// Zero to two columns out of bounds (by 0..3 past the last); the error must name the
+/// first in row order, and a valid matrix must get the row order a row-by-row scan
+/// gives.
+fn validation_check<I: Index>(
+    raw: &RawCsr<f64, I>,
+    picks: &[usize],
+    over: usize,
+) -> Result<(), TestCaseError> {
+    let mut r = raw.clone();
+    let nnz = r.col_idx.len();
+    for &p in picks.iter().skip(1) {
+        if nnz > 0 {
+            r.col_idx[p % nnz] = ix(r.ncols + over);
+        }
+    }
+    let mut want = Ok(RowOrder::Canonical);
+    'rows: for row in 0..r.nrows {
+        let (s, e) = (r.row_ptr[row].to_usize(), r.row_ptr[row + 1].to_usize());
+        for k in s..e {
+            let c = r.col_idx[k];
+            if c.to_usize() >= r.ncols {
+                want = Err(FormatError::ColumnOutOfBounds {
+                    row,
+                    position: k,
+                    col: c.to_usize(),
+                    ncols: r.ncols,
+                });
+                break 'rows;
+            }
+            if k > s && c < r.col_idx[k - 1] {
+                want = want.map(|_| RowOrder::Unsorted);
+            } else if k > s && c == r.col_idx[k - 1] && want == Ok(RowOrder::Canonical) {
+                want = Ok(RowOrder::Sorted);
+            }
+        }
+    }
+    let got = Csr::new(r.nrows, r.ncols, &r.row_ptr, &r.col_idx, &r.vals).map(|a| a.row_order());
+    prop_assert_eq!(got, want);
+    Ok(())
+}
+
+/// Entries in row-major order, some pairs swapped, zero to two row or column indices out
+/// of bounds: the error must name the first entry an entry-by-entry scan rejects (its row
+/// before its column), and `is_sorted` must be that scan's.
+fn coo_validation_check<I: Index>(
+    raw: &RawCsr<f64, I>,
+    seed: u64,
+    picks: &[(usize, bool)],
+    over: usize,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let mut t: Vec<(I, I)> = a.iter().map(|(i, j, _)| (ix(i), ix(j))).collect();
+    if !t.is_empty() && !seed.is_multiple_of(3) {
+        for k in 0..(seed % 4) as usize {
+            let i = (common::splitmix(seed ^ k as u64) % t.len() as u64) as usize;
+            let j = (common::splitmix(seed.rotate_left(7) ^ k as u64) % t.len() as u64) as usize;
+            t.swap(i, j);
+        }
+    }
+    let (mut r, mut c): (Vec<I>, Vec<I>) = t.into_iter().unzip();
+    let nnz = r.len();
+    for &(p, row) in picks {
+        if nnz > 0 {
+            if row { r[p % nnz] = ix(a.nrows() + over) } else { c[p % nnz] = ix(a.ncols() + over) }
+        }
+    }
+    let v = vec![1.0; nnz];
+    let mut want = Ok(true);
+    for k in 0..nnz {
+        let (rk, ck) = (r[k].to_usize(), c[k].to_usize());
+        if rk >= a.nrows() {
+            want = Err(FormatError::RowOutOfBounds { position: k, row: rk, nrows: a.nrows() });
+            break;
+        }
+        if ck >= a.ncols() {
+            want = Err(FormatError::ColumnOutOfBounds { row: rk, position: k, col: ck, ncols: a.ncols() });
+            break;
+        }
+        if k > 0 && (r[k], c[k]) < (r[k - 1], c[k - 1]) {
+            want = want.map(|_| false);
+        }
+    }
+    let got = Coo::new(a.nrows(), a.ncols(), &r, &c, &v).map(|coo| coo.is_sorted());
+    prop_assert_eq!(got, want);
+    Ok(())
+}
+
+fn corrupted_check<I: Index>(raw: &RawCsr<f64, I>, which: usize, pick: usize) -> Result<(), TestCaseError> {
+    let mut r = raw.clone();
+    let nnz = r.col_idx.len();
+    let expected = match which {
+        0 => {
+            r.row_ptr[0] = ix(1);
+            "PtrStart"
+        }
+        1 if r.nrows > 0 => {
+            let last = r.row_ptr.len() - 1;
+            r.row_ptr[last] = ix(r.row_ptr[last].to_usize() + 1);
+            "PtrEnd"
+        }
+        2 if nnz > 0 => {
+            let k = pick % nnz;
+            r.col_idx[k] = ix(r.ncols + pick % 3);
+            "ColumnOutOfBounds"
+        }
+        3 => {
+            r.vals.push(1.0);
+            "Length"
+        }
+        4 => {
+            r.row_ptr.pop();
+            "Length"
+        }
+        5 if r.nrows > 1 && nnz > 0 => {
+            // Make row_ptr decrease somewhere inside.
+            let i = 1 + pick % (r.nrows - 1);
+            r.row_ptr[i] = ix(r.row_ptr[i + 1].to_usize() + 1);
+            "PtrDecreasing"
+        }
+        _ => return Ok(()),
+    };
+    let err = Csr::new(r.nrows, r.ncols, &r.row_ptr, &r.col_idx, &r.vals).unwrap_err();
+    let got = format!("{err:?}");
+    prop_assert!(got.starts_with(expected), "expected {}, got {}", expected, got);
+    prop_assert!(!err.to_string().is_empty());
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn csr_and_coo_spmv_equal_dense_reference_f64_u32(raw in csr::<f64, u32>(40, 12, false), (a, b) in scalars(), seed: u64) {
@@ -40,125 +265,68 @@ proptest! {
     }
 
     #[test]
-    fn csr_coo_csr_roundtrip_preserves_entries(raw in csr::<f64, u32>(40, 12, false)) {
-        let a = raw.owned();
-        let a = a.view();
-        let nnz = a.nnz();
-        let (mut r, mut c, mut v) = (vec![0u32; nnz], vec![0u32; nnz], vec![0.0; nnz]);
-        let coo = Coo::from_csr(&a, &mut r, &mut c, &mut v).unwrap();
-        prop_assert_eq!(coo.is_sorted(), a.row_order() != RowOrder::Unsorted);
-        let (mut rp, mut c2, mut v2) = (vec![0u32; a.nrows() + 1], vec![0u32; nnz], vec![0.0; nnz]);
-        let back = coo.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
-        prop_assert_eq!(back.row_ptr(), a.row_ptr());
-        prop_assert_eq!(back.col_idx(), a.col_idx());
-        prop_assert_eq!(back.vals(), a.vals());
-        prop_assert_eq!(back.row_order(), a.row_order());
+    fn csr_and_coo_spmv_equal_dense_reference_f64_u16(raw in csr::<f64, u16>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a, b, seed)?;
     }
 
-    /// Column panels: panel `p` holds, row by row and in order, exactly the entries of
-    /// columns `p * w .. (p + 1) * w`; each keeps the shape and states its row order.
+    #[test]
+    fn csr_and_coo_spmv_equal_dense_reference_f32_u16(raw in csr::<f32, u16>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn csr_coo_csr_roundtrip_preserves_entries(raw in csr::<f64, u32>(40, 12, false)) {
+        roundtrip_check(&raw)?;
+    }
+
+    #[test]
+    fn csr_coo_csr_roundtrip_preserves_entries_u16(raw in csr::<f64, u16>(40, 12, false)) {
+        roundtrip_check(&raw)?;
+    }
+
     #[test]
     fn column_panels_split_every_row_by_columns(raw in csr::<f64, u32>(30, 12, false), w in 1usize..8) {
-        let a = raw.owned();
-        let a = a.view();
-        let panels = CsrOwned::column_panels(&a, w).unwrap();
-        prop_assert_eq!(panels.len(), a.ncols().div_ceil(w).max(1));
-        prop_assert_eq!(panels.iter().map(CsrOwned::nnz).sum::<usize>(), a.nnz());
-        for (p, panel) in panels.iter().enumerate() {
-            let v = panel.view();
-            prop_assert_eq!(v.shape(), a.shape());
-            let order = Csr::new(a.nrows(), a.ncols(), v.row_ptr(), v.col_idx(), v.vals()).unwrap().row_order();
-            prop_assert_eq!(v.row_order(), order);
-            prop_assert!(a.row_order() == RowOrder::Unsorted || order >= a.row_order());
-            for i in 0..a.nrows() {
-                let (c, x) = a.row(i).unwrap();
-                let want: Vec<(u32, f64)> =
-                    c.iter().zip(x).filter(|e| (*e.0 as usize) / w == p).map(|(&c, &x)| (c, x)).collect();
-                let (pc, px) = v.row(i).unwrap();
-                let got: Vec<(u32, f64)> = pc.iter().copied().zip(px.iter().copied()).collect();
-                prop_assert_eq!(got, want, "row {} of panel {}", i, p);
-            }
-        }
+        panels_check(&raw, w)?;
+    }
+
+    #[test]
+    fn column_panels_split_every_row_by_columns_u16(raw in csr::<f64, u16>(30, 12, false), w in 1usize..8) {
+        panels_check(&raw, w)?;
     }
 
     #[test]
     fn coo_to_csr_is_a_stable_sort_of_shuffled_entries(raw in csr::<f64, u32>(30, 10, true), seed: u64) {
-        let a = raw.owned();
-        let a = a.view();
-        let mut t: Vec<(u32, u32, f64)> = a.iter().map(|(i, j, v)| (i as u32, j as u32, v)).collect();
-        // Deterministic shuffle.
-        for k in (1..t.len()).rev() {
-            let j = (common::splitmix(seed ^ k as u64) % (k as u64 + 1)) as usize;
-            t.swap(k, j);
-        }
-        let r: Vec<u32> = t.iter().map(|e| e.0).collect();
-        let c: Vec<u32> = t.iter().map(|e| e.1).collect();
-        let v: Vec<f64> = t.iter().map(|e| e.2).collect();
-        let coo = Coo::new(a.nrows(), a.ncols(), &r, &c, &v).unwrap();
-        let (mut rp, mut c2, mut v2) = (vec![0u32; a.nrows() + 1], vec![0u32; t.len()], vec![0.0; t.len()]);
-        let back = coo.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
-        prop_assert_eq!(back.row_ptr(), a.row_ptr());
-        // Within a row the order is the shuffled COO order: compare as sorted sets.
-        for i in 0..a.nrows() {
-            let (bc, bv) = back.row(i).unwrap();
-            let mut got: Vec<(u32, u64)> = bc.iter().zip(bv).map(|(&c, &v)| (c, v.to_bits())).collect();
-            let (ac, av) = a.row(i).unwrap();
-            let mut want: Vec<(u32, u64)> = ac.iter().zip(av).map(|(&c, &v)| (c, v.to_bits())).collect();
-            got.sort();
-            want.sort();
-            prop_assert_eq!(got, want);
-        }
+        coo_shuffle_check(&raw, seed)?;
+    }
+
+    #[test]
+    fn coo_to_csr_is_a_stable_sort_of_shuffled_entries_u16(raw in csr::<f64, u16>(30, 10, true), seed: u64) {
+        coo_shuffle_check(&raw, seed)?;
     }
 
     #[test]
     fn from_triplets_sums_duplicates_like_dense(nrows in 0usize..20, ncols in 0usize..20, raw in proptest::collection::vec((0usize..20, 0usize..20, -4i32..4), 0..80)) {
         let t: Vec<(usize, usize, f64)> = raw.into_iter().filter(|e| e.0 < nrows && e.1 < ncols).map(|(r, c, v)| (r, c, v as f64)).collect();
-        let a = CsrOwned::<f64, u32>::from_triplets(nrows, ncols, &t).unwrap();
-        let a = a.view();
-        prop_assert_eq!(a.row_order(), RowOrder::Canonical);
-        let mut dense = vec![0.0; nrows * ncols];
-        for &(r, c, v) in &t { dense[r * ncols + c] += v; }
-        let mut got = vec![f64::NAN; nrows * ncols];
-        a.to_dense(&mut got).unwrap();
-        prop_assert_eq!(got, dense);
-        let distinct: std::collections::BTreeSet<(usize, usize)> = t.iter().map(|e| (e.0, e.1)).collect();
-        prop_assert_eq!(a.nnz(), distinct.len());
+        triplets_check::<u32>(nrows, ncols, &t)?;
+        triplets_check::<u16>(nrows, ncols, &t)?;
     }
 
     #[test]
     fn validation_matches_a_row_by_row_reference(
         raw in csr::<f64, u32>(40, 8, false),
         picks in proptest::collection::vec(any::<usize>(), 0..3),
-        over in 0u32..3,
+        over in 0usize..3,
     ) {
-        // Zero to two columns out of bounds (by 0..3 past the last); the error must
-        // name the first in row order, and a valid matrix must get the row order a
-        // row-by-row scan gives.
-        let mut r = raw.clone();
-        let nnz = r.col_idx.len();
-        for &p in picks.iter().skip(1) {
-            if nnz > 0 {
-                r.col_idx[p % nnz] = r.ncols as u32 + over;
-            }
-        }
-        let mut want = Ok(RowOrder::Canonical);
-        'rows: for row in 0..r.nrows {
-            let (s, e) = (r.row_ptr[row] as usize, r.row_ptr[row + 1] as usize);
-            for k in s..e {
-                let c = r.col_idx[k];
-                if c as usize >= r.ncols {
-                    want = Err(FormatError::ColumnOutOfBounds { row, position: k, col: c as usize, ncols: r.ncols });
-                    break 'rows;
-                }
-                if k > s && c < r.col_idx[k - 1] {
-                    want = want.map(|_| RowOrder::Unsorted);
-                } else if k > s && c == r.col_idx[k - 1] && want == Ok(RowOrder::Canonical) {
-                    want = Ok(RowOrder::Sorted);
-                }
-            }
-        }
-        let got = Csr::new(r.nrows, r.ncols, &r.row_ptr, &r.col_idx, &r.vals).map(|a| a.row_order());
-        prop_assert_eq!(got, want);
+        validation_check(&raw, &picks, over)?;
+    }
+
+    #[test]
+    fn validation_matches_a_row_by_row_reference_u16(
+        raw in csr::<f64, u16>(40, 8, false),
+        picks in proptest::collection::vec(any::<usize>(), 0..3),
+        over in 0usize..3,
+    ) {
+        validation_check(&raw, &picks, over)?;
     }
 
     #[test]
@@ -166,68 +334,29 @@ proptest! {
         raw in csr::<f64, u32>(40, 8, true),
         seed: u64,
         picks in proptest::collection::vec((any::<usize>(), any::<bool>()), 0..3),
-        over in 0u32..3,
+        over in 0usize..3,
     ) {
-        // Entries in row-major order, some pairs swapped, zero to two row or column
-        // indices out of bounds: the error must name the first entry an entry-by-entry
-        // scan rejects (its row before its column), and `is_sorted` must be that scan's.
-        let a = raw.owned();
-        let a = a.view();
-        let mut t: Vec<(u32, u32)> = a.iter().map(|(i, j, _)| (i as u32, j as u32)).collect();
-        if !t.is_empty() && seed % 3 != 0 {
-            for k in 0..(seed % 4) as usize {
-                let i = (common::splitmix(seed ^ k as u64) % t.len() as u64) as usize;
-                let j = (common::splitmix(seed.rotate_left(7) ^ k as u64) % t.len() as u64) as usize;
-                t.swap(i, j);
-            }
-        }
-        let (mut r, mut c): (Vec<u32>, Vec<u32>) = t.into_iter().unzip();
-        let nnz = r.len();
-        for &(p, row) in &picks {
-            if nnz > 0 {
-                if row { r[p % nnz] = a.nrows() as u32 + over } else { c[p % nnz] = a.ncols() as u32 + over }
-            }
-        }
-        let v = vec![1.0; nnz];
-        let mut want = Ok(true);
-        for k in 0..nnz {
-            if r[k] as usize >= a.nrows() {
-                want = Err(FormatError::RowOutOfBounds { position: k, row: r[k] as usize, nrows: a.nrows() });
-                break;
-            }
-            if c[k] as usize >= a.ncols() {
-                want = Err(FormatError::ColumnOutOfBounds { row: r[k] as usize, position: k, col: c[k] as usize, ncols: a.ncols() });
-                break;
-            }
-            if k > 0 && (r[k], c[k]) < (r[k - 1], c[k - 1]) {
-                want = want.map(|_| false);
-            }
-        }
-        let got = Coo::new(a.nrows(), a.ncols(), &r, &c, &v).map(|coo| coo.is_sorted());
-        prop_assert_eq!(got, want);
+        coo_validation_check(&raw, seed, &picks, over)?;
+    }
+
+    #[test]
+    fn coo_validation_matches_an_entry_by_entry_reference_u16(
+        raw in csr::<f64, u16>(40, 8, true),
+        seed: u64,
+        picks in proptest::collection::vec((any::<usize>(), any::<bool>()), 0..3),
+        over in 0usize..3,
+    ) {
+        coo_validation_check(&raw, seed, &picks, over)?;
     }
 
     #[test]
     fn corrupted_csr_is_rejected_with_the_matching_error(raw in csr::<f64, u32>(20, 6, false), which in 0usize..6, pick: usize) {
-        let mut r = raw.clone();
-        let nnz = r.col_idx.len();
-        let expected = match which {
-            0 => { r.row_ptr[0] = 1; "PtrStart" }
-            1 if r.nrows > 0 => { let last = r.row_ptr.len() - 1; r.row_ptr[last] += 1; "PtrEnd" }
-            2 if nnz > 0 => { let k = pick % nnz; r.col_idx[k] = r.ncols as u32 + (pick % 3) as u32; "ColumnOutOfBounds" }
-            3 => { r.vals.push(1.0); "Length" }
-            4 => { r.row_ptr.pop(); "Length" }
-            5 if r.nrows > 1 && nnz > 0 => {
-                // Make row_ptr decrease somewhere inside.
-                let i = 1 + pick % (r.nrows - 1);
-                r.row_ptr[i] = r.row_ptr[i + 1] + 1; "PtrDecreasing"
-            }
-            _ => return Ok(()),
-        };
-        let err = Csr::new(r.nrows, r.ncols, &r.row_ptr, &r.col_idx, &r.vals).unwrap_err();
-        let got = format!("{err:?}");
-        prop_assert!(got.starts_with(expected), "expected {}, got {}", expected, got);
-        prop_assert!(!err.to_string().is_empty());
+        corrupted_check(&raw, which, pick)?;
+    }
+
+    #[test]
+    fn corrupted_csr_is_rejected_with_the_matching_error_u16(raw in csr::<f64, u16>(20, 6, false), which in 0usize..6, pick: usize) {
+        corrupted_check(&raw, which, pick)?;
     }
 }
 
@@ -280,6 +409,58 @@ fn dimensions_that_do_not_fit_the_index_type_are_rejected() {
     assert!(matches!(r, Err(FormatError::TooLarge { what: "ncols", .. })));
     let r = Csr::<f64, u32>::new(0, u32::MAX as usize - 1, &row_ptr, &[], &[]);
     assert!(r.is_ok());
+}
+
+/// `u16` at its limits: 65 534 rows and columns (`u16::MAX` stays free as the padding
+/// marker) and 65 535 entries are a matrix; one more of any is `TooLarge`, from `new`,
+/// `from_triplets` and the transposition alike, never a wrapped index.
+#[test]
+fn u16_holds_65534_rows_and_columns_and_65535_entries() {
+    let max = 65_534usize;
+    // Row `max - 1` holds all 65 535 entries, its columns cycling through every column.
+    let mut row_ptr = vec![0u16; max + 1];
+    row_ptr[max] = u16::MAX;
+    let col_idx: Vec<u16> = (0..65_535usize).map(|k| (k % max) as u16).collect();
+    let vals: Vec<f64> = (0..65_535).map(|k| (k % 7) as f64 - 3.0).collect();
+    let a = Csr::<f64, u16>::new(max, max, &row_ptr, &col_idx, &vals).unwrap();
+    assert_eq!((a.nrows(), a.ncols(), a.nnz(), a.max_row_len()), (max, max, 65_535, 65_535));
+    assert_eq!(a.row_order(), RowOrder::Unsorted);
+    // The product on every width and method against the reference.
+    let x: Vec<f64> = (0..max).map(|j| ((j * 31) % 9) as f64 * 0.5 - 2.0).collect();
+    let want: f64 = col_idx.iter().zip(&vals).map(|(&c, &v)| v * x[c as usize]).sum();
+    for isa in Isa::available() {
+        for method in spblas::level2::CsrMethod::ALL {
+            let mut y = vec![f64::NAN; max];
+            spblas::level2::spmv_csr(Exec::from(isa), &a, method, 1.0, &x, 0.0, &mut y).unwrap();
+            assert!(y[..max - 1].iter().all(|&v| v == 0.0), "{method} on {isa}");
+            assert!((y[max - 1] - want).abs() <= 1e-9 * want.abs().max(1.0), "{method} on {isa}");
+        }
+    }
+    // The transpose: 65 534 rows of up to two entries, back again.
+    let (np, nnz) = a.transpose_len();
+    let (mut tp, mut tc, mut tv) = (vec![0u16; np], vec![0u16; nnz], vec![0.0; nnz]);
+    let t = a.transpose_into(&mut tp, &mut tc, &mut tv).unwrap();
+    assert_eq!((t.nrows(), t.ncols(), t.nnz()), (max, max, 65_535));
+    assert_eq!(t.row(0).unwrap().0, &[max as u16 - 1, max as u16 - 1]);
+    // COO of it, and back.
+    let (mut r, mut c, mut v) = (vec![0u16; nnz], vec![0u16; nnz], vec![0.0; nnz]);
+    let coo = Coo::from_csr(&a, &mut r, &mut c, &mut v).unwrap();
+    let (mut rp, mut c2, mut v2) = (vec![0u16; max + 1], vec![0u16; nnz], vec![0.0; nnz]);
+    let back = coo.to_csr(&mut rp, &mut c2, &mut v2).unwrap();
+    assert_eq!((back.row_ptr(), back.col_idx()), (a.row_ptr(), a.col_idx()));
+
+    // One more row, column or entry does not fit.
+    let too_large = |r: Result<Csr<'_, f64, u16>, FormatError>, what: &str| {
+        assert!(matches!(r, Err(FormatError::TooLarge { what: w, .. }) if w == what), "{what}: {r:?}");
+    };
+    too_large(Csr::new(0, max + 1, &[0], &[], &[]), "ncols");
+    let rows = vec![0u16; max + 2];
+    too_large(Csr::new(max + 1, 1, &rows, &[], &[]), "nrows");
+    let (c, v) = (vec![0u16; 65_536], vec![0.0; 65_536]);
+    too_large(Csr::new(1, 1, &[0, 0], &c, &v), "nnz");
+    let t: Vec<(usize, usize, f64)> = (0..65_536).map(|k| (k % 3, k % 5, 1.0)).collect();
+    let r = CsrOwned::<f64, u16>::from_triplets(3, 5, &t);
+    assert!(matches!(r, Err(FormatError::TooLarge { what: "nnz", value: 65_536, max: 65_535 })), "{r:?}");
 }
 
 #[test]

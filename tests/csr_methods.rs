@@ -1,5 +1,5 @@
 //! CSR SpMV methods (thesis 8.3–8.4): every `CsrMethod` on every available `Isa`, for
-//! f32/f64 values and u32/u64/usize indices, against the dense reference; BLAS edge cases,
+//! f32/f64 values and u16/u32/u64/usize indices, against the dense reference; BLAS edge cases,
 //! errors, determinism, and the merge-path piece API.
 
 mod common;
@@ -237,6 +237,16 @@ fn every_method_equals_the_reference_on_structured_shapes_f32_u32() {
 }
 
 #[test]
+fn every_method_equals_the_reference_on_structured_shapes_f64_u16() {
+    structured::<f64, u16>();
+}
+
+#[test]
+fn every_method_equals_the_reference_on_structured_shapes_f32_u16() {
+    structured::<f32, u16>();
+}
+
+#[test]
 fn every_method_equals_the_reference_on_structured_shapes_f64_usize() {
     structured::<f64, usize>();
 }
@@ -252,6 +262,9 @@ fn every_method_equals_the_reference_on_runs_of_columns() {
         let dense = from_runs_dense::<f64, u64>(n);
         let r = check_methods(&dense.view(), 1.5, -1.0, 5);
         assert!(r.is_ok(), "dense {n}x{n} f64: {r:?}");
+        let dense = from_runs_dense::<f32, u16>(n);
+        let r = check_methods(&dense.view(), -0.5, 1.0, 5);
+        assert!(r.is_ok(), "dense {n}x{n} f32/u16: {r:?}");
     }
 }
 
@@ -318,6 +331,9 @@ fn runs_of_columns_read_x_as_a_stretch_only_when_canonical() {
         let a = build::<f32, u64>(&rows, n);
         let r = check_methods(&a.view(), -2.0, 0.0, 10);
         assert!(r.is_ok(), "{what} f32: {r:?}");
+        let a = build::<f64, u16>(&rows, n);
+        let r = check_methods(&a.view(), 0.5, 1.0, 11);
+        assert!(r.is_ok(), "{what} f64/u16: {r:?}");
     }
 }
 
@@ -342,6 +358,10 @@ proptest! {
         check_methods(&m.view(), a, b, seed)?;
         let m = from_runs::<f32, u64>(nrows, ncols, seed);
         check_methods(&m.view(), a as f32, b as f32, seed)?;
+        let m = from_runs::<f32, u16>(nrows, ncols, seed);
+        check_methods(&m.view(), a as f32, b as f32, seed)?;
+        let m = from_runs::<f64, u16>(nrows, ncols, seed);
+        check_methods(&m.view(), a, b, seed)?;
     }
 
     #[test]
@@ -360,6 +380,16 @@ proptest! {
     }
 
     #[test]
+    fn every_method_equals_the_reference_f64_u16(raw in csr::<f64, u16>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn every_method_equals_the_reference_f32_u16_long_rows(raw in csr::<f32, u16>(30, 150, true), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
     fn every_method_equals_the_reference_f64_u64_long_rows(raw in csr::<f64, u64>(30, 150, true), (a, b) in scalars(), seed: u64) {
         check_raw(&raw, a, b, seed)?;
     }
@@ -374,6 +404,18 @@ proptest! {
         let a = raw.owned();
         let a = a.view();
         merge_pieces_check(&a, pieces, alpha, beta, seed)?;
+    }
+
+    #[test]
+    fn merge_path_pieces_in_any_order_equal_the_whole_run_u16(
+        raw in csr::<f32, u16>(60, 30, false),
+        pieces in 1usize..12,
+        (alpha, beta) in scalars(),
+        seed: u64,
+    ) {
+        let a = raw.owned();
+        let a = a.view();
+        merge_pieces_check(&a, pieces, alpha as f32, beta as f32, seed)?;
     }
 }
 

@@ -193,6 +193,185 @@ fn check_hyb<T: Scalar, I: Index>(
     Ok(())
 }
 
+/// `i` as an index of type `I` (the tests keep every index in range).
+fn ix<I: Index>(i: usize) -> I {
+    I::from_usize(i).unwrap()
+}
+
+fn corrupted_ell<I: Index>(raw: &RawCsr<f64, I>, which: usize, pick: usize) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let (m, n) = a.shape();
+    let width = a.max_row_len() + 2;
+    let mut c = vec![I::ZERO; m * width];
+    let mut v = vec![0.0; m * width];
+    Ell::from_csr(&a, &EllLayout::with_width(&a, width).unwrap(), &mut c, &mut v).unwrap();
+    let pads: Vec<usize> = (0..c.len()).filter(|&p| c[p] == I::MAX).collect();
+    let followed: Vec<usize> = pads.iter().copied().filter(|&p| p + m < c.len()).collect();
+    let reals: Vec<usize> = (0..c.len()).filter(|&p| c[p] != I::MAX).collect();
+    let mut w = width;
+    let expected = match which {
+        0 if !followed.is_empty() => {
+            let p = followed[pick % followed.len()];
+            c[p + m] = I::ZERO;
+            FormatError::Padding { row: p % m, position: p }
+        }
+        1 if !pads.is_empty() => {
+            let p = pads[pick % pads.len()];
+            v[p] = if pick.is_multiple_of(2) { 1.0 } else { f64::NAN };
+            FormatError::Padding { row: p % m, position: p }
+        }
+        2 if !reals.is_empty() => {
+            let p = reals[pick % reals.len()];
+            let col = n + pick % 3;
+            c[p] = ix(col);
+            FormatError::ColumnOutOfBounds { row: p % m, position: p, col, ncols: n }
+        }
+        3 => {
+            c.push(I::ZERO);
+            FormatError::Length { array: "col_idx", expected: m * width, got: m * width + 1 }
+        }
+        4 if !v.is_empty() => {
+            v.pop();
+            FormatError::Length { array: "vals", expected: m * width, got: m * width - 1 }
+        }
+        5 if m >= 2 => {
+            w = usize::MAX / 2 + 1;
+            FormatError::TooLarge { what: "nrows * width", value: usize::MAX, max: usize::MAX }
+        }
+        _ => return Ok(()),
+    };
+    let err = Ell::new(m, n, w, &c, &v).unwrap_err();
+    prop_assert_eq!(err, expected);
+    prop_assert!(!err.to_string().is_empty());
+    prop_assert_eq!(EllOwned::from_parts(m, n, w, c, v).unwrap_err(), expected);
+    Ok(())
+}
+
+fn corrupted_sell<I: Index>(
+    raw: &RawCsr<f64, I>,
+    ci: usize,
+    which: usize,
+    pick: usize,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let (m, n) = a.shape();
+    let ch = SLICE_HEIGHTS[ci];
+    let layout = SellLayout::new(&a, ch).unwrap();
+    let mut sp = vec![I::ZERO; layout.slice_ptr_len()];
+    let mut c = vec![I::ZERO; layout.len()];
+    let mut v = vec![0.0; layout.len()];
+    Sell::from_csr(&a, &layout, &mut sp, &mut c, &mut v).unwrap();
+    let ns = layout.nslices();
+    // (slot, row, height of its slice, end of its slice)
+    let slots: Vec<(usize, usize, usize, usize)> = (0..ns)
+        .flat_map(|s| {
+            let (start, end) = (sp[s].to_usize(), sp[s + 1].to_usize());
+            let h = ch.min(m - s * ch);
+            (start..end).map(move |p| (p, s * ch + (p - start) % h, h, end))
+        })
+        .collect();
+    let pads: Vec<_> = slots.iter().copied().filter(|e| c[e.0] == I::MAX).collect();
+    let followed: Vec<_> = pads.iter().copied().filter(|e| e.0 + e.2 < e.3).collect();
+    let reals: Vec<_> = slots.iter().copied().filter(|e| c[e.0] != I::MAX).collect();
+    let tall: Vec<usize> = (0..ns).filter(|&s| ch.min(m - s * ch) > 1).collect();
+    let mut height = ch;
+    let expected = match which {
+        0 if !followed.is_empty() => {
+            let (p, row, h, _) = followed[pick % followed.len()];
+            c[p + h] = I::ZERO;
+            FormatError::Padding { row, position: p }
+        }
+        1 if !pads.is_empty() => {
+            let (p, row, _, _) = pads[pick % pads.len()];
+            v[p] = -3.0;
+            FormatError::Padding { row, position: p }
+        }
+        2 if !reals.is_empty() => {
+            let (p, row, _, _) = reals[pick % reals.len()];
+            let col = n + pick % 3;
+            c[p] = ix(col);
+            FormatError::ColumnOutOfBounds { row, position: p, col, ncols: n }
+        }
+        3 if !tall.is_empty() => {
+            // One extra padding slot at the end of a slice of height > 1.
+            let s = tall[pick % tall.len()];
+            let end = sp[s + 1].to_usize();
+            c.insert(end, I::MAX);
+            v.insert(end, 0.0);
+            for q in &mut sp[s + 1..] {
+                *q = ix(q.to_usize() + 1);
+            }
+            let len = end + 1 - sp[s].to_usize();
+            FormatError::SliceLength { slice: s, len, height: ch.min(m - s * ch) }
+        }
+        4 => {
+            sp[0] = ix(1);
+            FormatError::PtrStart { array: "slice_ptr", got: 1 }
+        }
+        5 if ns >= 2 => {
+            let j = 1 + pick % (ns - 1);
+            sp[j] = ix(sp[j + 1].to_usize() + 1);
+            FormatError::PtrDecreasing { array: "slice_ptr", position: j }
+        }
+        6 if ns >= 1 => {
+            sp[ns] = ix(sp[ns].to_usize() + 1);
+            FormatError::PtrEnd { array: "slice_ptr", expected: c.len(), got: c.len() + 1 }
+        }
+        7 => {
+            sp.push(sp[ns]);
+            FormatError::Length { array: "slice_ptr", expected: ns + 1, got: ns + 2 }
+        }
+        8 => {
+            v.push(0.0);
+            FormatError::Length { array: "vals", expected: c.len(), got: c.len() + 1 }
+        }
+        9 => {
+            height = 0;
+            FormatError::Parameter { name: "slice_height", value: 0 }
+        }
+        _ => return Ok(()),
+    };
+    let err = Sell::new(m, n, height, &sp, &c, &v).unwrap_err();
+    prop_assert_eq!(err, expected);
+    prop_assert!(!err.to_string().is_empty());
+    prop_assert_eq!(SellOwned::from_parts(m, n, height, sp, c, v).unwrap_err(), expected);
+    Ok(())
+}
+
+fn foreign_layouts<I: Index>(raw: &RawCsr<f64, I>, other: &RawCsr<f64, I>) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let b = other.owned();
+    let b = b.view();
+    let lb = EllLayout::new(&b).unwrap();
+    let (mut c, mut v) = (vec![I::ZERO; lb.len()], vec![0.0; lb.len()]);
+    match Ell::from_csr(&a, &lb, &mut c, &mut v) {
+        Ok(e) => prop_assert_eq!(e.nnz(), a.nnz()),
+        Err(FormatError::Parameter { name: "width", .. } | FormatError::BufferTooSmall { .. }) => {}
+        Err(e) => prop_assert!(false, "unexpected {:?}", e),
+    }
+    let sl = SellLayout::new(&b, 3).unwrap();
+    let (mut sp, mut c, mut v) =
+        (vec![I::ZERO; sl.slice_ptr_len()], vec![I::ZERO; sl.len()], vec![0.0; sl.len()]);
+    match Sell::from_csr(&a, &sl, &mut sp, &mut c, &mut v) {
+        Ok(s) => prop_assert_eq!(s.nnz(), a.nnz()),
+        Err(FormatError::BufferTooSmall { .. }) => {}
+        Err(e) => prop_assert!(false, "unexpected {:?}", e),
+    }
+    let hl = HybLayout::new(&b).unwrap();
+    let (el, cn) = (hl.ell_len(), hl.coo_nnz());
+    let (mut ec, mut ev, mut cr, mut cc, mut cv) =
+        (vec![I::ZERO; el], vec![0.0; el], vec![I::ZERO; cn], vec![I::ZERO; cn], vec![0.0; cn]);
+    match Hyb::from_csr(&a, &hl, &mut ec, &mut ev, &mut cr, &mut cc, &mut cv) {
+        Ok(h) => prop_assert_eq!(h.nnz(), a.nnz()),
+        Err(FormatError::BufferTooSmall { .. }) => {}
+        Err(e) => prop_assert!(false, "unexpected {:?}", e),
+    }
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn ell_roundtrip_and_spmv_f64_u32(raw in csr::<f64, u32>(40, 12, false), (a, b) in scalars(), seed: u64) {
@@ -234,170 +413,46 @@ proptest! {
     }
 
     #[test]
+    fn ell_sell_hyb_roundtrip_and_spmv_f64_u16(raw in csr::<f64, u16>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_ell(&raw, a, b, seed)?;
+        check_sell(&raw, a, b, seed)?;
+        check_hyb(&raw, a, b, seed)?;
+    }
+    #[test]
+    fn ell_sell_hyb_roundtrip_and_spmv_f32_u16_canonical(raw in csr::<f32, u16>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_ell(&raw, a as f32, b as f32, seed)?;
+        check_sell(&raw, a as f32, b as f32, seed)?;
+        check_hyb(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
     fn corrupted_ell_is_rejected_with_the_matching_error(raw in csr::<f64, u32>(20, 6, false), which in 0usize..6, pick: usize) {
-        let a = raw.owned();
-        let a = a.view();
-        let (m, n) = a.shape();
-        let width = a.max_row_len() + 2;
-        let mut c = vec![0u32; m * width];
-        let mut v = vec![0.0; m * width];
-        Ell::from_csr(&a, &EllLayout::with_width(&a, width).unwrap(), &mut c, &mut v).unwrap();
-        let pads: Vec<usize> = (0..c.len()).filter(|&p| c[p] == u32::MAX).collect();
-        let followed: Vec<usize> = pads.iter().copied().filter(|&p| p + m < c.len()).collect();
-        let reals: Vec<usize> = (0..c.len()).filter(|&p| c[p] != u32::MAX).collect();
-        let mut w = width;
-        let expected = match which {
-            0 if !followed.is_empty() => {
-                let p = followed[pick % followed.len()];
-                c[p + m] = 0;
-                FormatError::Padding { row: p % m, position: p }
-            }
-            1 if !pads.is_empty() => {
-                let p = pads[pick % pads.len()];
-                v[p] = if pick % 2 == 0 { 1.0 } else { f64::NAN };
-                FormatError::Padding { row: p % m, position: p }
-            }
-            2 if !reals.is_empty() => {
-                let p = reals[pick % reals.len()];
-                let col = n + pick % 3;
-                c[p] = col as u32;
-                FormatError::ColumnOutOfBounds { row: p % m, position: p, col, ncols: n }
-            }
-            3 => {
-                c.push(0);
-                FormatError::Length { array: "col_idx", expected: m * width, got: m * width + 1 }
-            }
-            4 if !v.is_empty() => {
-                v.pop();
-                FormatError::Length { array: "vals", expected: m * width, got: m * width - 1 }
-            }
-            5 if m >= 2 => {
-                w = usize::MAX / 2 + 1;
-                FormatError::TooLarge { what: "nrows * width", value: usize::MAX, max: usize::MAX }
-            }
-            _ => return Ok(()),
-        };
-        let err = Ell::new(m, n, w, &c, &v).unwrap_err();
-        prop_assert_eq!(err, expected);
-        prop_assert!(!err.to_string().is_empty());
-        prop_assert_eq!(EllOwned::from_parts(m, n, w, c, v).unwrap_err(), expected);
+        corrupted_ell(&raw, which, pick)?;
+    }
+
+    #[test]
+    fn corrupted_ell_is_rejected_with_the_matching_error_u16(raw in csr::<f64, u16>(20, 6, false), which in 0usize..6, pick: usize) {
+        corrupted_ell(&raw, which, pick)?;
     }
 
     #[test]
     fn corrupted_sell_is_rejected_with_the_matching_error(raw in csr::<f64, u32>(30, 6, false), ci in 0usize..6, which in 0usize..10, pick: usize) {
-        let a = raw.owned();
-        let a = a.view();
-        let (m, n) = a.shape();
-        let ch = SLICE_HEIGHTS[ci];
-        let layout = SellLayout::new(&a, ch).unwrap();
-        let mut sp = vec![0u32; layout.slice_ptr_len()];
-        let mut c = vec![0u32; layout.len()];
-        let mut v = vec![0.0; layout.len()];
-        Sell::from_csr(&a, &layout, &mut sp, &mut c, &mut v).unwrap();
-        let ns = layout.nslices();
-        // (slot, row, height of its slice, end of its slice)
-        let slots: Vec<(usize, usize, usize, usize)> = (0..ns)
-            .flat_map(|s| {
-                let (start, end) = (sp[s] as usize, sp[s + 1] as usize);
-                let h = ch.min(m - s * ch);
-                (start..end).map(move |p| (p, s * ch + (p - start) % h, h, end))
-            })
-            .collect();
-        let pads: Vec<_> = slots.iter().copied().filter(|e| c[e.0] == u32::MAX).collect();
-        let followed: Vec<_> = pads.iter().copied().filter(|e| e.0 + e.2 < e.3).collect();
-        let reals: Vec<_> = slots.iter().copied().filter(|e| c[e.0] != u32::MAX).collect();
-        let tall: Vec<usize> = (0..ns).filter(|&s| ch.min(m - s * ch) > 1).collect();
-        let mut height = ch;
-        let expected = match which {
-            0 if !followed.is_empty() => {
-                let (p, row, h, _) = followed[pick % followed.len()];
-                c[p + h] = 0;
-                FormatError::Padding { row, position: p }
-            }
-            1 if !pads.is_empty() => {
-                let (p, row, _, _) = pads[pick % pads.len()];
-                v[p] = -3.0;
-                FormatError::Padding { row, position: p }
-            }
-            2 if !reals.is_empty() => {
-                let (p, row, _, _) = reals[pick % reals.len()];
-                let col = n + pick % 3;
-                c[p] = col as u32;
-                FormatError::ColumnOutOfBounds { row, position: p, col, ncols: n }
-            }
-            3 if !tall.is_empty() => {
-                // One extra padding slot at the end of a slice of height > 1.
-                let s = tall[pick % tall.len()];
-                let end = sp[s + 1] as usize;
-                c.insert(end, u32::MAX);
-                v.insert(end, 0.0);
-                for q in &mut sp[s + 1..] {
-                    *q += 1;
-                }
-                let len = end + 1 - sp[s] as usize;
-                FormatError::SliceLength { slice: s, len, height: ch.min(m - s * ch) }
-            }
-            4 => {
-                sp[0] = 1;
-                FormatError::PtrStart { array: "slice_ptr", got: 1 }
-            }
-            5 if ns >= 2 => {
-                let j = 1 + pick % (ns - 1);
-                sp[j] = sp[j + 1] + 1;
-                FormatError::PtrDecreasing { array: "slice_ptr", position: j }
-            }
-            6 if ns >= 1 => {
-                sp[ns] += 1;
-                FormatError::PtrEnd { array: "slice_ptr", expected: c.len(), got: c.len() + 1 }
-            }
-            7 => {
-                sp.push(sp[ns]);
-                FormatError::Length { array: "slice_ptr", expected: ns + 1, got: ns + 2 }
-            }
-            8 => {
-                v.push(0.0);
-                FormatError::Length { array: "vals", expected: c.len(), got: c.len() + 1 }
-            }
-            9 => {
-                height = 0;
-                FormatError::Parameter { name: "slice_height", value: 0 }
-            }
-            _ => return Ok(()),
-        };
-        let err = Sell::new(m, n, height, &sp, &c, &v).unwrap_err();
-        prop_assert_eq!(err, expected);
-        prop_assert!(!err.to_string().is_empty());
-        prop_assert_eq!(SellOwned::from_parts(m, n, height, sp, c, v).unwrap_err(), expected);
+        corrupted_sell(&raw, ci, which, pick)?;
+    }
+
+    #[test]
+    fn corrupted_sell_is_rejected_with_the_matching_error_u16(raw in csr::<f64, u16>(30, 6, false), ci in 0usize..6, which in 0usize..10, pick: usize) {
+        corrupted_sell(&raw, ci, which, pick)?;
     }
 
     #[test]
     fn layouts_made_for_another_matrix_never_write_out_of_bounds(raw in csr::<f64, u32>(20, 6, false), other in csr::<f64, u32>(20, 6, false)) {
-        let a = raw.owned();
-        let a = a.view();
-        let b = other.owned();
-        let b = b.view();
-        let lb = EllLayout::new(&b).unwrap();
-        let (mut c, mut v) = (vec![0u32; lb.len()], vec![0.0; lb.len()]);
-        match Ell::from_csr(&a, &lb, &mut c, &mut v) {
-            Ok(e) => prop_assert_eq!(e.nnz(), a.nnz()),
-            Err(FormatError::Parameter { name: "width", .. } | FormatError::BufferTooSmall { .. }) => {}
-            Err(e) => prop_assert!(false, "unexpected {:?}", e),
-        }
-        let sl = SellLayout::new(&b, 3).unwrap();
-        let (mut sp, mut c, mut v) = (vec![0u32; sl.slice_ptr_len()], vec![0u32; sl.len()], vec![0.0; sl.len()]);
-        match Sell::from_csr(&a, &sl, &mut sp, &mut c, &mut v) {
-            Ok(s) => prop_assert_eq!(s.nnz(), a.nnz()),
-            Err(FormatError::BufferTooSmall { .. }) => {}
-            Err(e) => prop_assert!(false, "unexpected {:?}", e),
-        }
-        let hl = HybLayout::new(&b).unwrap();
-        let (el, cn) = (hl.ell_len(), hl.coo_nnz());
-        let (mut ec, mut ev, mut cr, mut cc, mut cv) = (vec![0u32; el], vec![0.0; el], vec![0u32; cn], vec![0u32; cn], vec![0.0; cn]);
-        match Hyb::from_csr(&a, &hl, &mut ec, &mut ev, &mut cr, &mut cc, &mut cv) {
-            Ok(h) => prop_assert_eq!(h.nnz(), a.nnz()),
-            Err(FormatError::BufferTooSmall { .. }) => {}
-            Err(e) => prop_assert!(false, "unexpected {:?}", e),
-        }
+        foreign_layouts(&raw, &other)?;
+    }
+
+    #[test]
+    fn layouts_made_for_another_matrix_never_write_out_of_bounds_u16(raw in csr::<f64, u16>(20, 6, false), other in csr::<f64, u16>(20, 6, false)) {
+        foreign_layouts(&raw, &other)?;
     }
 }
 
@@ -616,6 +671,37 @@ fn sell_length_that_does_not_fit_the_index_type_is_rejected() {
     let a = Csr::new(n, n, &row_ptr, &col_idx, &vals).unwrap();
     assert!(matches!(SellLayout::new(&a, n), Err(FormatError::TooLarge { what: "len", .. })));
     assert!(SellLayout::new(&a, 1).is_ok());
+}
+
+/// `u16` counts SELL's slots, padding included, in `slice_ptr`: 300 rows, one of 300
+/// entries, in one slice are 90 000 slots, past `u16::MAX`, an error from the layout and
+/// the owned form; in slices of one row they fit. ELL addresses no slot by index, so its
+/// 90 000 slots hold `u16` columns, and HYB splits the same matrix into ELL and COO.
+#[test]
+fn u16_sell_slots_that_do_not_fit_are_an_error() {
+    let n = 300usize;
+    let t: Vec<(usize, usize, f64)> =
+        (0..n).map(|j| (7, j, j as f64 * 0.5 - 3.0)).chain((0..n).map(|i| (i, i, 1.0))).collect();
+    let a = CsrOwned::<f64, u16>::from_triplets(n, n, &t).unwrap();
+    let a = a.view();
+    let too_large =
+        |e: FormatError| matches!(e, FormatError::TooLarge { what: "len", value: 90_000, max: 65_535 });
+    assert!(SellLayout::new(&a, n).is_err_and(too_large));
+    assert!(SellOwned::from_csr_slice_height(&a, n).is_err_and(too_large));
+    let x: Vec<f64> = (0..n).map(|j| (j % 5) as f64 - 2.0).collect();
+    let mut want = vec![0.0; n];
+    a.spmv(Exec::from(Isa::Portable), 1.0, &x, 0.0, &mut want).unwrap();
+    let sell = SellOwned::from_csr_slice_height(&a, 1).unwrap();
+    let ell = EllOwned::from_csr(&a).unwrap();
+    assert_eq!(ell.view().stored_len(), n * n);
+    let hyb = HybOwned::from_csr(&a).unwrap();
+    for isa in Isa::available() {
+        for m in [&sell.view() as &dyn SpMv<f64>, &ell.view(), &hyb.view()] {
+            let mut y = vec![f64::NAN; n];
+            m.spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y).unwrap();
+            assert_eq!(y, want, "{isa}");
+        }
+    }
 }
 
 #[test]

@@ -384,3 +384,21 @@ fn spec_generate_matches_the_direct_call() {
     let s = Spec::TallSparse { nrows: 1000, nnz: 3, seed: 4 };
     assert_eq!(s.generate::<f64, u32>().unwrap(), generate::tall_sparse::<f64, u32>(1000, 3, 4).unwrap());
 }
+
+/// The generators take `u16` indices: the same matrix as with `u32` where it fits, and
+/// `TooLarge` (never a wrapped index) where its rows or entries do not.
+#[test]
+fn generators_build_u16_matrices_that_fit_and_refuse_the_rest() {
+    let a = generate::poisson2d::<f64, u16>(100).unwrap();
+    let b = generate::poisson2d::<f64, u32>(100).unwrap();
+    let (a, b) = (a.view(), b.view());
+    assert!(a.nnz() > 40_000 && a.nnz() <= 65_535);
+    assert!(a.row_ptr().iter().zip(b.row_ptr()).all(|(&p, &q)| u32::from(p) == q));
+    assert!(a.col_idx().iter().zip(b.col_idx()).all(|(&p, &q)| u32::from(p) == q));
+    assert_eq!(a.vals(), b.vals());
+    assert!(matches!(generate::poisson2d::<f64, u16>(200), Err(FormatError::TooLarge { .. })));
+    assert!(matches!(
+        generate::empty::<f64, u16>(70_000, 3),
+        Err(FormatError::TooLarge { what: "nrows", .. })
+    ));
+}

@@ -130,6 +130,95 @@ fn check_jds_spmv<T: Scalar, I: Index>(
     check_spmv_against(&j.validate().unwrap(), &a, alpha, beta, seed)
 }
 
+/// `i` as an index of type `I` (the tests keep every index in range).
+fn ix<I: Index>(i: usize) -> I {
+    I::from_usize(i).unwrap()
+}
+
+fn corrupted_jds<I: Index>(raw: &RawCsr<f64, I>, which: usize, pick: usize) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let mut j = to_jds(&a);
+    let (m, nnz, ndiag) = (j.nrows, j.col_idx.len(), j.jd_ptr.len() - 1);
+    let expected = match which {
+        0 if m > 1 => {
+            // Repeat an earlier row later: the later position is reported.
+            let b = 1 + pick % (m - 1);
+            let a0 = pick % b;
+            j.perm[b] = j.perm[a0];
+            "NotAPermutation"
+        }
+        1 if m > 0 => {
+            j.perm[pick % m] = ix(m + pick % 3);
+            "RowOutOfBounds"
+        }
+        2 => {
+            j.jd_ptr[0] = ix(1 + pick % 4);
+            "PtrStart"
+        }
+        3 if ndiag >= 2 && j.jd_ptr[1] > I::ZERO => {
+            j.jd_ptr[1] = ix(j.jd_ptr[2].to_usize() + 1);
+            "PtrDecreasing"
+        }
+        4 if ndiag >= 1 => {
+            j.jd_ptr[ndiag] = ix(j.jd_ptr[ndiag].to_usize() + 1);
+            "PtrEnd"
+        }
+        5 => {
+            // Append a diagonal one longer than allowed.
+            let max =
+                if ndiag == 0 { m } else { j.jd_ptr[ndiag].to_usize() - j.jd_ptr[ndiag - 1].to_usize() };
+            for _ in 0..=max {
+                j.col_idx.push(I::ZERO);
+                j.vals.push(1.0);
+            }
+            j.jd_ptr.push(ix(nnz + max + 1));
+            let err = j.validate().unwrap_err();
+            prop_assert_eq!(err, FormatError::JaggedDiagonal { diagonal: ndiag, len: max + 1, max });
+            "JaggedDiagonal"
+        }
+        6 if nnz > 0 => {
+            j.col_idx[pick % nnz] = ix(a.ncols() + pick % 3);
+            "ColumnOutOfBounds"
+        }
+        7 => {
+            j.vals.push(1.0);
+            "Length"
+        }
+        8 => {
+            j.perm.push(I::ZERO);
+            "Length"
+        }
+        9 => {
+            j.jd_ptr.clear();
+            "Length"
+        }
+        _ => return Ok(()),
+    };
+    let err = j.validate().unwrap_err();
+    let got = format!("{err:?}");
+    prop_assert!(got.starts_with(expected), "expected {}, got {}", expected, got);
+    prop_assert!(!err.to_string().is_empty());
+    // The caller-scratch variant reports the same error, whatever the window size.
+    for words in [1usize, 2] {
+        let mut scratch = vec![u64::MAX; words];
+        let e2 =
+            Jds::new_with_scratch(j.nrows, j.ncols, &j.perm, &j.jd_ptr, &j.col_idx, &j.vals, &mut scratch);
+        prop_assert_eq!(e2.unwrap_err(), err);
+    }
+    // And the owned variant.
+    let e3 = JdsOwned::from_parts(
+        j.nrows,
+        j.ncols,
+        j.perm.clone(),
+        j.jd_ptr.clone(),
+        j.col_idx.clone(),
+        j.vals.clone(),
+    );
+    prop_assert_eq!(e3.unwrap_err(), err);
+    Ok(())
+}
+
 proptest! {
     #[test]
     fn csr_jds_csr_roundtrip_is_identity_f64_u32(raw in csr::<f64, u32>(40, 12, false)) {
@@ -163,51 +252,26 @@ proptest! {
 
     #[test]
     fn corrupted_jds_is_rejected_with_the_matching_error(raw in csr::<f64, u32>(20, 6, false), which in 0usize..10, pick: usize) {
-        let a = raw.owned();
-        let a = a.view();
-        let mut j = to_jds(&a);
-        let (m, nnz, ndiag) = (j.nrows, j.col_idx.len(), j.jd_ptr.len() - 1);
-        let expected = match which {
-            0 if m > 1 => {
-                // Repeat an earlier row later: the later position is reported.
-                let b = 1 + pick % (m - 1);
-                let a0 = pick % b;
-                j.perm[b] = j.perm[a0];
-                "NotAPermutation"
-            }
-            1 if m > 0 => { j.perm[pick % m] = (m + pick % 3) as u32; "RowOutOfBounds" }
-            2 => { j.jd_ptr[0] = 1 + (pick % 4) as u32; "PtrStart" }
-            3 if ndiag >= 2 && j.jd_ptr[1] > 0 => { j.jd_ptr[1] = j.jd_ptr[2] + 1; "PtrDecreasing" }
-            4 if ndiag >= 1 => { j.jd_ptr[ndiag] += 1; "PtrEnd" }
-            5 => {
-                // Append a diagonal one longer than allowed.
-                let max = if ndiag == 0 { m } else { j.jd_ptr[ndiag] as usize - j.jd_ptr[ndiag - 1] as usize };
-                for _ in 0..=max { j.col_idx.push(0); j.vals.push(1.0); }
-                j.jd_ptr.push((nnz + max + 1) as u32);
-                let err = j.validate().unwrap_err();
-                prop_assert_eq!(err, FormatError::JaggedDiagonal { diagonal: ndiag, len: max + 1, max });
-                "JaggedDiagonal"
-            }
-            6 if nnz > 0 => { j.col_idx[pick % nnz] = (a.ncols() + pick % 3) as u32; "ColumnOutOfBounds" }
-            7 => { j.vals.push(1.0); "Length" }
-            8 => { j.perm.push(0); "Length" }
-            9 => { j.jd_ptr.clear(); "Length" }
-            _ => return Ok(()),
-        };
-        let err = j.validate().unwrap_err();
-        let got = format!("{err:?}");
-        prop_assert!(got.starts_with(expected), "expected {}, got {}", expected, got);
-        prop_assert!(!err.to_string().is_empty());
-        // The caller-scratch variant reports the same error, whatever the window size.
-        for words in [1usize, 2] {
-            let mut scratch = vec![u64::MAX; words];
-            let e2 = Jds::new_with_scratch(j.nrows, j.ncols, &j.perm, &j.jd_ptr, &j.col_idx, &j.vals, &mut scratch);
-            prop_assert_eq!(e2.unwrap_err(), err);
-        }
-        // And the owned variant.
-        let e3 = JdsOwned::from_parts(j.nrows, j.ncols, j.perm.clone(), j.jd_ptr.clone(), j.col_idx.clone(), j.vals.clone());
-        prop_assert_eq!(e3.unwrap_err(), err);
+        corrupted_jds(&raw, which, pick)?;
     }
+
+    #[test]
+    fn corrupted_jds_is_rejected_with_the_matching_error_u16(raw in csr::<f64, u16>(20, 6, false), which in 0usize..10, pick: usize) {
+        corrupted_jds(&raw, which, pick)?;
+    }
+
+    #[test]
+    fn csr_jds_csr_roundtrip_and_spmv_u16(raw in csr::<f64, u16>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_jds_roundtrip(&raw)?;
+        check_jds_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn csr_jds_csr_roundtrip_and_spmv_f32_u16_canonical(raw in csr::<f32, u16>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_jds_roundtrip(&raw)?;
+        check_jds_spmv(&raw, a as f32, b as f32, seed)?;
+    }
+
 }
 
 /// The course notes' example (Fig. 10.1, sorted in Fig. 10.15, JDS in Fig. 10.16).
@@ -440,6 +504,18 @@ proptest! {
     #[test]
     fn dia_spmv_equals_dense_reference_f64_usize(raw in csr::<f64, usize>(30, 8, true), (a, b) in scalars(), seed: u64) {
         check_dia_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn csr_dia_csr_roundtrip_and_spmv_f64_u16(raw in csr::<f64, u16>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_dia_roundtrip(&raw)?;
+        check_dia_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn csr_dia_csr_roundtrip_and_spmv_f32_u16_canonical(raw in csr::<f32, u16>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_dia_roundtrip(&raw)?;
+        check_dia_spmv(&raw, a as f32, b as f32, seed)?;
     }
 
     #[test]

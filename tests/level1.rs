@@ -1,5 +1,5 @@
 //! Level 1 (thesis chapter 7): sparse vector addition by every method on every `Isa`
-//! this machine can run, f32/f64 values, u32/u64 indices, against a dense reference;
+//! this machine can run, f32/f64 values, u16/u32/u64 indices, against a dense reference;
 //! dot products, axpy, gather and scatter; every error case, with outputs untouched.
 
 mod common;
@@ -309,6 +309,24 @@ typed_tests!(f32_u32, f32, u32);
 typed_tests!(f32_u64, f32, u64);
 typed_tests!(f64_u32, f64, u32);
 typed_tests!(f64_u64, f64, u64);
+typed_tests!(f32_u16, f32, u16);
+typed_tests!(f64_u16, f64, u16);
+
+/// `u16` vectors of dimension 65 536, whose last index is `u16::MAX` (the largest key,
+/// which the sorting networks and heaps also use as their padding): every method on
+/// every width, the merge pieces and the dense operations, with tens of thousands of
+/// entries in each vector and the index `u16::MAX` in both.
+#[test]
+fn u16_vectors_up_to_index_65535() {
+    let n = 1 << 16;
+    let x = (0..n).filter(|i| i % 3 != 1 || *i == n - 1).map(|i| (i, val(i as u64))).collect();
+    let y = (0..n).filter(|i| i % 3 != 0 || *i == n - 1).map(|i| (i, val(!(i as u64)))).collect();
+    let c = Case { n, x, y };
+    assert_eq!((c.x.last().map(|e| e.0), c.y.last().map(|e| e.0)), (Some(n - 1), Some(n - 1)));
+    check_add::<f64, u16>(&c).unwrap();
+    check_merge_pieces::<f32, u16>(&c, 5).unwrap();
+    check_ops::<f64, u16>(&c).unwrap();
+}
 
 #[test]
 fn add_long_inputs_split_into_merge_pieces() {

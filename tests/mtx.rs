@@ -919,3 +919,34 @@ fn seed_files_are_valid() {
         assert!(read_mtx_with::<f64, u32, _>(text.as_bytes(), &FUZZ_LIMITS).is_ok(), "{text}");
     }
 }
+
+/// `u16` indices: a file within their range reads (and writes back) as it does with
+/// `u32`; one with a dimension of 65 535 or more, or more than 65 535 entries, is a
+/// `Format` error, never a wrapped index.
+#[test]
+fn u16_reads_what_fits_and_refuses_the_rest() {
+    let text = "%%MatrixMarket matrix coordinate real general\n3 65534 3\n1 1 1.5\n3 65534 -2\n2 7 0.25\n";
+    let a: CsrOwned<f64, u16> = read_mtx(text.as_bytes()).unwrap();
+    let b = read64(text).unwrap();
+    assert_eq!(dense(&a), dense(&b));
+    assert_eq!(a.view().col_idx(), &[0, 6, 65_533]);
+    let back: CsrOwned<f64, u16> =
+        read_mtx(write_to_vec(&a.view(), MtxSymmetry::General).unwrap().as_slice()).unwrap();
+    assert!(same_bits(&a, &back));
+    let wide = "%%MatrixMarket matrix coordinate real general\n3 65535 1\n1 1 1.5\n";
+    assert!(matches!(
+        read_mtx::<f64, u16, _>(wide.as_bytes()),
+        Err(MtxError::Format(FormatError::TooLarge { .. }))
+    ));
+    assert!(read_mtx::<f64, u32, _>(wide.as_bytes()).is_ok());
+    // 65 536 entries in a 256 x 256 matrix: every position once.
+    let mut many = String::from("%%MatrixMarket matrix coordinate pattern general\n256 256 65536\n");
+    for i in 1..=256 {
+        for j in 1..=256 {
+            many.push_str(&format!("{i} {j}\n"));
+        }
+    }
+    let r = read_mtx::<f64, u16, _>(many.as_bytes());
+    assert!(matches!(r, Err(MtxError::Format(FormatError::TooLarge { what: "nnz", .. }))), "{r:?}");
+    assert_eq!(read_mtx::<f64, u32, _>(many.as_bytes()).unwrap().nnz(), 65_536);
+}

@@ -22,6 +22,7 @@ use spblas::level1::{
 use spblas::level3::{
     RowMethod, SpgemmConfig, spgemm_bounded, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
 };
+use spblas::primitives::Key;
 use spblas::primitives::heap::{DHeap, k_select};
 use spblas::primitives::merge::{merge, merge_path};
 use spblas::primitives::scan::{exclusive_scan, inclusive_scan, reduce};
@@ -30,8 +31,8 @@ use spblas::primitives::segmented::{
 };
 use spblas::primitives::sort::{bitonic_sort, bitonic_sort_pairs, odd_even_sort};
 use spblas::{
-    Coo, Csr, Csr5, Csr5Layout, CsrMethod, CsrOwned, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout, Isa,
-    Jds, JdsLayout, Sell, SellLayout, SpMv,
+    Coo, Csr, Csr5, Csr5Layout, CsrMethod, CsrOwned, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout, Index,
+    Isa, Jds, JdsLayout, Sell, SellLayout, SpMv,
 };
 
 struct Counting;
@@ -113,17 +114,22 @@ const N: usize = if cfg!(miri) { 150 } else { 1000 };
 
 /// A matrix with empty rows, one long row and unsorted columns with duplicates, so the
 /// blocks of the segmented methods and several CSR5 tiles are crossed.
-fn matrix() -> CsrOwned<f64, u32> {
-    let (mut row_ptr, mut col_idx, mut vals) = (vec![0u32], Vec::new(), Vec::new());
+fn matrix<I: Index>() -> CsrOwned<f64, I> {
+    let (mut row_ptr, mut col_idx, mut vals) = (vec![I::ZERO], Vec::new(), Vec::new());
     for i in 0..ROWS {
         let len = if i == 17 { LONG_ROW } else { (i * 7 + 3) % 9 };
         for k in 0..len {
-            col_idx.push(((i * 13 + k * 29) % COLS) as u32);
+            col_idx.push(ix((i * 13 + k * 29) % COLS));
             vals.push(((i + k) % 11) as f64 - 5.0);
         }
-        row_ptr.push(col_idx.len() as u32);
+        row_ptr.push(ix(col_idx.len()));
     }
     CsrOwned::from_parts(ROWS, COLS, row_ptr, col_idx, vals).unwrap()
+}
+
+/// `i` as an index of type `I` (every index here fits `u16`).
+fn ix<I: Index>(i: usize) -> I {
+    I::from_usize(i).unwrap()
 }
 
 #[test]
@@ -134,29 +140,38 @@ fn the_counter_sees_allocations() {
 
 #[test]
 fn spmv_of_every_format_and_csr_method_allocates_nothing() {
+    spmv_formats::<u32>();
+}
+
+#[test]
+fn spmv_of_every_format_and_csr_method_allocates_nothing_u16() {
+    spmv_formats::<u16>();
+}
+
+fn spmv_formats<I: Index>() {
     let isas = isas();
-    let owned = matrix();
+    let owned = matrix::<I>();
     let a = owned.view();
     let x: Vec<f64> = (0..a.ncols()).map(|j| j as f64).collect();
     let mut y = vec![1.0; a.nrows()];
 
     // Conversions into caller buffers, each sized by its layout query first.
     let nnz = a.nnz();
-    let (mut cr, mut cc, mut cv) = (vec![0u32; nnz], vec![0u32; nnz], vec![0.0; nnz]);
+    let (mut cr, mut cc, mut cv) = (vec![I::ZERO; nnz], vec![I::ZERO; nnz], vec![0.0; nnz]);
     let coo = assert_no_alloc("Coo::from_csr", || Coo::from_csr(&a, &mut cr, &mut cc, &mut cv).unwrap());
     let el = EllLayout::new(&a).unwrap();
-    let (mut ec, mut ev) = (vec![0u32; el.len()], vec![0.0; el.len()]);
+    let (mut ec, mut ev) = (vec![I::ZERO; el.len()], vec![0.0; el.len()]);
     let ell = assert_no_alloc("Ell::from_csr", || Ell::from_csr(&a, &el, &mut ec, &mut ev).unwrap());
     let hl = HybLayout::new(&a).unwrap();
-    let (mut hec, mut hev) = (vec![0u32; hl.ell_len()], vec![0.0; hl.ell_len()]);
+    let (mut hec, mut hev) = (vec![I::ZERO; hl.ell_len()], vec![0.0; hl.ell_len()]);
     let (mut hr, mut hc, mut hv) =
-        (vec![0u32; hl.coo_nnz()], vec![0u32; hl.coo_nnz()], vec![0.0; hl.coo_nnz()]);
+        (vec![I::ZERO; hl.coo_nnz()], vec![I::ZERO; hl.coo_nnz()], vec![0.0; hl.coo_nnz()]);
     let hyb = assert_no_alloc("Hyb::from_csr", || {
         Hyb::from_csr(&a, &hl, &mut hec, &mut hev, &mut hr, &mut hc, &mut hv).unwrap()
     });
     let jl = JdsLayout::new(&a);
-    let (mut perm, mut jd_ptr) = (vec![0u32; jl.perm_len()], vec![0u32; jl.jd_ptr_len()]);
-    let (mut jc, mut jv) = (vec![0u32; jl.nnz()], vec![0.0; jl.nnz()]);
+    let (mut perm, mut jd_ptr) = (vec![I::ZERO; jl.perm_len()], vec![I::ZERO; jl.jd_ptr_len()]);
+    let (mut jc, mut jv) = (vec![I::ZERO; jl.nnz()], vec![0.0; jl.nnz()]);
     let jds = assert_no_alloc("Jds::from_csr", || {
         Jds::from_csr(&a, &mut perm, &mut jd_ptr, &mut jc, &mut jv).unwrap()
     });
@@ -167,7 +182,7 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
     let dia = assert_no_alloc("Dia::from_csr", || Dia::from_csr(&a, &offsets[..ndiag], &mut data).unwrap());
     let sl = SellLayout::new(&a, 8).unwrap();
     let (mut sp, mut sc, mut sv) =
-        (vec![0u32; sl.slice_ptr_len()], vec![0u32; sl.len()], vec![0.0; sl.len()]);
+        (vec![I::ZERO; sl.slice_ptr_len()], vec![I::ZERO; sl.len()], vec![0.0; sl.len()]);
     let sell =
         assert_no_alloc("Sell::from_csr", || Sell::from_csr(&a, &sl, &mut sp, &mut sc, &mut sv).unwrap());
 
@@ -183,7 +198,7 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
     });
 
     // Back to CSR.
-    let (mut rp2, mut ci2, mut v2) = (vec![0u32; a.nrows() + 1], vec![0u32; nnz], vec![0.0; nnz]);
+    let (mut rp2, mut ci2, mut v2) = (vec![I::ZERO; a.nrows() + 1], vec![I::ZERO; nnz], vec![0.0; nnz]);
     assert_no_alloc("Ell::to_csr", || ell.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
     assert_no_alloc("Jds::to_csr", || jds.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
     assert_no_alloc("Sell::to_csr", || sell.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
@@ -232,8 +247,11 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
             let layout = assert_no_alloc("SpmvPlanLayout", || {
                 spblas::SpmvPlanLayout::with_choice(Exec::from(isa), &a, choice).unwrap()
             });
-            let (mut idx, mut vals, mut words) =
-                (vec![0u32; layout.idx_len()], vec![0.0; layout.vals_len()], vec![0u32; layout.words_len()]);
+            let (mut idx, mut vals, mut words) = (
+                vec![I::ZERO; layout.idx_len()],
+                vec![0.0; layout.vals_len()],
+                vec![0u32; layout.words_len()],
+            );
             let plan = assert_no_alloc("SpmvPlanView::from_buffers", || {
                 spblas::SpmvPlanView::from_buffers(&a, &layout, &mut idx, &mut vals, &mut words).unwrap()
             });
@@ -259,19 +277,28 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
 
 #[test]
 fn csr5_conversions_and_spmv_allocate_nothing() {
+    csr5_conversions::<u32>();
+}
+
+#[test]
+fn csr5_conversions_and_spmv_allocate_nothing_u16() {
+    csr5_conversions::<u16>();
+}
+
+fn csr5_conversions<I: Index>() {
     let isas = isas();
-    let owned = matrix();
+    let owned = matrix::<I>();
     let a = owned.view();
     let x: Vec<f64> = (0..a.ncols()).map(|j| j as f64).collect();
     let mut y = vec![1.0; a.nrows()];
     for &isa in &isas {
         let layout = assert_no_alloc("Csr5Layout::new", || Csr5Layout::new(&a, isa).unwrap());
         let nnz = layout.nnz();
-        let (mut ci, mut v) = (vec![0u32; nnz], vec![0.0; nnz]);
-        let mut tile_ptr = vec![0u32; layout.tile_ptr_len()];
+        let (mut ci, mut v) = (vec![I::ZERO; nnz], vec![0.0; nnz]);
+        let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
         let mut tile_desc = vec![0u32; layout.tile_desc_len()];
-        let mut eop = vec![0u32; layout.tile_ptr_len()];
-        let mut eo = vec![0u32; layout.empty_offset_len()];
+        let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
+        let mut eo = vec![I::ZERO; layout.empty_offset_len()];
         let m = assert_no_alloc("Csr5::from_csr", || {
             let aux = Csr5Aux {
                 tile_ptr: &mut tile_ptr,
@@ -282,16 +309,16 @@ fn csr5_conversions_and_spmv_allocate_nothing() {
             Csr5::from_csr(&a, &layout, &mut ci, &mut v, aux).unwrap()
         });
         assert_no_alloc("csr5 spmv", || m.spmv(Exec::from(isa), 1.0, &x, 0.5, &mut y).unwrap());
-        let (mut bc, mut bv) = (vec![0u32; nnz], vec![0.0; nnz]);
+        let (mut bc, mut bv) = (vec![I::ZERO; nnz], vec![0.0; nnz]);
         assert_no_alloc("Csr5::to_csr", || m.to_csr(&mut bc, &mut bv).unwrap());
         assert_eq!(bc, a.col_idx());
 
         // In place.
         let (mut ci3, mut v3) = (a.col_idx().to_vec(), a.vals().to_vec());
-        let mut tile_ptr = vec![0u32; layout.tile_ptr_len()];
+        let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
         let mut tile_desc = vec![0u32; layout.tile_desc_len()];
-        let mut eop = vec![0u32; layout.tile_ptr_len()];
-        let mut eo = vec![0u32; layout.empty_offset_len()];
+        let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
+        let mut eo = vec![I::ZERO; layout.empty_offset_len()];
         assert_no_alloc("Csr5::from_csr_in_place", || {
             let aux = Csr5Aux {
                 tile_ptr: &mut tile_ptr,
@@ -305,7 +332,7 @@ fn csr5_conversions_and_spmv_allocate_nothing() {
             m.spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y).unwrap();
         });
         assert_no_alloc("Csr5::to_csr_in_place", || {
-            Csr5::<f64, u32>::to_csr_in_place(&layout, &mut ci3, &mut v3).unwrap()
+            Csr5::<f64, I>::to_csr_in_place(&layout, &mut ci3, &mut v3).unwrap()
         });
         assert_eq!(ci3, a.col_idx());
     }
@@ -399,21 +426,47 @@ fn primitives_allocate_nothing() {
             h.push(3).unwrap();
             h.into_sorted().len()
         });
+        // `u16` keys (the `u16` index type's sorts, merges and heaps).
+        let mut k16: Vec<u16> = src_u.iter().map(|&k| (k >> 16) as u16).collect();
+        let mut v16: Vec<u64> = (0..n as u64).collect();
+        assert_no_alloc("bitonic_sort u16", || bitonic_sort(Exec::from(isa), &mut k16).unwrap());
+        let (a16, b16) = k16.split_at(n / 3);
+        let mut out16 = vec![0u16; n];
+        assert_no_alloc("merge u16", || merge(Exec::from(isa), a16, b16, &mut out16).unwrap());
+        assert_no_alloc("odd_even_sort u16", || odd_even_sort(Exec::from(isa), &mut out16).unwrap());
+        assert_no_alloc("bitonic_sort_pairs u16", || {
+            bitonic_sort_pairs(Exec::from(isa), &mut out16, &mut v16).unwrap()
+        });
+        assert_no_alloc("d-heap u16", || {
+            let mut h = DHeap::<u16>::from_slice(Exec::from(isa), &mut out16).unwrap();
+            h.pop();
+            h.push(3).unwrap();
+            h.into_sorted().len()
+        });
     }
 }
 
 #[test]
 fn level1_with_workspace_allocates_nothing() {
+    level1_with_workspace::<u32>();
+}
+
+#[test]
+fn level1_with_workspace_allocates_nothing_u16() {
+    level1_with_workspace::<u16>();
+}
+
+fn level1_with_workspace<I: Index + Key>() {
     let isas = isas();
     let n = 3 * N;
-    let xi: Vec<u32> = (0..n as u32).step_by(3).collect();
-    let yi: Vec<u32> = (0..n as u32).step_by(5).collect();
-    let xv: Vec<f64> = xi.iter().map(|&i| f64::from(i % 7)).collect();
-    let yv: Vec<f64> = yi.iter().map(|&i| f64::from(i % 5)).collect();
+    let xi: Vec<I> = (0..n).step_by(3).map(ix).collect();
+    let yi: Vec<I> = (0..n).step_by(5).map(ix).collect();
+    let xv: Vec<f64> = xi.iter().map(|&i| (i.to_usize() % 7) as f64).collect();
+    let yv: Vec<f64> = yi.iter().map(|&i| (i.to_usize() % 5) as f64).collect();
     let x = SpVec::new(n, &xi, &xv).unwrap();
     let y = SpVec::new(n, &yi, &yv).unwrap();
     let m = x.nnz() + y.nnz();
-    let (mut oi, mut ov) = (vec![0u32; m], vec![0.0; m]);
+    let (mut oi, mut ov) = (vec![I::ZERO; m], vec![0.0; m]);
     let dense: Vec<f64> = (0..n).map(|i| i as f64).collect();
     for &isa in &isas {
         for method in AddMethod::ALL {
@@ -436,8 +489,17 @@ fn level1_with_workspace_allocates_nothing() {
 
 #[test]
 fn spgemm_symbolic_numeric_and_bounded_allocate_nothing() {
+    spgemm_phases::<u32>();
+}
+
+#[test]
+fn spgemm_symbolic_numeric_and_bounded_allocate_nothing_u16() {
+    spgemm_phases::<u16>();
+}
+
+fn spgemm_phases<I: Index + Key>() {
     let isas = isas();
-    let a = matrix();
+    let a = matrix::<I>();
     let a = a.view();
     // B = Aᵀ-shaped (COLS x ROWS) canonical, so the merge can be forced too.
     let mut t = Vec::new();
@@ -459,21 +521,21 @@ fn spgemm_symbolic_numeric_and_bounded_allocate_nothing() {
         for m in methods {
             let (exec, cfg) = (Exec::from(isa), SpgemmConfig { method: m, ..SpgemmConfig::new() });
             let ws = spgemm_workspace_len(exec, cfg, &a, &b).unwrap();
-            let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
-            let mut row_ptr = vec![0u32; a.nrows() + 1];
+            let (mut wi, mut wv) = (vec![I::ZERO; ws.idx], vec![0.0f64; ws.vals]);
+            let mut row_ptr = vec![I::ZERO; a.nrows() + 1];
             let nnz = assert_no_alloc("spgemm_symbolic", || {
                 spgemm_symbolic(exec, cfg, &a, &b, &mut row_ptr, &mut wi).unwrap()
             });
-            let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+            let (mut ci, mut cv) = (vec![I::ZERO; nnz], vec![0.0f64; nnz]);
             assert_no_alloc("spgemm_numeric", || {
                 spgemm_numeric(exec, cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap()
             });
             assert!(nnz > 0, "{isa:?} {m:?}");
             // One pass into buffers of the upper bound.
-            let mut ub = vec![0u32; a.nrows()];
+            let mut ub = vec![I::ZERO; a.nrows()];
             let total = spblas::level3::upper_bound(&a, &b, &mut ub).unwrap();
             let (mut bp, mut bi, mut bv) =
-                (vec![0u32; a.nrows() + 1], vec![0u32; total], vec![0.0f64; total]);
+                (vec![I::ZERO; a.nrows() + 1], vec![I::ZERO; total], vec![0.0f64; total]);
             let got = assert_no_alloc("spgemm_bounded", || {
                 spgemm_bounded(exec, cfg, &a, &b, &mut bp, &mut bi, &mut bv, (&mut wi, &mut wv)).unwrap()
             });

@@ -5,11 +5,11 @@
 
 mod common;
 
-use common::{assert_close, csr, reference_spmv, vector};
+use common::{RawCsr, assert_close, csr, reference_spmv, vector};
 use proptest::prelude::*;
 use spblas::formats::csr5::omega_for;
 use spblas::level2::{SpmvChoice, SpmvConfig, SpmvPlan, balanced_row_partition, spmv_csr};
-use spblas::{Csr5Layout, Csr5Owned, CsrMethod, CsrOwned, Exec, Isa, SpMv};
+use spblas::{Csr5Layout, Csr5Owned, CsrMethod, CsrOwned, DimError, Exec, Index, Isa, SpMv};
 
 /// `exec` on `threads` tasks.
 fn on(isa: Isa, threads: usize) -> Exec {
@@ -17,99 +17,169 @@ fn on(isa: Isa, threads: usize) -> Exec {
 }
 
 /// The plan that runs `choice` on `isa`.
-fn plan_of<'a>(a: &spblas::Csr<'a, f64, u32>, isa: Isa, choice: SpmvChoice) -> SpmvPlan<'a, f64, u32> {
+fn plan_of<'a, I: Index>(a: &spblas::Csr<'a, f64, I>, isa: Isa, choice: SpmvChoice) -> SpmvPlan<'a, f64, I> {
     SpmvPlan::with_config(Exec::from(isa), a, SpmvConfig::new().choice(choice)).unwrap()
+}
+
+fn threaded_csr5_spmv_matches_reference_check<I: Index>(
+    raw: &RawCsr<f64, I>,
+    threads: usize,
+    sigma: usize,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let x = vector::<f64>(a.ncols(), seed);
+    let y0 = vector::<f64>(a.nrows(), seed + 1);
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
+    for isa in Isa::available() {
+        let layout = Csr5Layout::with_params(&a, omega_for::<f64>(isa), sigma).unwrap();
+        let c5 = Csr5Owned::from_csr_layout(&a, &layout).unwrap();
+        let mut got = y0.clone();
+        c5.view().spmv(on(isa, threads), 1.5, &x, 0.5, &mut got).unwrap();
+        assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
+    }
+    Ok(())
+}
+
+fn threaded_csr_spmv_equals_serial_bitwise_check<I: Index>(
+    raw: &RawCsr<f64, I>,
+    threads: usize,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let x = vector::<f64>(a.ncols(), seed);
+    let y0 = vector::<f64>(a.nrows(), seed + 1);
+    let mut want = y0.clone();
+    a.spmv(Exec::from(Isa::Portable), 1.5, &x, 0.5, &mut want).unwrap();
+    let mut got = y0.clone();
+    a.spmv(on(Isa::Portable, threads), 1.5, &x, 0.5, &mut got).unwrap();
+    prop_assert_eq!(got, want);
+    Ok(())
+}
+
+fn threaded_merge_path_spmv_matches_reference_check<I: Index>(
+    raw: &RawCsr<f64, I>,
+    threads: usize,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let x = vector::<f64>(a.ncols(), seed);
+    let y0 = vector::<f64>(a.nrows(), seed + 1);
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
+    for isa in Isa::available() {
+        let mut got = y0.clone();
+        spmv_csr(on(isa, threads), &a, CsrMethod::MergePath, 1.5, &x, 0.5, &mut got).unwrap();
+        assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
+    }
+    Ok(())
+}
+
+/// Every choice a plan can hold (each CSR method, CSR5, and the rule's), on every
+/// `Isa`: on threads it equals the reference, and where its blocks run the serial
+/// plan's own kernel (the row methods, the segmented sum) the serial plan bit for bit.
+fn threaded_plan_runs_as_the_serial_plan_check<I: Index>(
+    raw: &RawCsr<f64, I>,
+    threads: usize,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let x = vector::<f64>(a.ncols(), seed);
+    let y0 = vector::<f64>(a.nrows(), seed + 1);
+    let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
+    let panels = SpmvChoice::Csr5Panels { columns: a.ncols().div_ceil(4).max(1) };
+    let choices = CsrMethod::ALL.iter().map(|&m| SpmvChoice::Csr(m)).chain([SpmvChoice::Csr5, panels]);
+    for isa in Isa::available() {
+        let plans = choices.clone().map(|c| plan_of(&a, isa, c));
+        for plan in plans.chain([SpmvPlan::new(Exec::from(isa), &a).unwrap()]) {
+            let mut serial = y0.clone();
+            plan.spmv(Exec::new(), 1.5, &x, 0.5, &mut serial).unwrap();
+            let mut got = y0.clone();
+            plan.spmv(Exec::new().threads(threads), 1.5, &x, 0.5, &mut got).unwrap();
+            assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
+            let rows = [CsrMethod::RowScalar, CsrMethod::RowVector, CsrMethod::SegmentedSum];
+            if rows.iter().any(|&m| plan.choice() == SpmvChoice::Csr(m)) {
+                let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+                prop_assert_eq!(bits(&got), bits(&serial), "{} on {:?}", plan.choice(), isa);
+            }
+        }
+    }
+    Ok(())
+}
+
+fn row_partition_is_monotone_and_covers_all_rows_check<I: Index>(
+    raw: &RawCsr<f64, I>,
+    parts: usize,
+) -> Result<(), TestCaseError> {
+    let a = raw.owned();
+    let a = a.view();
+    let mut b = vec![0; parts + 1];
+    balanced_row_partition(&a, parts, &mut b).unwrap();
+    prop_assert_eq!(b[0], 0);
+    prop_assert_eq!(b[parts], a.nrows());
+    prop_assert!(b.windows(2).all(|w| w[0] <= w[1]));
+    // Each part holds at most its share plus one row.
+    let total = a.nnz() + a.nrows();
+    for w in b.windows(2) {
+        let work = a.row_ptr()[w[1]].to_usize() - a.row_ptr()[w[0]].to_usize() + (w[1] - w[0]);
+        let max_row = a.max_row_len() + 1;
+        prop_assert!(work <= total.div_ceil(parts) + max_row, "part {:?} has work {}", w, work);
+    }
+    Ok(())
 }
 
 proptest! {
     #[test]
     fn threaded_csr5_spmv_matches_reference(raw in csr::<f64, u32>(80, 20, false), threads in 0usize..9, sigma in 1usize..5, seed: u64) {
-        let a = raw.owned();
-        let a = a.view();
-        let x = vector::<f64>(a.ncols(), seed);
-        let y0 = vector::<f64>(a.nrows(), seed + 1);
-        let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
-        for isa in Isa::available() {
-            let layout = Csr5Layout::with_params(&a, omega_for::<f64>(isa), sigma).unwrap();
-            let c5 = Csr5Owned::from_csr_layout(&a, &layout).unwrap();
-            let mut got = y0.clone();
-            c5.view().spmv(on(isa, threads), 1.5, &x, 0.5, &mut got).unwrap();
-            assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
-        }
+        threaded_csr5_spmv_matches_reference_check(&raw, threads, sigma, seed)?;
+    }
+
+    #[test]
+    fn threaded_csr5_spmv_matches_reference_u16(raw in csr::<f64, u16>(80, 20, false), threads in 0usize..9, sigma in 1usize..5, seed: u64) {
+        threaded_csr5_spmv_matches_reference_check(&raw, threads, sigma, seed)?;
     }
 
     #[test]
     fn threaded_csr_spmv_equals_serial_bitwise(raw in csr::<f64, u32>(60, 20, false), threads in 0usize..7, seed: u64) {
-        let a = raw.owned();
-        let a = a.view();
-        let x = vector::<f64>(a.ncols(), seed);
-        let y0 = vector::<f64>(a.nrows(), seed + 1);
-        let mut want = y0.clone();
-        a.spmv(Exec::from(Isa::Portable), 1.5, &x, 0.5, &mut want).unwrap();
-        let mut got = y0.clone();
-        a.spmv(on(Isa::Portable, threads), 1.5, &x, 0.5, &mut got).unwrap();
-        prop_assert_eq!(got, want);
+        threaded_csr_spmv_equals_serial_bitwise_check(&raw, threads, seed)?;
+    }
+
+    #[test]
+    fn threaded_csr_spmv_equals_serial_bitwise_u16(raw in csr::<f64, u16>(60, 20, false), threads in 0usize..7, seed: u64) {
+        threaded_csr_spmv_equals_serial_bitwise_check(&raw, threads, seed)?;
     }
 
     #[test]
     fn threaded_merge_path_spmv_matches_reference(raw in csr::<f64, u32>(60, 40, false), threads in 0usize..9, seed: u64) {
-        let a = raw.owned();
-        let a = a.view();
-        let x = vector::<f64>(a.ncols(), seed);
-        let y0 = vector::<f64>(a.nrows(), seed + 1);
-        let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
-        for isa in Isa::available() {
-            let mut got = y0.clone();
-            spmv_csr(on(isa, threads), &a, CsrMethod::MergePath, 1.5, &x, 0.5, &mut got).unwrap();
-            assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
-        }
+        threaded_merge_path_spmv_matches_reference_check(&raw, threads, seed)?;
     }
 
-    /// Every choice a plan can hold (each CSR method, CSR5, and the rule's), on every
-    /// `Isa`: on threads it equals the reference, and where its blocks run the serial
-    /// plan's own kernel (the row methods, the segmented sum) the serial plan bit for bit.
+    #[test]
+    fn threaded_merge_path_spmv_matches_reference_u16(raw in csr::<f64, u16>(60, 40, false), threads in 0usize..9, seed: u64) {
+        threaded_merge_path_spmv_matches_reference_check(&raw, threads, seed)?;
+    }
+
     #[test]
     fn threaded_plan_runs_as_the_serial_plan(raw in csr::<f64, u32>(60, 30, false), threads in 0usize..9, seed: u64) {
-        let a = raw.owned();
-        let a = a.view();
-        let x = vector::<f64>(a.ncols(), seed);
-        let y0 = vector::<f64>(a.nrows(), seed + 1);
-        let (want, bound) = reference_spmv(a.nrows(), a.iter(), 1.5, &x, 0.5, &y0);
-        let panels = SpmvChoice::Csr5Panels { columns: a.ncols().div_ceil(4).max(1) };
-        let choices = CsrMethod::ALL.iter().map(|&m| SpmvChoice::Csr(m)).chain([SpmvChoice::Csr5, panels]);
-        for isa in Isa::available() {
-            let plans = choices.clone().map(|c| plan_of(&a, isa, c));
-            for plan in plans.chain([SpmvPlan::new(Exec::from(isa), &a).unwrap()]) {
-                let mut serial = y0.clone();
-                plan.spmv(Exec::new(), 1.5, &x, 0.5, &mut serial).unwrap();
-                let mut got = y0.clone();
-                plan.spmv(Exec::new().threads(threads), 1.5, &x, 0.5, &mut got).unwrap();
-                assert_close(&got, &want, &bound, (a.max_row_len() + 3) as f64)?;
-                let rows = [CsrMethod::RowScalar, CsrMethod::RowVector, CsrMethod::SegmentedSum];
-                if rows.iter().any(|&m| plan.choice() == SpmvChoice::Csr(m)) {
-                    let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
-                    prop_assert_eq!(bits(&got), bits(&serial), "{} on {:?}", plan.choice(), isa);
-                }
-            }
-        }
+        threaded_plan_runs_as_the_serial_plan_check(&raw, threads, seed)?;
+    }
+
+    #[test]
+    fn threaded_plan_runs_as_the_serial_plan_u16(raw in csr::<f64, u16>(60, 30, false), threads in 0usize..9, seed: u64) {
+        threaded_plan_runs_as_the_serial_plan_check(&raw, threads, seed)?;
     }
 
     #[test]
     fn row_partition_is_monotone_and_covers_all_rows(raw in csr::<f64, u32>(60, 20, false), parts in 1usize..9) {
-        let a = raw.owned();
-        let a = a.view();
-        let mut b = vec![0; parts + 1];
-        balanced_row_partition(&a, parts, &mut b).unwrap();
-        prop_assert_eq!(b[0], 0);
-        prop_assert_eq!(b[parts], a.nrows());
-        prop_assert!(b.windows(2).all(|w| w[0] <= w[1]));
-        // Each part holds at most its share plus one row.
-        let total = a.nnz() + a.nrows();
-        for w in b.windows(2) {
-            let work = a.row_ptr()[w[1]] as usize - a.row_ptr()[w[0]] as usize + (w[1] - w[0]);
-            let max_row = a.max_row_len() + 1;
-            prop_assert!(work <= total.div_ceil(parts) + max_row, "part {:?} has work {}", w, work);
-        }
+        row_partition_is_monotone_and_covers_all_rows_check(&raw, parts)?;
+    }
+
+    #[test]
+    fn row_partition_is_monotone_and_covers_all_rows_u16(raw in csr::<f64, u16>(60, 20, false), parts in 1usize..9) {
+        row_partition_is_monotone_and_covers_all_rows_check(&raw, parts)?;
     }
 }
 
@@ -248,6 +318,17 @@ fn undersized_bounds_buffer_is_an_error() {
 /// same sums), for any thread count, on the per-bin rule and on every forced method.
 #[test]
 fn threaded_spgemm_equals_serial_exactly() {
+    threaded_spgemm::<u32>();
+}
+
+/// As for `u32`; the largest product has more entries than `u16` counts, an overflow
+/// on threads as it is serially.
+#[test]
+fn threaded_spgemm_equals_serial_exactly_u16() {
+    threaded_spgemm::<u16>();
+}
+
+fn threaded_spgemm<I: Index + spblas::primitives::Key>() {
     use spblas::CsrOwned;
     use spblas::level3::{RowMethod, SpgemmConfig, spgemm};
     let mut s = 0x1234_5678_9ABC_DEF0u64;
@@ -274,19 +355,30 @@ fn threaded_spgemm_equals_serial_exactly() {
                 t.push((i, next() as usize % k, (next() % 9) as f64 - 4.0));
             }
         }
-        let a = CsrOwned::<f64, u32>::from_triplets(m, k, &t).unwrap();
+        let a = CsrOwned::<f64, I>::from_triplets(m, k, &t).unwrap();
         let mut tb = Vec::new();
         for i in 0..k {
             for _ in 0..(next() as usize % (per_row + 1)) {
                 tb.push((i, next() as usize % n.max(1), (next() % 7) as f64 - 3.0));
             }
         }
-        let b = CsrOwned::<f64, u32>::from_triplets(k, n, &tb).unwrap();
+        let b = CsrOwned::<f64, I>::from_triplets(k, n, &tb).unwrap();
         let (av, bv) = (a.view(), b.view());
         let mut cfgs = vec![SpgemmConfig::new()];
         cfgs.extend(RowMethod::ALL.map(|m| SpgemmConfig::new().method(m)));
         for cfg in cfgs {
-            let want = spgemm(Exec::new(), cfg, &av, &bv).unwrap();
+            let want = match spgemm(Exec::new(), cfg, &av, &bv) {
+                Ok(c) => c,
+                Err(e) => {
+                    assert!(matches!(e, DimError::Overflow { what: "nnz(C)", .. }), "{e:?}");
+                    assert!(I::MAX_USIZE < u32::MAX as usize, "{e:?}");
+                    for threads in [0, 2, 7] {
+                        let got = spgemm(Exec::new().threads(threads), cfg, &av, &bv);
+                        assert!(matches!(got, Err(DimError::Overflow { what: "nnz(C)", .. })), "{got:?}");
+                    }
+                    continue;
+                }
+            };
             for threads in [0, 1, 2, 3, 7, 64] {
                 let got = spgemm(Exec::new().threads(threads), cfg, &av, &bv).unwrap();
                 let (w, g) = (want.view(), got.view());
@@ -298,7 +390,7 @@ fn threaded_spgemm_equals_serial_exactly() {
         }
     }
     // Dimension errors as in the serial product.
-    let a = CsrOwned::<f64, u32>::from_triplets(2, 3, &[]).unwrap();
+    let a = CsrOwned::<f64, I>::from_triplets(2, 3, &[]).unwrap();
     assert!(spgemm(Exec::new().threads(4), SpgemmConfig::new(), &a.view(), &a.view()).is_err());
 }
 

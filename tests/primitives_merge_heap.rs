@@ -42,6 +42,23 @@ impl TestKey for u32 {
     }
 }
 
+impl TestKey for u16 {
+    fn bits(self) -> u64 {
+        self as u64
+    }
+    fn filler() -> Self {
+        0xBEEF
+    }
+    fn strategy() -> BoxedStrategy<Self> {
+        prop_oneof![
+            3 => 0u16..8,
+            3 => any::<u16>(),
+            1 => prop::sample::select(vec![0, 1, u16::MAX - 1, u16::MAX, 1 << 15, (1 << 15) - 1]),
+        ]
+        .boxed()
+    }
+}
+
 impl TestKey for u64 {
     fn bits(self) -> u64 {
         self
@@ -386,6 +403,7 @@ macro_rules! merge_tests {
     };
 }
 
+merge_tests!(merge_u16, u16);
 merge_tests!(merge_u32, u32);
 merge_tests!(merge_u64, u64);
 merge_tests!(merge_f32, f32);
@@ -819,6 +837,7 @@ macro_rules! heap_tests {
     };
 }
 
+heap_tests!(heap_u16, u16);
 heap_tests!(heap_u32, u32);
 heap_tests!(heap_u64, u64);
 heap_tests!(heap_f32, f32);

@@ -60,7 +60,7 @@ macro_rules! int_key {
     )*};
 }
 
-int_key!(u32, i32, u64, i64, usize);
+int_key!(u16, u32, i32, u64, i64, usize);
 
 impl TestKey for f32 {
     fn bits(self) -> u64 {
@@ -244,6 +244,8 @@ proptest! {
     #[test]
     fn sorted_keys_match_std_u32_small_range(v in keys_of(0u32..20)) { check_keys(&v)?; }
     #[test]
+    fn sorted_keys_match_std_u16(v in keys_of(any::<u16>())) { check_keys(&v)?; }
+    #[test]
     fn sorted_keys_match_std_i32(v in keys_of(any::<i32>())) { check_keys(&v)?; }
     #[test]
     fn sorted_keys_match_std_u64(v in keys_of(any::<u64>())) { check_keys(&v)?; }
@@ -261,6 +263,14 @@ proptest! {
     #[test]
     fn pairs_u32_u32_keep_pairs_and_agree(
         (k, v) in keys_of(0u32..50).prop_flat_map(|k| { let n = k.len(); (Just(k), proptest::collection::vec(any::<u32>(), n)) })
+    ) { check_pairs(&k, &v)?; }
+    #[test]
+    fn pairs_u16_f64_keep_pairs_and_agree(
+        (k, v) in keys_of(0u16..50).prop_flat_map(|k| { let n = k.len(); (Just(k), proptest::collection::vec(any::<f64>(), n)) })
+    ) { check_pairs(&k, &v)?; }
+    #[test]
+    fn pairs_u16_u32_keep_pairs_and_agree(
+        (k, v) in keys_of(any::<u16>()).prop_flat_map(|k| { let n = k.len(); (Just(k), proptest::collection::vec(any::<u32>(), n)) })
     ) { check_pairs(&k, &v)?; }
     #[test]
     fn pairs_u32_f32_keep_pairs_and_agree(

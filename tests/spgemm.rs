@@ -242,7 +242,7 @@ fn run_operands() -> impl Strategy<Value = (CsrOwned<f64, u32>, CsrOwned<f64, u3
 /// small integers (`exact`, so sums are exact) or values whose sums round differently in
 /// every order.
 #[allow(clippy::too_many_arguments)] // a test generator: each knob is a property dimension
-fn patterned(
+fn patterned<I: Index>(
     n: usize,
     offsets: &[i64],
     bs: usize,
@@ -251,8 +251,8 @@ fn patterned(
     exact: bool,
     seed: u64,
     noise: u64,
-) -> CsrOwned<f64, u32> {
-    let mut row_ptr = vec![0u32];
+) -> CsrOwned<f64, I> {
+    let mut row_ptr = vec![I::ZERO];
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
     for i in 0..n {
         let h = splitmix(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
@@ -291,11 +291,11 @@ fn patterned(
             cols.rotate_left(r);
         }
         for (k, &c) in cols.iter().enumerate() {
-            col_idx.push(c as u32);
+            col_idx.push(I::from_usize(c).unwrap());
             let r = splitmix(h ^ (k as u64 + 7));
             vals.push(if exact { (r % 9) as f64 - 4.0 } else { (r % 2000) as f64 / 7.0 - 100.0 });
         }
-        row_ptr.push(col_idx.len() as u32);
+        row_ptr.push(I::from_usize(col_idx.len()).unwrap());
     }
     CsrOwned::from_parts(n, n, row_ptr, col_idx, vals).unwrap()
 }
@@ -310,7 +310,8 @@ fn pattern_offsets() -> impl Strategy<Value = Vec<i64>> {
 
 /// The hybrid on [`patterned`] operands equals the dense reference (exact values) and,
 /// with inexact values, the precise path (which has no plans) bit for bit, on every `Isa`.
-fn check_patterned(
+/// A product with more entries than `I` counts is an overflow from both paths.
+fn check_patterned<I: Index + Key>(
     n: usize,
     offsets: &[i64],
     bs: usize,
@@ -320,12 +321,25 @@ fn check_patterned(
     noise: u64,
 ) -> Result<(), TestCaseError> {
     for exact in [true, false] {
-        let a = patterned(n, offsets, bs, shifted, canonical, exact, seed, noise);
-        let b = patterned(n, offsets, bs, shifted, canonical, exact, seed ^ 0x5EED, noise);
+        let a = patterned::<I>(n, offsets, bs, shifted, canonical, exact, seed, noise);
+        let b = patterned::<I>(n, offsets, bs, shifted, canonical, exact, seed ^ 0x5EED, noise);
         let (a, b) = (a.view(), b.view());
+        let want_nnz = reference(&a, &b).len();
         for isa in Isa::available() {
             let (exec, cfg) = (Exec::from(isa), SpgemmConfig::new());
             let mut h = CsrOwned::from_triplets(0, 0, &[]).unwrap();
+            if want_nnz > I::MAX_USIZE {
+                let overflow = |e: DimError| matches!(e, DimError::Overflow { what: "nnz(C)", .. });
+                prop_assert!(spgemm_reuse(exec, cfg, &a, &b, &mut h).is_err_and(overflow));
+                prop_assert!(spgemm(exec, cfg, &a, &b).is_err_and(overflow));
+                let ws = spgemm_workspace_len(exec, cfg, &a, &b).unwrap();
+                let mut wi = vec![I::ZERO; ws.idx];
+                let mut row_ptr = vec![I::MAX; n + 1];
+                let r = spgemm_symbolic(exec, cfg, &a, &b, &mut row_ptr, &mut wi);
+                prop_assert!(r.is_err_and(overflow));
+                prop_assert!(row_ptr.iter().all(|&p| p == I::MAX));
+                continue;
+            }
             let stats = spgemm_reuse(exec, cfg, &a, &b, &mut h).unwrap();
             let h = h.view();
             prop_assert_eq!(h.row_order(), RowOrder::Canonical);
@@ -335,10 +349,10 @@ fn check_patterned(
                 continue;
             }
             let ws = spgemm_workspace_len(exec, cfg, &a, &b).unwrap();
-            let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
-            let mut row_ptr = vec![0u32; n + 1];
+            let (mut wi, mut wv) = (vec![I::ZERO; ws.idx], vec![0.0f64; ws.vals]);
+            let mut row_ptr = vec![I::ZERO; n + 1];
             let nnz = spgemm_symbolic(exec, cfg, &a, &b, &mut row_ptr, &mut wi).unwrap();
-            let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+            let (mut ci, mut cv) = (vec![I::ZERO; nnz], vec![0.0f64; nnz]);
             spgemm_numeric(exec, cfg, &a, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
             prop_assert_eq!(h.row_ptr(), &row_ptr[..], "{:?}", isa);
             prop_assert_eq!(h.col_idx(), &ci[..], "{:?}", isa);
@@ -365,7 +379,7 @@ proptest! {
         canonical: bool,
         seed: u64,
     ) {
-        check_patterned(n, &offsets, bs, shifted, canonical, seed, 64)?;
+        check_patterned::<u32>(n, &offsets, bs, shifted, canonical, seed, 64)?;
     }
 }
 
@@ -384,7 +398,7 @@ proptest! {
         canonical: bool,
         seed: u64,
     ) {
-        check_patterned(n, &offsets, bs, shifted, canonical, seed, 16)?;
+        check_patterned::<u32>(n, &offsets, bs, shifted, canonical, seed, 16)?;
     }
 
     #[test]
@@ -401,6 +415,31 @@ proptest! {
     #[test]
     fn spgemm_matches_dense_every_method_and_isa_f32_u64((a, b) in operands::<f32, u64>()) {
         check_all(&a.view(), &b.view())?;
+    }
+
+    #[test]
+    fn spgemm_matches_dense_every_method_and_isa_f64_u16((a, b) in operands::<f64, u16>()) {
+        check_all(&a.view(), &b.view())?;
+    }
+
+    #[test]
+    fn spgemm_matches_dense_every_method_and_isa_f32_u16((a, b) in operands::<f32, u16>()) {
+        check_all(&a.view(), &b.view())?;
+    }
+
+    /// `u16` products of repeated row patterns: up to 1 400 rows of up to 49 entries,
+    /// so some products have more entries than `u16` counts (an overflow, never a
+    /// wrapped row pointer) and the others take the row plans with pattern ids.
+    #[test]
+    fn repeated_row_patterns_u16_match_or_overflow(
+        n in 1100usize..1400,
+        offsets in pattern_offsets(),
+        bs in 1usize..40,
+        shifted: bool,
+        canonical: bool,
+        seed: u64,
+    ) {
+        check_patterned::<u16>(n, &offsets, bs, shifted, canonical, seed, 64)?;
     }
 
     #[test]
@@ -1007,5 +1046,51 @@ fn huge_page_hint_marks_large_outputs_and_changes_nothing() {
         assert_eq!(c_par, c_on);
         hinted(&c_par);
         assert_eq!(spgemm(Exec::new().threads(3), off, &av, &av).unwrap(), c_on);
+    }
+}
+
+/// `u16` products at the edge of the index type: a column of 255 or 256 ones times a row
+/// of 256 ones is a dense product of 65 280 entries (which `u16` counts) or 65 536 (one
+/// past `u16::MAX`). The larger is `DimError::Overflow` from every path, method and
+/// width, never a wrapped row pointer; the caller's `row_ptr` is left as it was.
+#[test]
+fn u16_products_past_65535_entries_are_an_overflow() {
+    let n = 256;
+    let ones = |rows: usize, cols: usize, t: &dyn Fn(usize) -> (usize, usize)| {
+        let t: Vec<(usize, usize, f64)> = (0..rows.max(cols)).map(|k| (t(k).0, t(k).1, 1.0)).collect();
+        CsrOwned::<f64, u16>::from_triplets(rows, cols, &t).unwrap()
+    };
+    let b = ones(1, n, &|k| (0, k));
+    for m in [n - 1, n] {
+        let a = ones(m, 1, &|k| (k, 0));
+        let (av, bv) = (a.view(), b.view());
+        let fits = m * n <= usize::from(u16::MAX);
+        for (exec, cfg) in configs() {
+            let ws = spgemm_workspace_len(exec, cfg, &av, &bv).unwrap();
+            let mut wi = vec![0u16; ws.idx];
+            let mut row_ptr = vec![7u16; m + 1];
+            let r = spgemm_symbolic(exec, cfg, &av, &bv, &mut row_ptr, &mut wi);
+            let c = spgemm(exec, cfg, &av, &bv);
+            let mut reused = CsrOwned::from_csr(&bv).unwrap();
+            let re = spgemm_reuse(exec, cfg, &av, &bv, &mut reused);
+            if fits {
+                assert_eq!(r, Ok(m * n));
+                let c = c.unwrap();
+                assert_eq!(c.nnz(), m * n);
+                assert!(c.view().vals().iter().all(|&v| v == 1.0));
+                assert_eq!(c.view().row_ptr(), &row_ptr[..]);
+                assert!(re.is_ok());
+                assert_eq!(reused.view().row_ptr(), &row_ptr[..]);
+            } else {
+                let overflow = DimError::Overflow { what: "nnz(C)", value: m * n, max: 65_535 };
+                assert_eq!(r, Err(overflow), "{exec:?} {cfg:?}");
+                assert_eq!(row_ptr, vec![7u16; m + 1]);
+                assert!(matches!(c, Err(DimError::Overflow { what: "nnz(C)", .. })), "{exec:?} {cfg:?}");
+                assert!(matches!(re, Err(DimError::Overflow { what: "nnz(C)", .. })), "{exec:?} {cfg:?}");
+            }
+        }
+        // `A·Aᵀ` of the column `A` is the same dense square.
+        let aat = a_at(Exec::new(), SpgemmConfig::new(), &av);
+        assert_eq!(aat.is_ok(), fits, "{:?}", aat.map(|c| c.nnz()));
     }
 }

@@ -14,10 +14,12 @@ use spblas::{CsrOwned, Index, Scalar};
 pub fn run(data: &[u8]) -> usize {
     let _ = read_mtx_header(data);
     let limits = MtxLimits::new(1 << 16, 1 << 16);
-    // Both may legitimately differ (a column count above u32::MAX, say); each must not panic.
+    // They may legitimately differ (a column count above u32::MAX or u16::MAX, say); each
+    // must not panic.
     let a = check::<f64, u32>(data, &limits);
     let b = check::<f32, u64>(data, &limits);
-    usize::from(a) + usize::from(b)
+    let c = check::<f64, u16>(data, &limits);
+    usize::from(a) + usize::from(b) + usize::from(c)
 }
 
 fn check<T: Scalar, I: Index>(data: &[u8], limits: &MtxLimits) -> bool {

@@ -8,7 +8,7 @@
 //!   their own image, floats flip the magnitude bits of negative values (the map of
 //!   `f32::total_cmp`). Each map is an involution, so SIMD kernels map back on store.
 //! - **Unsigned word** ([`OrdBits::encode`]), for the sorting networks, which own their
-//!   slice while they run: the keys are mapped in place to `u32`/`u64` words whose
+//!   slice while they run: the keys are mapped in place to `u16`/`u32`/`u64` words whose
 //!   unsigned order is the key order, sorted as words, and mapped back
 //!   ([`OrdBits::decode`]). The word is the signed image with its sign bit flipped.
 //!
@@ -21,14 +21,15 @@ use bytemuck::Pod;
 
 use super::generic::sort::SortWord;
 
-/// A key type of the sorting, merging and heap kernels: `u32`, `i32`, `f32`, `u64`,
-/// `i64`, `f64`, `usize`, with its total order as integer bits (see the module docs).
+/// A key type of the sorting, merging and heap kernels: `u16`, `u32`, `i32`, `f32`,
+/// `u64`, `i64`, `f64`, `usize`, with its total order as integer bits (see the module
+/// docs).
 ///
 /// `pub` only so that the sealed public `primitives::Key` may name it as a supertrait;
 /// it lives in a private module, so no one outside the crate can name, implement or call
 /// it.
 pub trait OrdBits: Pod + Send + Sync + Debug {
-    /// The signed integer image of the total order (`i32` or `i64`).
+    /// The signed integer image of the total order (`i16`, `i32` or `i64`).
     type Ord: Ord + Copy;
     /// The largest key in the total order (`u32::MAX`, `i64::MAX`, the positive NaN with
     /// every payload bit set, ...): the padding of a partial SIMD block.
@@ -36,7 +37,7 @@ pub trait OrdBits: Pod + Send + Sync + Debug {
     /// The key's image in the signed domain: `a.ord() < b.ord()` iff `a` precedes `b`.
     fn ord(self) -> Self::Ord;
 
-    /// The unsigned word (`u32` or `u64`) the sorting networks compare.
+    /// The unsigned word (`u16`, `u32` or `u64`) the sorting networks compare.
     type Word: SortWord;
     /// Maps the keys in place to words whose unsigned order is the key order, and views
     /// them as such.
@@ -67,6 +68,7 @@ macro_rules! unsigned {
     };
 }
 
+unsigned!(u16, i16);
 unsigned!(u32, i32);
 unsigned!(u64, i64);
 

@@ -177,8 +177,9 @@ impl SpmvChoice {
     ///   AVX-512): wide matrices of long rows (an LP constraint matrix) or with a heavy
     ///   tail of them (a power-law graph: in `f32` on both widths, in `f64` on AVX-512),
     ///   whose reads of `x` miss the L2 cache;
-    /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise, and on portable
-    ///   and NEON.
+    /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` otherwise, on portable and
+    ///   NEON, and for `u16` indices, whose CSR5 tiles run the portable kernel on every
+    ///   width (and hold fewer than 32 768 rows).
     ///
     /// Why (speedups over the row-scalar loop in one suite run per machine and width,
     /// `examples/suite.rs --only spmv`; tables in `benches/records/`):
@@ -210,7 +211,7 @@ impl SpmvChoice {
         if dia_like(a) {
             return SpmvChoice::Dia;
         }
-        if !matches!(isa, Isa::Avx2 | Isa::Avx512) {
+        if !matches!(isa, Isa::Avx2 | Isa::Avx512) || I::BYTES < 4 {
             return SpmvChoice::Csr(CsrMethod::choose(a, isa));
         }
         // Rows of consecutive columns read `x` by vector loads in the row loop, whatever

@@ -16,8 +16,8 @@
 //! A heap keeps the `Isa` (hence `d`) it was made with.
 //!
 //! **Order.** [`Max`] (default) keeps the largest key at the root, [`Min`] the smallest.
-//! Keys are any [`Key`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`) in their
-//! total order — floats as [`f32::total_cmp`], so NaNs are ordered (`+NaN` above `+inf`,
+//! Keys are any [`Key`] (`u16`, `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`) in
+//! their total order — floats as [`f32::total_cmp`], so NaNs are ordered (`+NaN` above `+inf`,
 //! `-NaN` below `-inf`).
 //!
 //! **Operations.** [`DHeap::push`] (insert: sift-up, scalar — one parent per level, no
@@ -157,6 +157,7 @@ fn heapify_pairs<K: Key, V: Copy, O: HeapOrder>(isa: Checked, keys: &mut [K], va
 ///
 /// | keys | portable, AVX2, NEON | AVX-512 |
 /// |---|---|---|
+/// | `u16` (portable child search on every width) | 16 | 16 |
 /// | `u32`, `i32`, `f32` | 8 | 16 |
 /// | `f64` | 4 | 8 |
 /// | `u64`, `i64` | 4 | 4 |

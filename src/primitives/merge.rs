@@ -8,7 +8,7 @@
 //! | [`merge_path_partition`] / [`merge_piece`] / [`merge_path`] | Alg. 18, merge path | O(p log n + n) | the pieces are |
 //! | [`merge_pairs`], [`ranking_merge_pairs`], [`merge_piece_pairs`] | key–value forms | | no, see below |
 //!
-//! **Keys** are any [`Key`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`),
+//! **Keys** are any [`Key`] (`u16`, `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`),
 //! compared by their *total order*: floats as by [`f32::total_cmp`], so
 //! `-NaN < -inf < … < -0.0 < +0.0 < … < +inf < +NaN` and every NaN has a place; no
 //! comparison panics or is inconsistent.

@@ -30,6 +30,7 @@ mod sealed {
     /// Seals [`super::Key`]; carries the key's order bits ([`crate::arch::OrdBits`],
     /// through `ArchKey`) and the merge and heap kernels of every width.
     pub trait Sealed: ArchKey + ArchHeapKey {}
+    impl Sealed for u16 {}
     impl Sealed for u32 {}
     impl Sealed for i32 {}
     impl Sealed for f32 {}
@@ -40,8 +41,10 @@ mod sealed {
     impl Sealed for usize {}
 }
 
-/// A key the sorts ([`sort`]), merges ([`merge`]) and heaps ([`heap`]) accept: `u32`,
-/// `i32`, `f32`, `u64`, `i64`, `f64`, `usize`, compared by their *total order*. Sealed.
+/// A key the sorts ([`sort`]), merges ([`merge`]) and heaps ([`heap`]) accept: `u16`,
+/// `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`, compared by their *total order*.
+/// Sealed. (`u16`, there for the `u16` index type, runs the portable kernels on every
+/// width.)
 ///
 /// Integers are ordered by value. Floats are ordered as by [`f32::total_cmp`] /
 /// [`f64::total_cmp`]: `-NaN < -inf < … < -0.0 < +0.0 < … < +inf < +NaN`, NaNs further
@@ -65,6 +68,7 @@ pub trait Key: sealed::Sealed + Copy + PartialEq + Debug + Send + Sync + 'static
     }
 }
 
+impl Key for u16 {}
 impl Key for u32 {}
 impl Key for i32 {}
 impl Key for f32 {}

@@ -20,14 +20,15 @@
 //! ```
 //!
 //! # Order
-//! Keys are any [`Key`] (`u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`), sorted
-//! ascending. Integers by value. Floats by the IEEE 754 *total order*, the order of
+//! Keys are any [`Key`] (`u16`, `u32`, `i32`, `f32`, `u64`, `i64`, `f64`, `usize`),
+//! sorted ascending. Integers by value. Floats by the IEEE 754 *total order*, the order of
 //! [`f64::total_cmp`]: `-NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN`, NaNs
 //! further ordered by payload. Every bit pattern has its place, so the sorted keys are
 //! unique: every [`Isa`](crate::Isa) gives the same bits as `sort_by(f64::total_cmp)`. Inside, each
-//! key is mapped in place to an unsigned word (`u32` or `u64`) whose unsigned order is
-//! the key's order, sorted as such, and mapped back; the map is a bijection, so NaN
-//! payloads and signed zeros come back bit for bit.
+//! key is mapped in place to an unsigned word (`u16`, `u32` or `u64`) whose unsigned
+//! order is the key's order, sorted as such, and mapped back; the map is a bijection, so
+//! NaN payloads and signed zeros come back bit for bit. `u16` keys run the portable
+//! network on every width (the same network, so the same result).
 //!
 //! # Pairs
 //! `*_pairs` reorders `vals` along with `keys`. With distinct keys the result is the

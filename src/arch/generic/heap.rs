@@ -405,6 +405,52 @@ arch_heap_key!(
     select_f64
 );
 
+/// `u16` heaps (the `u16` index type) run the portable child search on every width, with
+/// 32 bytes of children per node (d = 16) as the 32-bit keys have on AVX2.
+impl ArchHeapKey for u16 {
+    #[inline]
+    fn arity(_: Isa) -> usize {
+        16
+    }
+
+    #[inline]
+    fn sift_down_on<const MIN: bool>(_: Checked, heap: &mut [u16], pos: usize, v: u16) {
+        // SAFETY: the scalar group needs no target feature.
+        unsafe { sift_down::<portable::Scalar<u16, 16>, MIN>(heap, pos, v) }
+    }
+
+    #[inline]
+    fn sift_down_pairs_on<V: Copy, const MIN: bool>(
+        _: Checked,
+        keys: &mut [u16],
+        vals: &mut [V],
+        pos: usize,
+        k: u16,
+        v: V,
+    ) {
+        // SAFETY: the scalar group needs no target feature.
+        unsafe { sift_down_pairs::<portable::Scalar<u16, 16>, V, MIN>(keys, vals, pos, k, v) }
+    }
+
+    #[inline]
+    fn heapify_on<const MIN: bool>(_: Checked, heap: &mut [u16]) {
+        // SAFETY: the scalar group needs no target feature.
+        unsafe { heapify::<portable::Scalar<u16, 16>, MIN>(heap) }
+    }
+
+    #[inline]
+    fn heapify_pairs_on<V: Copy, const MIN: bool>(_: Checked, keys: &mut [u16], vals: &mut [V]) {
+        // SAFETY: the scalar group needs no target feature.
+        unsafe { heapify_pairs::<portable::Scalar<u16, 16>, V, MIN>(keys, vals) }
+    }
+
+    #[inline]
+    fn select_on<const MIN: bool>(_: Checked, heap: &mut [u16], data: &[u16]) {
+        // SAFETY: the scalar group needs no target feature.
+        unsafe { select::<portable::Scalar<u16, 16>, MIN>(heap, data) }
+    }
+}
+
 /// `usize` heaps run as heaps of the unsigned integer of their width (the same order,
 /// the same arity).
 macro_rules! arch_heap_key_usize {

@@ -321,6 +321,15 @@ macro_rules! arch_key_usize {
     };
 }
 
+/// `u16` keys (the `u16` index type) merge on the portable kernel on every width: no
+/// width has a 16-lane merge network, and the rows they merge are short.
+impl ArchKey for u16 {
+    #[inline]
+    fn merge_on(_: Checked, a: &[u16], b: &[u16], out: &mut [u16]) {
+        portable::merge(a, b, out)
+    }
+}
+
 #[cfg(target_pointer_width = "64")]
 arch_key_usize!(u64);
 #[cfg(target_pointer_width = "32")]

@@ -54,6 +54,10 @@ pub trait Bits: Copy + Ord + Zeroable + 'static {
     const MAX: Self;
 }
 
+impl Bits for u16 {
+    const MAX: u16 = u16::MAX;
+}
+
 impl Bits for u32 {
     const MAX: u32 = u32::MAX;
 }
@@ -1064,7 +1068,7 @@ macro_rules! dispatch {
     };
 }
 
-/// A key word (`u32`, `u64`) with the sorting networks of every width, behind a
+/// A key word (`u16`, `u32`, `u64`) with the sorting networks of every width, behind a
 /// [`Checked`] `Isa`: keys alone, and with 4-byte or 8-byte values.
 ///
 /// `pub` only to be named by the sealed public key trait; unnameable outside the crate.
@@ -1125,6 +1129,28 @@ sort_word!(
     bitonic_u64_u64,
     odd_even_u64_u64
 );
+
+/// `u16` words (the `u16` index type) sort on the portable network on every `Isa`: no
+/// width has 16-bit lanes in its networks, and every width gives the same result anyway.
+impl SortWord for u16 {
+    #[inline]
+    fn sort_on(_: Checked, alg: Alg, keys: &mut [u16]) {
+        match alg {
+            Alg::Bitonic => portable::bitonic_u16(keys),
+            Alg::OddEven => portable::odd_even_u16(keys),
+        }
+    }
+
+    #[inline]
+    fn sort_v32_on(_: Checked, alg: Alg, keys: &mut [u16], vals: &mut [u32]) {
+        sort_any(alg, keys, vals);
+    }
+
+    #[inline]
+    fn sort_v64_on(_: Checked, alg: Alg, keys: &mut [u16], vals: &mut [u64]) {
+        sort_any(alg, keys, vals);
+    }
+}
 
 /// Sorts key words with values of any type (any size, any alignment) with `alg`: the
 /// portable network on every `Isa` (the result is the same as on any width).

@@ -13,7 +13,8 @@
 //! - the dispatchers [`rows`], [`dot`], [`products`]: the generic `(T, I)` of the level-2
 //!   code cast to the concrete pair (an exact `TypeId` match, `usize` as the unsigned type
 //!   of its width), then a `match` on a [`Checked`] `Isa` — the only way from the safe
-//!   layers into a width's `unsafe` kernels.
+//!   layers into a width's `unsafe` kernels. Any other pair (`u16` indices) matches none
+//!   and runs the portable kernels.
 //!
 //! Every kernel is sound for *any* slices: row ranges are taken with `get`, and every
 //! gathered column index is clamped to `x.len() - 1` (one `min` per register, far cheaper

@@ -728,7 +728,8 @@ impl<T: Scalar, I: Index, V: Lanes<T, I>> Lanes<T, I> for Pair<V> {
 }
 
 /// The same arguments seen as another value/index type of the same size (`T` is `f32`
-/// or `f64`, `I` is `u32`, `u64` or `usize`): how a width picks its typed kernel.
+/// or `f64`, `I` is `u32`, `u64` or `usize`; `u16` has no typed kernel and runs the
+/// portable one): how a width picks its typed kernel.
 #[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(dead_code))]
 pub(crate) fn recast<'a, T: Scalar, I: Index, T2: Scalar, I2: Index>(
     a: &TileArgs<'a, T, I>,

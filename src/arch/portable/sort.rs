@@ -100,8 +100,10 @@ macro_rules! portable_entries {
 }
 
 portable_entries! {
+    bitonic_u16, bitonic: u16;
     bitonic_u32, bitonic: u32;
     bitonic_u64, bitonic: u64;
+    odd_even_u16, odd_even: u16;
     odd_even_u32, odd_even: u32;
     odd_even_u64, odd_even: u64;
 }
