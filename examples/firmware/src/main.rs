@@ -1,6 +1,8 @@
 //! spblas on a Cortex-M4F without an allocator: a CSR matrix and its CSR5 form in
-//! `static` buffers, CSR and CSR5 SpMV in `f32` and `f64`, a bitonic sort and a segmented
-//! sum, each checked against a plain loop. Exits with status 0 when every result matches.
+//! `static` buffers, CSR and CSR5 SpMV in `f32` and `f64`, a matrix with `u16` indices
+//! built from triplets in any order and run through an SpMV plan in static buffers, a
+//! bitonic sort and a segmented sum, each checked against a plain loop. Exits with status
+//! 0 when every result matches.
 //!
 //! `cargo run --release` (in this folder) boots it on QEMU's `mps2-an386` board.
 #![no_std]
@@ -10,7 +12,7 @@ use cortex_m_rt::entry;
 use cortex_m_semihosting::hprintln;
 use spblas::formats::csr5::Csr5Aux;
 use spblas::primitives::{segmented, sort};
-use spblas::{Csr, Csr5, Csr5Layout, Exec, Isa, SpMv};
+use spblas::{Csr, Csr5, Csr5Layout, Exec, Isa, SpMv, SpmvPlanLayout, SpmvPlanView};
 use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, stack, test_matrix};
 
 /// Room for the CSR5 arrays of the test matrix: tiles of at least 4 × 4 entries.
@@ -74,6 +76,72 @@ where
     csr_ok && csr5_ok
 }
 
+/// Side of the grid of the `u16` part.
+const G16: usize = 8;
+/// Its rows.
+const N16: usize = G16 * G16;
+/// Its triplets: the 5-point Laplacian with every off-diagonal entry given as two halves.
+const T16: usize = 9 * N16;
+
+/// The `G16 × G16` Laplacian as triplets in reverse order, each `-1` split into two `-0.5`
+/// (duplicates, added up by the conversion), into `t`; returns how many.
+fn laplacian_triplets(t: &mut [(usize, usize, f32); T16]) -> usize {
+    let mut k = 0;
+    for i in (0..N16).rev() {
+        let (r, c) = (i / G16, i % G16);
+        let mut put = |j: usize, v: f32| {
+            t[k] = (i, j, v);
+            k += 1;
+        };
+        put(i, 4.0);
+        for (near, j) in [
+            (r > 0, i.wrapping_sub(G16)),
+            (c > 0, i.wrapping_sub(1)),
+            (c + 1 < G16, i + 1),
+            (r + 1 < G16, i + G16),
+        ] {
+            if near {
+                put(j, -0.5);
+                put(j, -0.5);
+            }
+        }
+    }
+    k
+}
+
+/// Builds the Laplacian with `u16` indices from its triplets (canonical CSR in static
+/// buffers), makes the SpMV plan the rule picks (its copy in static buffers too) and
+/// checks the plan's product against a loop over the triplets.
+fn plan_checks(
+    t: &mut [(usize, usize, f32); T16],
+    csr: (&mut [u16; N16 + 1], &mut [u16; T16], &mut [f32; T16]),
+    plan_vals: &mut [f32; 4 * N16 + 256 * 5],
+    x: &mut [f32; N16],
+    y: &mut [f32; N16],
+) -> bool {
+    let n = laplacian_triplets(t);
+    let t = &t[..n];
+    let Ok(a) = Csr::from_triplets(N16, N16, t, csr.0, csr.1, csr.2) else { return false };
+    for (j, v) in x.iter_mut().enumerate() {
+        *v = (j % 5) as f32 - 2.0;
+    }
+    let mut want = [0.0f32; N16];
+    t.iter().for_each(|&(i, j, v)| want[i] += v * x[j]);
+    let Ok(layout) = SpmvPlanLayout::new(Exec::new(), &a) else { return false };
+    let Ok(plan) = SpmvPlanView::from_buffers(&a, &layout, &mut [], &mut plan_vals[..], &mut []) else {
+        return false;
+    };
+    let ok = plan.spmv(Exec::new(), 1.0, &x[..], 0.0, &mut y[..]).is_ok() && y[..] == want[..];
+    hprintln!(
+        "u16 indices: {} triplets -> {} entries, plan {}: {}",
+        n,
+        a.nnz(),
+        layout.choice(),
+        verdict(ok)
+    );
+    ok
+}
+
 fn verdict(ok: bool) -> &'static str {
     if ok { "ok" } else { "WRONG" }
 }
@@ -94,6 +162,12 @@ fn main() -> ! {
     static mut VALS32: [f32; NNZ_MAX] = [0.0; NNZ_MAX];
     static mut C5_VALS32: [f32; NNZ_MAX] = [0.0; NNZ_MAX];
     static mut VALS64: [f64; NNZ_MAX] = [0.0; NNZ_MAX];
+    static mut TRIPLETS: [(usize, usize, f32); T16] = [(0, 0, 0.0); T16];
+    static mut ROW_PTR16: [u16; N16 + 1] = [0; N16 + 1];
+    static mut COL_IDX16: [u16; T16] = [0; T16];
+    static mut VALS16: [f32; T16] = [0.0; T16];
+    static mut PLAN_VALS: [f32; 4 * N16 + 256 * 5] = [0.0; 4 * N16 + 256 * 5];
+    static mut XY16: [[f32; N16]; 2] = [[0.0; N16]; 2];
     static mut C5_VALS64: [f64; NNZ_MAX] = [0.0; NNZ_MAX];
 
     stack::paint();
@@ -137,6 +211,9 @@ fn main() -> ! {
         },
     );
 
+    let [x16, y16] = XY16;
+    let plan_ok = plan_checks(TRIPLETS, (ROW_PTR16, COL_IDX16, VALS16), PLAN_VALS, x16, y16);
+
     // A bitonic sort (thesis 4.4.2) of pseudo-random keys against insertion sort.
     let mut keys = [0u32; 200];
     let mut s = 0x1234_5678u32;
@@ -173,5 +250,5 @@ fn main() -> ! {
     hprintln!("segmented sum of {} values: {}", v.len(), verdict(seg_ok));
 
     hprintln!("peak stack: {} bytes", stack::peak());
-    exit(f32_ok && f64_ok && sort_ok && seg_ok)
+    exit(f32_ok && f64_ok && plan_ok && sort_ok && seg_ok)
 }
