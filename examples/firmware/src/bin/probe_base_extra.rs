@@ -1,0 +1,13 @@
+//! Size probe: the base image of `probe_plan` and `probe_triplets` (see `probe_extra.rs`).
+#![no_std]
+#![no_main]
+
+use cortex_m_rt::entry;
+#[allow(unused_imports)]
+use spblas::{Csr, Csr5, Csr5Layout, Exec, Isa, SpMv, SpmvPlanLayout, SpmvPlanView, formats::csr5::Csr5Aux};
+use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
+
+type T = f32;
+const PROBE: &str = "base";
+
+include!("../probe_extra.rs");

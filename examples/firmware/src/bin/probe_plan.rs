@@ -1,0 +1,13 @@
+//! Size probe: the rule's SpMV plan in static buffers (`SpmvPlanLayout`, `SpmvPlanView`) and its SpMV in `f32` (see `probe.rs`).
+#![no_std]
+#![no_main]
+
+use cortex_m_rt::entry;
+#[allow(unused_imports)]
+use spblas::{Csr, Csr5, Csr5Layout, Exec, Isa, SpMv, SpmvPlanLayout, SpmvPlanView, formats::csr5::Csr5Aux};
+use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
+
+type T = f32;
+const PROBE: &str = "plan";
+
+include!("../probe_extra.rs");
