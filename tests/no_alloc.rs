@@ -144,6 +144,8 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
 }
 
 #[test]
+// The `u32` case's generic code again: natively only (under Miri it would double the time).
+#[cfg_attr(miri, ignore)]
 fn spmv_of_every_format_and_csr_method_allocates_nothing_u16() {
     spmv_formats::<u16>();
 }
@@ -281,6 +283,8 @@ fn csr5_conversions_and_spmv_allocate_nothing() {
 }
 
 #[test]
+// The `u32` case's generic code again: natively only (under Miri it would double the time).
+#[cfg_attr(miri, ignore)]
 fn csr5_conversions_and_spmv_allocate_nothing_u16() {
     csr5_conversions::<u16>();
 }
@@ -452,6 +456,8 @@ fn level1_with_workspace_allocates_nothing() {
 }
 
 #[test]
+// The `u32` case's generic code again: natively only (under Miri it would double the time).
+#[cfg_attr(miri, ignore)]
 fn level1_with_workspace_allocates_nothing_u16() {
     level1_with_workspace::<u16>();
 }
@@ -493,6 +499,8 @@ fn spgemm_symbolic_numeric_and_bounded_allocate_nothing() {
 }
 
 #[test]
+// The `u32` case's generic code again: natively only (under Miri it would double the time).
+#[cfg_attr(miri, ignore)]
 fn spgemm_symbolic_numeric_and_bounded_allocate_nothing_u16() {
     spgemm_phases::<u16>();
 }
