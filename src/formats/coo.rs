@@ -1,6 +1,7 @@
 //! Coordinate format (thesis 5.2.3): one `(row_idx, col_idx, val)` triple per entry.
 
 use crate::formats::csr::{Entries, canonical_into};
+use crate::formats::csr_out;
 use crate::formats::{
     Csr, RowOrder, any_at_or_above, check_buf, check_col, check_dims, check_len, check_row,
     count_entry_descents,
@@ -103,10 +104,7 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
         vals: &'b mut [T],
     ) -> Result<Csr<'b, T, I>, FormatError> {
         let (m, nnz) = (self.nrows, self.nnz());
-        check_buf("row_ptr", row_ptr.len(), m + 1)?;
-        check_buf("col_idx", col_idx.len(), nnz)?;
-        check_buf("vals", vals.len(), nnz)?;
-        let (row_ptr, col_idx, vals) = (&mut row_ptr[..m + 1], &mut col_idx[..nnz], &mut vals[..nnz]);
+        let (row_ptr, col_idx, vals) = csr_out(m, nnz, row_ptr, col_idx, vals)?;
         counting_sort_rows(self.row_idx, self.col_idx, self.vals, row_ptr, col_idx, vals);
         Csr::new(m, self.ncols, row_ptr, col_idx, vals)
     }
@@ -141,10 +139,7 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
         vals: &'b mut [T],
     ) -> Result<Csr<'b, T, I>, FormatError> {
         let (m, nnz) = (self.nrows, self.nnz());
-        check_buf("row_ptr", row_ptr.len(), m + 1)?;
-        check_buf("col_idx", col_idx.len(), nnz)?;
-        check_buf("vals", vals.len(), nnz)?;
-        let (row_ptr, col_idx, vals) = (&mut row_ptr[..m + 1], &mut col_idx[..nnz], &mut vals[..nnz]);
+        let (row_ptr, col_idx, vals) = csr_out(m, nnz, row_ptr, col_idx, vals)?;
         Ok(canonical_into(m, self.ncols, self, row_ptr, col_idx, vals))
     }
 

@@ -1,5 +1,6 @@
 //! Compressed Sparse Row (thesis 5.2.4): `row_ptr` (nrows + 1), `col_idx` and `vals` (nnz).
 
+use crate::formats::csr_out;
 use crate::formats::{any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr, count_pairs};
 use crate::{FormatError, Index, Scalar};
 
@@ -145,18 +146,9 @@ impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
     ) -> Result<Self, FormatError> {
         let nnz = triplets.len();
         check_dims::<I>(nrows, ncols, nnz)?;
-        check_buf("row_ptr", row_ptr.len(), nrows + 1)?;
-        check_buf("col_idx", col_idx.len(), nnz)?;
-        check_buf("vals", vals.len(), nnz)?;
+        let (row_ptr, col_idx, vals) = csr_out(nrows, nnz, row_ptr, col_idx, vals)?;
         check_triplets(nrows, ncols, triplets)?;
-        Ok(canonical_into(
-            nrows,
-            ncols,
-            triplets,
-            &mut row_ptr[..nrows + 1],
-            &mut col_idx[..nnz],
-            &mut vals[..nnz],
-        ))
+        Ok(canonical_into(nrows, ncols, triplets, row_ptr, col_idx, vals))
     }
 
     /// Number of rows.

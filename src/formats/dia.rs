@@ -19,6 +19,7 @@
 //!    ratio to decide whether DIA is worth it;
 //! 3. [`Dia::from_csr`] with those offsets and a `data` buffer.
 
+use crate::formats::csr_out;
 use crate::formats::{Csr, check_buf, check_dims, check_len, checked_mul};
 use crate::{FormatError, Index, Scalar};
 
@@ -225,10 +226,7 @@ impl<'a, T: Scalar> Dia<'a, T> {
     ) -> Result<Csr<'b, T, I>, FormatError> {
         let (m, nnz) = (self.nrows, self.csr_nnz());
         check_dims::<I>(m, self.ncols, nnz)?;
-        check_buf("row_ptr", row_ptr.len(), m + 1)?;
-        check_buf("col_idx", col_idx.len(), nnz)?;
-        check_buf("vals", vals.len(), nnz)?;
-        let (row_ptr, col_out, val_out) = (&mut row_ptr[..m + 1], &mut col_idx[..nnz], &mut vals[..nnz]);
+        let (row_ptr, col_out, val_out) = csr_out(m, nnz, row_ptr, col_idx, vals)?;
         let mut k = 0;
         row_ptr[0] = I::ZERO;
         for i in 0..m {

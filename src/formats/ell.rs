@@ -6,6 +6,7 @@
 //! layout, so slot `k` of row `i` sits at `k * nrows + i` and consecutive rows of one slot
 //! column are adjacent in memory (one SIMD load covers several rows).
 
+use crate::formats::csr_out;
 use crate::formats::{Csr, check_buf, check_col, check_dims, check_fits, check_len, checked_mul, pad};
 use crate::{FormatError, Index, Scalar};
 
@@ -291,11 +292,8 @@ pub(crate) fn slots_to_csr<'b, T: Scalar, I: Index, S: Iterator<Item = usize>>(
     col_idx: &'b mut [I],
     vals: &'b mut [T],
 ) -> Result<Csr<'b, T, I>, FormatError> {
-    let m1 = rows_plus_one(m)?;
-    check_buf("row_ptr", row_ptr.len(), m1)?;
-    check_buf("col_idx", col_idx.len(), nnz)?;
-    check_buf("vals", vals.len(), nnz)?;
-    let (row_ptr, col_idx, vals) = (&mut row_ptr[..m1], &mut col_idx[..nnz], &mut vals[..nnz]);
+    rows_plus_one(m)?;
+    let (row_ptr, col_idx, vals) = csr_out(m, nnz, row_ptr, col_idx, vals)?;
     row_ptr[0] = I::ZERO;
     let mut dst = 0;
     for i in 0..m {

@@ -11,6 +11,7 @@
 //! `len >= k` (the count never increases with `k`): `O(nrows log max_row_len)`.
 //! [`HybLayout::with_width`] overrides it.
 
+use crate::formats::csr_out;
 use crate::formats::ell::{Ell, fill_ell, rows_plus_one};
 use crate::formats::{Coo, Csr, check_buf, check_fits, checked_mul};
 use crate::{FormatError, Index, Scalar};
@@ -194,11 +195,8 @@ impl<'a, T: Scalar, I: Index> Hyb<'a, T, I> {
         vals: &'b mut [T],
     ) -> Result<Csr<'b, T, I>, FormatError> {
         let (m, nnz) = (self.nrows(), self.nnz());
-        let m1 = rows_plus_one(m)?;
-        check_buf("row_ptr", row_ptr.len(), m1)?;
-        check_buf("col_idx", col_idx.len(), nnz)?;
-        check_buf("vals", vals.len(), nnz)?;
-        let (row_ptr, col_idx, vals) = (&mut row_ptr[..m1], &mut col_idx[..nnz], &mut vals[..nnz]);
+        rows_plus_one(m)?;
+        let (row_ptr, col_idx, vals) = csr_out(m, nnz, row_ptr, col_idx, vals)?;
         let (ell, coo) = (&self.ell, &self.coo);
         // Count row lengths into row_ptr[i + 1], then prefix-sum into row starts.
         row_ptr.fill(I::ZERO);

@@ -18,6 +18,7 @@
 //! nearly equal length, which is what the format is for: less control divergence than
 //! CSR and no padding, unlike ELL.
 
+use crate::formats::csr_out;
 use crate::formats::{
     Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr, check_row,
 };
@@ -232,10 +233,7 @@ impl<'a, T: Scalar, I: Index> Jds<'a, T, I> {
         vals: &'b mut [T],
     ) -> Result<Csr<'b, T, I>, FormatError> {
         let (m, nnz) = (self.nrows, self.nnz());
-        check_buf("row_ptr", row_ptr.len(), m + 1)?;
-        check_buf("col_idx", col_idx.len(), nnz)?;
-        check_buf("vals", vals.len(), nnz)?;
-        let (row_ptr, col_out, val_out) = (&mut row_ptr[..m + 1], &mut col_idx[..nnz], &mut vals[..nnz]);
+        let (row_ptr, col_out, val_out) = csr_out(m, nnz, row_ptr, col_idx, vals)?;
         row_ptr[0] = I::ZERO;
         let mut d_end = self.ndiag();
         for (p, &row) in self.perm.iter().enumerate() {

@@ -108,6 +108,26 @@ pub(crate) fn check_buf(array: &'static str, got: usize, needed: usize) -> Resul
     Ok(())
 }
 
+/// CSR output buffers: `row_ptr`, `col_idx`, `vals`.
+pub(crate) type CsrOut<'b, T, I> = (&'b mut [I], &'b mut [I], &'b mut [T]);
+
+/// The prefixes of CSR output buffers for `nrows` rows and `nnz` entries (`row_ptr`:
+/// `nrows + 1`, `col_idx` and `vals`: `nnz`), after checking each is long enough, in that
+/// order; what every conversion into CSR checks before it writes.
+pub(crate) fn csr_out<'b, T, I>(
+    nrows: usize,
+    nnz: usize,
+    row_ptr: &'b mut [I],
+    col_idx: &'b mut [I],
+    vals: &'b mut [T],
+) -> Result<CsrOut<'b, T, I>, FormatError> {
+    let m1 = nrows.saturating_add(1);
+    check_buf("row_ptr", row_ptr.len(), m1)?;
+    check_buf("col_idx", col_idx.len(), nnz)?;
+    check_buf("vals", vals.len(), nnz)?;
+    Ok((&mut row_ptr[..m1], &mut col_idx[..nnz], &mut vals[..nnz]))
+}
+
 /// Validates a pointer array: starts at 0, never decreases, ends at `end`. Every entry is
 /// then `<= end`, so it fits `usize`.
 pub(crate) fn check_ptr<I: Index>(array: &'static str, ptr: &[I], end: usize) -> Result<(), FormatError> {
