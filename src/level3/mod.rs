@@ -337,6 +337,24 @@ fn carve_idx<'w, I: Index>(n: &Needs, idx: &'w mut [I]) -> IdxParts<'w, I> {
     (ub, perm, si, esc, bits)
 }
 
+/// The bounds, the permutation and the scratch of [`numeric_workspace`].
+type NumericParts<'w, T, I> = (&'w mut [I], &'w mut [I], Scratch<'w, T, I>);
+
+/// The numeric phase's workspace, checked against `n` and cut into the bounds, the
+/// permutation and the row kernels' [`Scratch`] (`reg`: the register ESC's buffers).
+fn numeric_workspace<'w, T: Scalar, I: Index>(
+    n: &Needs,
+    (wi, wv): (&'w mut [I], &'w mut [T]),
+    reg: &'w mut EscBuf<T>,
+) -> Result<NumericParts<'w, T, I>, DimError> {
+    let wl = n.workspace::<I>();
+    check_buf("workspace.idx", wl.idx, wi.len())?;
+    check_buf("workspace.vals", wl.vals, wv.len())?;
+    let (ub, perm, si, esc, bits) = carve_idx(n, wi);
+    let (sv, rest) = wv.split_at_mut(n.scratch);
+    Ok((ub, perm, Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense], reg }))
+}
+
 /// Symbolic phase of `C = A·B` (the precise method's first pass, thesis 9.4.3): the exact
 /// row lengths of `C`, by the same bins as the numeric phase with index-only kernels,
 /// written as row pointers into `row_ptr_c[..a.nrows() + 1]`; returns `nnz(C)`.
@@ -470,14 +488,8 @@ pub fn spgemm_numeric<T: Scalar + ScanElem, I: Index + Key>(
     check_buf("c_col_idx", nnz, c_col_idx.len())?;
     check_buf("c_vals", nnz, c_vals.len())?;
     let n = needs(&cfg, a, b);
-    let wl = n.workspace::<I>();
-    let (wi, wv) = workspace;
-    check_buf("workspace.idx", wl.idx, wi.len())?;
-    check_buf("workspace.vals", wl.vals, wv.len())?;
-    let (ub, perm, si, esc, bits) = carve_idx(&n, wi);
-    let (sv, rest) = wv.split_at_mut(n.scratch);
     let mut reg = EscBuf::new();
-    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense], reg: &mut reg };
+    let (ub, perm, mut s) = numeric_workspace(&n, workspace, &mut reg)?;
     upper_bound(a, b, ub)?;
     let mut bin_ptr = [0usize; NBINS + 1];
     bin_rows(a, b, ub, perm, &mut bin_ptr)?;
@@ -534,17 +546,11 @@ pub fn spgemm_bounded<T: Scalar + ScanElem, I: Index + Key>(
     let nrows = a.nrows();
     check_buf("c_row_ptr", nrows + 1, c_row_ptr.len())?;
     let n = needs(&cfg, a, b);
-    let wl = n.workspace::<I>();
-    let (wi, wv) = workspace;
-    check_buf("workspace.idx", wl.idx, wi.len())?;
-    check_buf("workspace.vals", wl.vals, wv.len())?;
-    let (ub, _, si, esc, bits) = carve_idx(&n, wi);
+    let mut reg = EscBuf::new();
+    let (ub, _, mut s) = numeric_workspace(&n, workspace, &mut reg)?;
     let total = upper_bound(a, b, ub)?;
     check_buf("c_col_idx", total, c_col_idx.len())?;
     check_buf("c_vals", total, c_vals.len())?;
-    let (sv, rest) = wv.split_at_mut(n.scratch);
-    let mut reg = EscBuf::new();
-    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense], reg: &mut reg };
     let ctx = Ctx { a, b, isa };
     let (ap, order) = (a.row_ptr(), b.row_order());
     let mut end = 0usize;
@@ -642,13 +648,7 @@ pub fn spgemm_numeric_rows<T: Scalar + ScanElem, I: Index + Key>(
     check_buf("c_col_idx", nnz, c_col_idx.len())?;
     check_buf("c_vals", nnz, c_vals.len())?;
     let n = needs(&cfg, a, b);
-    let wl = n.workspace::<I>();
-    let (wi, wv) = workspace;
-    check_buf("workspace.idx", wl.idx, wi.len())?;
-    check_buf("workspace.vals", wl.vals, wv.len())?;
-    let (_, _, si, esc, bits) = carve_idx(&n, wi);
-    let (sv, rest) = wv.split_at_mut(n.scratch);
     let mut reg = EscBuf::new();
-    let mut s = Scratch { si, sv, esc, bits, dense: &mut rest[..n.dense], reg: &mut reg };
+    let (_, _, mut s) = numeric_workspace(&n, workspace, &mut reg)?;
     numeric_rows(&Ctx { a, b, isa }, n.rule, rows, c_row_ptr, c_col_idx, c_vals, &mut s)
 }
