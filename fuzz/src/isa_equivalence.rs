@@ -646,9 +646,13 @@ fn csr_methods(input: &Input) {
                     }
                 },
             };
-            let (mut bi, mut bv, mut bw) =
-                (vec![0u32; layout.idx_len()], vec![0.0f64; layout.vals_len()], vec![0u32; layout.words_len()]);
-            let plan = SpmvPlanView::from_buffers(&a, &layout, &mut bi, &mut bv, &mut bw).expect("plan in buffers");
+            let (mut bi, mut bv, mut bw) = (
+                vec![0u32; layout.idx_len()],
+                vec![0.0f64; layout.vals_len()],
+                vec![0u32; layout.words_len()],
+            );
+            let plan =
+                SpmvPlanView::from_buffers(&a, &layout, &mut bi, &mut bv, &mut bw).expect("plan in buffers");
             let mut y = if beta == 0.0 { vec![f64::NAN; nrows] } else { y0.clone() };
             plan.spmv(Exec::new(), alpha, &x, beta, &mut y).expect("buffer plan spmv");
             assert!(crate::same(&y, &want), "buffer plan {} on {isa}", layout.choice());
