@@ -19,8 +19,9 @@
 //!
 //! plus edge cases for kernels' corner paths: [`empty`], [`one_dense_row`],
 //! [`single_row`], [`single_column`], [`tall_sparse`]. [`suite`] (and the lazy
-//! [`suite_entries`]) bundle one of each class at two sizes, [`SuiteScale::Small`] for
-//! tests and [`SuiteScale::Full`] for the benchmark table.
+//! [`suite_entries`]) bundle one of each class at three sizes: [`SuiteScale::Small`] for
+//! tests, [`SuiteScale::Quick`] for the quick benchmark run and [`SuiteScale::Full`] for the
+//! thesis-scale table.
 //!
 //! Every generator writes the CSR arrays directly in canonical order (rows sorted by
 //! column, no duplicates), so [`crate::Csr::row_order`] of the result is
@@ -904,6 +905,9 @@ impl MatrixClass {
 pub enum SuiteScale {
     /// Every matrix below 50K entries: quick enough for tests in debug builds.
     Small,
+    /// About 1M entries per matrix (0.8M–1.0M), 8.7M in all: past the private caches of
+    /// most cores, small enough that the whole suite runs in about a minute.
+    Quick,
     /// The benchmark sizes: 3.9M–10.3M entries per matrix (the thesis's range, Table
     /// 8.4), 54.5M in all. Each fits in memory many times over alongside its conversions;
     /// generate them one at a time through [`suite_entries`] to hold only one.
@@ -1160,6 +1164,63 @@ const SMALL: &[SuiteEntry] = &[
     },
 ];
 
+const QUICK: &[SuiteEntry] = &[
+    SuiteEntry {
+        name: "poisson2d",
+        class: MatrixClass::Regular,
+        analog: "FEM stencils",
+        spec: Spec::Poisson2d { n: 450 },
+    },
+    SuiteEntry {
+        name: "poisson3d_27",
+        class: MatrixClass::Regular,
+        analog: "FEM/Cantilever",
+        spec: Spec::Poisson3d27 { n: 33 },
+    },
+    SuiteEntry {
+        name: "banded",
+        class: MatrixClass::Regular,
+        analog: "QCD",
+        spec: Spec::Banded { n: 25_000, lower: 19, upper: 19, seed: 3 },
+    },
+    SuiteEntry {
+        name: "dense",
+        class: MatrixClass::Regular,
+        analog: "Dense",
+        spec: Spec::DenseBlock { nrows: 1000, ncols: 1000, seed: 4 },
+    },
+    SuiteEntry {
+        name: "block_diagonal",
+        class: MatrixClass::Regular,
+        analog: "Protein",
+        spec: Spec::BlockDiagonal { nblocks: 430, block: 48, seed: 5 },
+    },
+    SuiteEntry {
+        name: "rmat",
+        class: MatrixClass::Irregular,
+        analog: "Webbase",
+        spec: Spec::Rmat { scale: 17, edge_factor: 8, seed: 6 },
+    },
+    SuiteEntry {
+        name: "dc2_like",
+        class: MatrixClass::Irregular,
+        analog: "dc2",
+        spec: Spec::Dc2Like { n: 125_000, heavy_rows: 4, heavy_len: 31_250, seed: 7 },
+    },
+    SuiteEntry {
+        name: "lp_like",
+        class: MatrixClass::Irregular,
+        analog: "LP (rail4284)",
+        spec: Spec::LpLike { nrows: 512, ncols: 1 << 17, nnz_per_row: 2000, seed: 8 },
+    },
+    SuiteEntry {
+        name: "uniform_random",
+        class: MatrixClass::Irregular,
+        analog: "Economics",
+        spec: Spec::UniformRandom { nrows: 200_000, ncols: 200_000, nnz_per_row: 5, seed: 9 },
+    },
+];
+
 const FULL: &[SuiteEntry] = &[
     SuiteEntry {
         name: "poisson2d",
@@ -1222,6 +1283,7 @@ const FULL: &[SuiteEntry] = &[
 pub fn suite_entries(scale: SuiteScale) -> &'static [SuiteEntry] {
     match scale {
         SuiteScale::Small => SMALL,
+        SuiteScale::Quick => QUICK,
         SuiteScale::Full => FULL,
     }
 }

@@ -369,11 +369,14 @@ fn small_suite_matrices_validate_and_are_small() {
             assert!(max >= 3.0 * mean, "{}: max {max}, mean {mean}", m.name);
         }
     }
-    // The two scales list the same matrices, in the same order and classes.
+    // The three scales list the same matrices, in the same order and classes.
     let full = generate::suite_entries(SuiteScale::Full);
     let small = generate::suite_entries(SuiteScale::Small);
-    assert!(full.iter().zip(small).all(|(f, s)| f.name == s.name && f.class == s.class));
-    assert_eq!(full.len(), small.len());
+    let quick = generate::suite_entries(SuiteScale::Quick);
+    for other in [small, quick] {
+        assert!(full.iter().zip(other).all(|(f, s)| f.name == s.name && f.class == s.class));
+        assert_eq!(full.len(), other.len());
+    }
     assert_eq!(small[0].spec, Spec::Poisson2d { n: 64 });
 }
 

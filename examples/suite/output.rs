@@ -1,0 +1,486 @@
+//! The suite's output: the legend, table lines, JSON / CSV, the SVG chart and the record.
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use spblas::generate::SuiteScale;
+use spblas::{Gathers, Isa};
+
+use crate::Args;
+
+/// Every column of both tables, printed once at the start of a run and by `--help`.
+pub const LEGEND: &str = "\
+Legend. Times are medians of samples of at least 1 ms each (a fast kernel runs several
+times per sample); each kernel is timed in alternating blocks with a baseline, so that
+both see the same machine state, and its ratio to that baseline is the steadiest number.
+
+SpMV y = A·x (thesis ch. 6-8), one thread:
+  method   csr row-scalar: the plain CSR row loop (thesis Alg. 28), the baseline of `x rs`
+           Csr::spmv: the default call on a CSR matrix (its method by rule, in the note)
+           SpmvPlan::new / SpmvPlan::tune: the plan chosen by rule / by timing (note: which)
+           csr row-vector, segsum, speculative, merge-path: one CSR method forced
+           csr5, coo, ell, hyb, jds, sell-8, dia: the matrix converted to that format
+  fill     stored slots per entry (the padding of ELL, SELL, DIA); above 3: skipped
+  conv     one-time cost (conversion, plan build or tuning) in SpMVs of csr row-scalar
+  us       microseconds per SpMV
+  GFlop/s  2·nnz / time
+  GB/s     CSR bytes / time, by the thesis's count (8.4.2): (m+1+nnz)·sizeof(index) +
+           (2·nnz+m)·sizeof(value); the same bytes for every format, so the column ranks them
+  bound    GB/s of the best of three streaming kernels (one-stream read, four-stream read,
+           copy) over the same number of bytes, in this run: the memory bound for this size
+  %bound   GB/s / bound. Above 100% means x came from cache for most entries (the count
+           charges one read of x per entry) or the matrix fits in cache while the streaming
+           kernels did not run as fast there
+  x rs     speedup over csr row-scalar (above 1: faster)
+
+SpGEMM C = A·A (thesis ch. 9), one thread, square matrices up to a product limit:
+  nnz(A), products   entries of A; multiply-adds of A·A (the upper bound of thesis 9.4.1)
+  nnz(C)   entries of C
+  ms       level3::spgemm into fresh memory, as a first product is
+  GFlop/s  2·products / time
+  x gus    speedup over Gustavson's row-by-row product with a dense accumulator (what
+           SciPy and sprs run), into fresh memory as well
+  warm ms, x gus warm   both into the memory of their earlier product (level3::spgemm_reuse
+           against Gustavson into kept vectors): the kernels without page faults
+  MB       memory level3::spgemm took (output and workspace, hybrid allocation 9.4.4)";
+
+/// Width of the chart's legend column, in pixels.
+const LEGEND_WIDTH: u32 = 230;
+/// Bar colours, one per method: distinct hues, none too pale to see on white.
+const COLORS: [(u8, u8, u8); 15] = [
+    (0, 0, 0),
+    (31, 119, 180),
+    (255, 127, 14),
+    (44, 160, 44),
+    (214, 39, 40),
+    (148, 103, 189),
+    (140, 86, 75),
+    (227, 119, 194),
+    (127, 127, 127),
+    (188, 189, 34),
+    (23, 190, 207),
+    (57, 59, 121),
+    (173, 73, 74),
+    (99, 121, 57),
+    (206, 109, 189),
+];
+
+/// The machine, described plainly.
+#[derive(Clone, Debug, Serialize)]
+pub struct Machine {
+    pub cpu: String,
+    pub logical_cores: usize,
+    pub l3: Option<String>,
+    pub isa: String,
+    pub gathers: String,
+}
+
+impl Machine {
+    pub fn detect(isa: Isa) -> Machine {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let field = |key: &str| {
+            cpuinfo.lines().find_map(|l| {
+                let (k, v) = l.split_once(':')?;
+                (k.trim() == key).then(|| v.trim().to_string())
+            })
+        };
+        let cpu = field("model name")
+            .or_else(|| field("Model"))
+            .or_else(|| field("CPU part").map(|p| format!("Arm CPU part {p}")))
+            .unwrap_or_else(|| format!("unknown {} CPU", std::env::consts::ARCH));
+        let l3 = std::fs::read_to_string("/sys/devices/system/cpu/cpu0/cache/index3/size")
+            .ok()
+            .map(|s| s.trim().to_string());
+        Machine {
+            cpu,
+            logical_cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            l3,
+            isa: isa.to_string(),
+            gathers: Gathers::current().name().to_string(),
+        }
+    }
+
+    fn line(&self) -> String {
+        let l3 = self.l3.as_ref().map_or(String::new(), |s| format!(", L3 {s}"));
+        format!("{}, {} logical cores{l3}", self.cpu, self.logical_cores)
+    }
+
+    /// The CPU model as a file-name part: `amd-epyc-7763-64-core-processor`.
+    fn slug(&self) -> String {
+        let words: Vec<String> = self
+            .cpu
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(str::to_ascii_lowercase)
+            .collect();
+        let mut s = words.join("-");
+        s.truncate(40);
+        s.trim_end_matches('-').to_string()
+    }
+}
+
+fn scale_name(scale: SuiteScale) -> &'static str {
+    match scale {
+        SuiteScale::Small => "small",
+        SuiteScale::Quick => "quick",
+        _ => "full",
+    }
+}
+
+/// The first lines of a run.
+pub fn title(args: &Args, machine: &Machine, scale: SuiteScale) -> String {
+    let what = if args.files.is_empty() { format!("{} suite", scale_name(scale)) } else { "files".into() };
+    format!(
+        "spblas {what}: one thread, isa {}, CSR5 gathers {}\nmachine: {}\n",
+        machine.isa,
+        machine.gathers,
+        machine.line()
+    )
+}
+
+/// Three significant digits, or an exponent outside 0.001..100 000.
+fn sig(v: f64) -> String {
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if !(1e-3..1e5).contains(&a) {
+        format!("{v:.1e}")
+    } else if a >= 100.0 {
+        format!("{v:.0}")
+    } else if a >= 10.0 {
+        format!("{v:.1}")
+    } else if a >= 1.0 {
+        format!("{v:.2}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+fn opt(v: Option<f64>) -> String {
+    v.map_or("-".into(), sig)
+}
+
+/// One SpMV result.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpmvRow {
+    pub matrix: String,
+    pub prec: &'static str,
+    pub rows: usize,
+    pub cols: usize,
+    pub nnz: usize,
+    pub method: &'static str,
+    pub fill: Option<f64>,
+    /// One-time cost in SpMVs of the baseline.
+    pub conv: Option<f64>,
+    pub time_us: Option<f64>,
+    pub gflops: Option<f64>,
+    pub gbs: Option<f64>,
+    pub bound_gbs: f64,
+    pub x_base: Option<f64>,
+    pub note: String,
+}
+
+pub fn spmv_header() -> String {
+    format!(
+        "| {:<14} | {:<4} | {:>9} | {:>9} | {:>9} | {:<15} | {:>6} | {:>6} | {:>7} | {:>7} | {:>6} | {:>6} | {:>6} | {:>5} | note\n|{:-<16}|{:-<6}|{:->11}|{:->11}|{:->11}|{:-<17}|{:->8}|{:->8}|{:->9}|{:->9}|{:->8}|{:->8}|{:->8}|{:->7}|------",
+        "matrix",
+        "prec",
+        "rows",
+        "cols",
+        "nnz",
+        "method",
+        "fill",
+        "conv",
+        "us",
+        "GFlop/s",
+        "GB/s",
+        "bound",
+        "%bound",
+        "x rs",
+        "",
+        "",
+        ":",
+        ":",
+        ":",
+        "",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":"
+    )
+}
+
+impl SpmvRow {
+    pub fn line(&self) -> String {
+        let pct = self.gbs.map(|g| format!("{:.0}%", 100.0 * g / self.bound_gbs.max(1e-12)));
+        format!(
+            "| {:<14} | {:<4} | {:>9} | {:>9} | {:>9} | {:<15} | {:>6} | {:>6} | {:>7} | {:>7} | {:>6} | {:>6} | {:>6} | {:>5} | {}",
+            self.matrix,
+            self.prec,
+            self.rows,
+            self.cols,
+            self.nnz,
+            self.method,
+            opt(self.fill),
+            opt(self.conv),
+            opt(self.time_us),
+            opt(self.gflops),
+            opt(self.gbs),
+            sig(self.bound_gbs),
+            pct.unwrap_or_else(|| "-".into()),
+            opt(self.x_base),
+            self.note
+        )
+    }
+}
+
+/// One SpGEMM result.
+#[derive(Clone, Debug, Serialize)]
+pub struct SpgemmRow {
+    pub matrix: String,
+    pub prec: &'static str,
+    pub nnz_a: usize,
+    pub products: usize,
+    pub nnz_c: Option<usize>,
+    pub time_ms: Option<f64>,
+    pub gflops: Option<f64>,
+    pub x_gustavson: Option<f64>,
+    pub warm_ms: Option<f64>,
+    pub x_gustavson_warm: Option<f64>,
+    pub mb: Option<f64>,
+    pub note: String,
+}
+
+/// The SpGEMM table's title.
+pub fn spgemm_title(max_products: usize) -> String {
+    format!("SpGEMM C = A·A, square matrices with at most {max_products} products")
+}
+
+pub fn spgemm_header() -> String {
+    format!(
+        "| {:<14} | {:<4} | {:>9} | {:>10} | {:>10} | {:>7} | {:>7} | {:>5} | {:>7} | {:>10} | {:>6} | note\n|{:-<16}|{:-<6}|{:->11}|{:->12}|{:->12}|{:->9}|{:->9}|{:->7}|{:->9}|{:->12}|{:->8}|------",
+        "matrix",
+        "prec",
+        "nnz(A)",
+        "products",
+        "nnz(C)",
+        "ms",
+        "GFlop/s",
+        "x gus",
+        "warm ms",
+        "x gus warm",
+        "MB",
+        "",
+        "",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":",
+        ":"
+    )
+}
+
+impl SpgemmRow {
+    pub fn line(&self) -> String {
+        format!(
+            "| {:<14} | {:<4} | {:>9} | {:>10} | {:>10} | {:>7} | {:>7} | {:>5} | {:>7} | {:>10} | {:>6} | {}",
+            self.matrix,
+            self.prec,
+            self.nnz_a,
+            self.products,
+            self.nnz_c.map_or("-".into(), |n| n.to_string()),
+            opt(self.time_ms),
+            opt(self.gflops),
+            opt(self.x_gustavson),
+            opt(self.warm_ms),
+            opt(self.x_gustavson_warm),
+            opt(self.mb),
+            self.note
+        )
+    }
+}
+
+/// Everything a run measured.
+#[derive(Serialize)]
+pub struct Results {
+    pub machine: Machine,
+    pub command: String,
+    pub spmv: Vec<SpmvRow>,
+    pub spgemm: Vec<SpgemmRow>,
+}
+
+type Error = Box<dyn std::error::Error>;
+
+/// One table as CSV, a header line and a line per row. Returns the path.
+fn write_csv<R: Serialize>(path: &str, rows: &[R]) -> Result<String, Error> {
+    let mut w = csv::Writer::from_path(path)?;
+    for r in rows {
+        w.serialize(r)?;
+    }
+    w.flush()?;
+    Ok(path.to_string())
+}
+
+impl Results {
+    /// `--out`: one JSON document, or two CSV files (`FILE-spmv.csv`, `FILE-spgemm.csv`).
+    /// Returns the names written.
+    pub fn write_data(&self, path: &Path) -> Result<String, Error> {
+        if path.extension().is_some_and(|e| e == "json") {
+            std::fs::write(path, serde_json::to_string_pretty(self)? + "\n")?;
+            return Ok(path.display().to_string());
+        }
+        let stem = path.with_extension("");
+        let mut written = Vec::new();
+        if !self.spmv.is_empty() {
+            written.push(write_csv(&format!("{}-spmv.csv", stem.display()), &self.spmv)?);
+        }
+        if !self.spgemm.is_empty() {
+            written.push(write_csv(&format!("{}-spgemm.csv", stem.display()), &self.spgemm)?);
+        }
+        Ok(written.join(" and "))
+    }
+
+    /// `--plot`: GB/s of every method, grouped by matrix (and precision), with the
+    /// streaming bound of each matrix's working set as a line across its group.
+    pub fn plot(&self, path: &Path) -> Result<(), Error> {
+        use plotters::prelude::*;
+        use plotters::style::text_anchor::{HPos, Pos, VPos};
+        let mut groups: Vec<(String, f64)> = Vec::new();
+        let mut methods: Vec<&str> = Vec::new();
+        for r in &self.spmv {
+            let g = format!("{} {}", r.matrix, r.prec);
+            if groups.last().is_none_or(|l| l.0 != g) {
+                groups.push((g, r.bound_gbs));
+            }
+            if !methods.contains(&r.method) {
+                methods.push(r.method);
+            }
+        }
+        if groups.is_empty() {
+            return Err("no SpMV results to plot (--only spgemm)".into());
+        }
+        let ymax =
+            self.spmv.iter().filter_map(|r| r.gbs).chain(groups.iter().map(|g| g.1)).fold(0.0f64, f64::max)
+                * 1.15;
+        let width = (140 + groups.len() * (methods.len() * 7 + 24)).max(900) as u32;
+        let root = SVGBackend::new(path, (width + LEGEND_WIDTH, 620)).into_drawing_area();
+        root.fill(&WHITE)?;
+        let (left, right) = root.split_horizontally(width);
+        let caption = format!("spblas SpMV, one thread: {} ({})", self.machine.cpu, self.machine.isa);
+        let mut chart = ChartBuilder::on(&left)
+            .caption(caption, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(10)
+            .y_label_area_size(60)
+            .build_cartesian_2d(0f64..groups.len() as f64, 0f64..ymax.max(1e-3))?;
+        chart
+            .configure_mesh()
+            .disable_x_mesh()
+            .disable_x_axis()
+            .y_desc("GB/s (thesis byte count, 8.4.2)")
+            .draw()?;
+        let slot = 0.9 / methods.len() as f64;
+        let color = |k: usize| {
+            let (r, g, b) = COLORS[k % COLORS.len()];
+            RGBColor(r, g, b)
+        };
+        for (k, &method) in methods.iter().enumerate() {
+            let bars: Vec<_> = self
+                .spmv
+                .iter()
+                .filter(|r| r.method == method)
+                .filter_map(|r| {
+                    let g = groups.iter().position(|g| g.0 == format!("{} {}", r.matrix, r.prec))?;
+                    let x0 = g as f64 + 0.05 + k as f64 * slot;
+                    Some(Rectangle::new([(x0, 0.0), (x0 + slot * 0.85, r.gbs?)], color(k).filled()))
+                })
+                .collect();
+            chart.draw_series(bars)?;
+        }
+        chart.draw_series(groups.iter().enumerate().map(|(g, (_, b))| {
+            PathElement::new(vec![(g as f64 + 0.02, *b), (g as f64 + 0.98, *b)], BLACK.stroke_width(2))
+        }))?;
+        let label = ("sans-serif", 13).into_font().color(&BLACK).pos(Pos::new(HPos::Center, VPos::Top));
+        chart.draw_series(
+            groups
+                .iter()
+                .enumerate()
+                .map(|(g, (name, _))| Text::new(name.clone(), (g as f64 + 0.5, ymax * 0.99), label.clone())),
+        )?;
+        // The legend, beside the chart so that it hides no bar.
+        let text = ("sans-serif", 13).into_font().color(&BLACK);
+        let y0 = 50;
+        for (k, &method) in methods.iter().enumerate() {
+            let y = y0 + 20 * k as i32;
+            right.draw(&Rectangle::new([(10, y), (24, y + 12)], color(k).filled()))?;
+            right.draw(&Text::new(method.to_string(), (32, y), text.clone()))?;
+        }
+        let y = y0 + 20 * methods.len() as i32 + 6;
+        right.draw(&PathElement::new(vec![(8, y + 6), (26, y + 6)], BLACK.stroke_width(2)))?;
+        right.draw(&Text::new("bound: streaming kernels", (32, y), text.clone()))?;
+        right.draw(&Text::new("over the same bytes", (32, y + 16), text))?;
+        root.present()?;
+        Ok(())
+    }
+
+    /// `--record`: a dated record under `benches/records/` with the machine, the command,
+    /// the legend and both tables. Returns its path.
+    pub fn record(&self, max_products: usize) -> Result<PathBuf, Error> {
+        let date = time::OffsetDateTime::now_utc().date();
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/records");
+        let mut path = dir.join(format!("suite-{date}-{}.md", self.machine.slug()));
+        let mut k = 2;
+        while path.exists() {
+            path = dir.join(format!("suite-{date}-{}-{k}.md", self.machine.slug()));
+            k += 1;
+        }
+        let git = |a: &[&str]| {
+            std::process::Command::new("git")
+                .args(a)
+                .current_dir(env!("CARGO_MANIFEST_DIR"))
+                .output()
+                .ok()
+                .filter(|o| o.status.success())
+                .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+        };
+        let commit = match (
+            git(&["rev-parse", "--short", "HEAD"]),
+            git(&["status", "--porcelain", "--untracked-files=no"]),
+        ) {
+            (Some(c), Some(s)) if !s.is_empty() => format!("`{c}` with local changes"),
+            (Some(c), _) => format!("`{c}`"),
+            _ => "unknown".into(),
+        };
+        let mut s = String::new();
+        writeln!(s, "# Suite, {date}: {}\n", self.machine.line())?;
+        writeln!(
+            s,
+            "Written by `cargo run --release --example suite --features gen,mtx -- {}` at commit {commit}; one thread, isa {}, CSR5 gathers {}.\n",
+            self.command, self.machine.isa, self.machine.gathers
+        )?;
+        writeln!(s, "```text\n{LEGEND}\n```\n")?;
+        if !self.spmv.is_empty() {
+            writeln!(s, "## SpMV y = A·x\n\n{}", spmv_header())?;
+            for r in &self.spmv {
+                writeln!(s, "{}", r.line())?;
+            }
+        }
+        if !self.spgemm.is_empty() {
+            writeln!(s, "\n## {}\n\n{}", spgemm_title(max_products), spgemm_header())?;
+            for r in &self.spgemm {
+                writeln!(s, "{}", r.line())?;
+            }
+        }
+        std::fs::write(&path, s)?;
+        Ok(path)
+    }
+}
