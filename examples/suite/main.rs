@@ -57,6 +57,10 @@ const METHODS: [&str; 15] = [
     "sell-8",
     "dia",
 ];
+/// The SpMV rows with `--isa all`: the methods with a kernel per SIMD width, on every
+/// available `Isa`, after the row-scalar baseline (which has one kernel for all).
+const WIDTH_METHODS: [&str; 6] =
+    ["csr row-scalar", "Csr::spmv", "SpmvPlan::new", "csr row-vector", "csr5", "sell-8"];
 
 /// What one run measures and where its results go (`--help`).
 pub struct Args {
@@ -64,7 +68,8 @@ pub struct Args {
     scale: SuiteScale,
     f32: bool,
     f64: bool,
-    isa: Isa,
+    /// The SIMD paths to run: one, or every available one (`--isa all`).
+    isas: Vec<Isa>,
     spmv: bool,
     spgemm: bool,
     /// Generated matrices to run (`--matrix NAME`, repeatable; empty: all).
@@ -92,6 +97,11 @@ impl Args {
         }
     }
 
+    /// The SpMV rows of each matrix and `Isa`.
+    fn methods(&self) -> &'static [&'static str] {
+        if self.isas.len() > 1 { &WIDTH_METHODS } else { &METHODS }
+    }
+
     fn precisions(&self) -> Vec<&'static str> {
         [(self.f64, "f64"), (self.f32, "f32")].into_iter().filter(|p| p.0).map(|p| p.1).collect()
     }
@@ -108,7 +118,10 @@ benchmark suite or the Matrix Market files given.
   --small          tiny matrices (< 50K entries): a smoke test, cache-resident
   --only spmv|spgemm           one of the two tables
   --matrix NAME                a generated matrix by name (repeatable)
-  --isa portable|avx2|avx512|neon|wasm128   the SIMD path (default: the best detected)
+  --isa portable|avx2|avx512|neon|wasm128|all
+                               the SIMD path (default: the best detected); `all` runs
+                               the methods with a kernel per width on every path this
+                               machine has, with their speedup over the portable path
   --precision f32|f64|both     value type (default f64)
   --gathers hardware|loads     CSR5 gathers (default: measured on this machine)
   --out FILE.json|FILE.csv     results as data (CSV: FILE-spmv.csv and FILE-spgemm.csv)
@@ -123,7 +136,7 @@ fn parse_args() -> Result<Args, String> {
         scale: SuiteScale::Quick,
         f32: false,
         f64: true,
-        isa: Isa::detect(),
+        isas: vec![Isa::detect()],
         spmv: true,
         spgemm: true,
         matrices: Vec::new(),
@@ -145,9 +158,14 @@ fn parse_args() -> Result<Args, String> {
             },
             "--isa" => {
                 let name = it.next().unwrap_or_default();
-                args.isa = Isa::from_name(&name).ok_or(format!("unknown isa {name:?}"))?;
-                if !args.isa.is_available() {
-                    return Err(format!("isa {name} is not available on this machine"));
+                if name == "all" {
+                    args.isas = Isa::available().collect();
+                } else {
+                    let isa = Isa::from_name(&name).ok_or(format!("unknown isa {name:?}"))?;
+                    if !isa.is_available() {
+                        return Err(format!("isa {name} is not available on this machine"));
+                    }
+                    args.isas = vec![isa];
                 }
             }
             "--gathers" => match it.next().as_deref() {
@@ -250,9 +268,12 @@ struct Measured {
 
 /// The SpMV rows of one matrix ([`METHODS`], in order); each is handed to `emit` as soon
 /// as it is measured.
+#[allow(clippy::too_many_arguments)]
 fn spmv_rows<T: Scalar, I: Index>(
     budget: Budget,
     isa: Isa,
+    methods: &[&'static str],
+    bound: f64,
     name: &str,
     a: &Csr<'_, T, I>,
     emit: &mut dyn FnMut(SpmvRow),
@@ -269,7 +290,6 @@ fn spmv_rows<T: Scalar, I: Index>(
         black_box(&mut y_base);
     };
     let bytes = csr_bytes::<T, I>(m, nnz);
-    let bound = stream_gbs(budget, bytes);
     let base_t = median(budget, &mut base);
     let nnz_f = nnz.max(1) as f64;
     let mut y = vec![T::ZERO; m];
@@ -286,7 +306,7 @@ fn spmv_rows<T: Scalar, I: Index>(
             (t, tb.as_secs_f64() / t.as_secs_f64().max(1e-12), note)
         };
 
-    for method in METHODS {
+    for &method in methods {
         let measured: Result<Measured, String> = match method {
             "csr row-scalar" => Ok(Measured {
                 fill: Some(1.0),
@@ -391,6 +411,7 @@ fn spmv_rows<T: Scalar, I: Index>(
                 SpmvRow {
                     matrix: name.to_string(),
                     prec: T::NAME,
+                    isa: isa.name(),
                     rows: m,
                     cols: n,
                     nnz,
@@ -402,12 +423,14 @@ fn spmv_rows<T: Scalar, I: Index>(
                     gbs: Some(bytes as f64 / s / 1e9),
                     bound_gbs: bound,
                     x_base: Some(r.x_base),
+                    x_portable: None,
                     note: r.note,
                 }
             }
             Err(note) => SpmvRow {
                 matrix: name.to_string(),
                 prec: T::NAME,
+                isa: isa.name(),
                 rows: m,
                 cols: n,
                 nnz,
@@ -419,6 +442,7 @@ fn spmv_rows<T: Scalar, I: Index>(
                 gbs: None,
                 bound_gbs: bound,
                 x_base: None,
+                x_portable: None,
                 note,
             },
         };
@@ -527,6 +551,7 @@ fn spgemm_row<T: Scalar + ScanElem, I: Index + Key>(
     let mut row = SpgemmRow {
         matrix: name.to_string(),
         prec: T::NAME,
+        isa: isa.name(),
         nnz_a: a.nnz(),
         products,
         nnz_c: None,
@@ -617,37 +642,64 @@ fn main() {
     };
     let precs = args.precisions();
     let (budget, max_products) = (args.budget(), args.spgemm_max_products());
-    let per_input = precs.len() * (if args.spmv { METHODS.len() } else { 0 } + usize::from(args.spgemm));
+    let methods = args.methods();
+    let nisa = args.isas.len();
+    let spmv_steps = if !args.spmv {
+        0
+    } else if nisa > 1 {
+        1 + (methods.len() - 1) * nisa
+    } else {
+        methods.len()
+    };
+    let per_input = precs.len() * (spmv_steps + if args.spgemm { nisa } else { 0 });
     let pb = ProgressBar::new((inputs.len() * per_input) as u64);
     pb.set_style(
         ProgressStyle::with_template("{elapsed:>4} [{bar:30}] {pos}/{len} {msg}")
             .expect("a valid template")
             .progress_chars("=> "),
     );
-    let machine = output::Machine::detect(args.isa);
+    let machine = output::Machine::detect(&args.isas);
     let started = Instant::now();
     println!("{}", output::title(&args, &machine, args.scale));
     println!("{}\n", output::LEGEND);
 
     let (mut spmv, mut spgemm_rows) = (Vec::new(), Vec::new());
     if args.spmv {
-        pb.suspend(|| println!("SpMV y = A·x\n\n{}", output::spmv_header()));
+        pb.suspend(|| println!("SpMV y = A·x\n\n{}", output::spmv_header(nisa > 1)));
         for input in &inputs {
             let name = input.name();
             pb.set_message(format!("{name}: loading"));
             let a = input.load().unwrap_or_else(|e| fail(&e));
             for &p in &precs {
-                let mut emit = |r: SpmvRow| {
-                    pb.suspend(|| println!("{}", r.line()));
-                    pb.inc(1);
-                    pb.set_message(format!("SpMV {name} {p}"));
-                    spmv.push(r);
-                };
                 pb.set_message(format!("SpMV {name} {p}"));
-                if p == "f64" {
-                    spmv_rows(budget, args.isa, &name, &a.view(), &mut emit);
-                } else {
-                    spmv_rows(budget, args.isa, &name, &to_f32(&a).view(), &mut emit);
+                let a32 = (p == "f32").then(|| to_f32(&a));
+                let bytes = match &a32 {
+                    Some(b) => csr_bytes::<f32, u32>(b.view().nrows(), b.view().nnz()),
+                    None => csr_bytes::<f64, u32>(a.view().nrows(), a.view().nnz()),
+                };
+                let bound = stream_gbs(budget, bytes);
+                // Each method's speedup over csr row-scalar on the portable path, for the
+                // speedup per width (`--isa all`: the portable path runs first).
+                let mut portable: Vec<(&str, f64)> = Vec::new();
+                for (k, &isa) in args.isas.iter().enumerate() {
+                    // The row-scalar baseline has one kernel for every width: its row once.
+                    let methods = if k == 0 { methods } else { &methods[1..] };
+                    let mut emit = |mut r: SpmvRow| {
+                        if nisa > 1 {
+                            if isa == Isa::Portable {
+                                portable.extend(r.x_base.map(|x| (r.method, x)));
+                            }
+                            let on_portable = portable.iter().find(|q| q.0 == r.method).map(|q| q.1);
+                            r.x_portable = r.x_base.zip(on_portable).map(|(x, q)| x / q);
+                        }
+                        pb.suspend(|| println!("{}", r.line(nisa > 1)));
+                        pb.inc(1);
+                        spmv.push(r);
+                    };
+                    match &a32 {
+                        Some(b) => spmv_rows(budget, isa, methods, bound, &name, &b.view(), &mut emit),
+                        None => spmv_rows(budget, isa, methods, bound, &name, &a.view(), &mut emit),
+                    }
                 }
             }
         }
@@ -660,23 +712,31 @@ fn main() {
             let a = input.load().unwrap_or_else(|e| fail(&e));
             for &p in &precs {
                 pb.set_message(format!("SpGEMM {name} {p}"));
-                let row = if p == "f64" {
-                    spgemm_row(budget, args.isa, max_products, &name, &a.view())
-                } else {
-                    spgemm_row(budget, args.isa, max_products, &name, &to_f32(&a).view())
-                };
-                if let Some(r) = row {
-                    pb.suspend(|| println!("{}", r.line()));
-                    spgemm_rows.push(r);
+                let a32 = (p == "f32").then(|| to_f32(&a));
+                for &isa in &args.isas {
+                    let row = match &a32 {
+                        Some(b) => spgemm_row(budget, isa, max_products, &name, &b.view()),
+                        None => spgemm_row(budget, isa, max_products, &name, &a.view()),
+                    };
+                    if let Some(r) = row {
+                        pb.suspend(|| println!("{}", r.line()));
+                        spgemm_rows.push(r);
+                    }
+                    pb.inc(1);
                 }
-                pb.inc(1);
             }
         }
     }
     pb.finish_and_clear();
     let elapsed = started.elapsed();
     eprintln!("suite: measured in {:.0} s", elapsed.as_secs_f64());
-    let results = output::Results { machine, command: args.command.clone(), spmv, spgemm: spgemm_rows };
+    let results = output::Results {
+        machine,
+        command: args.command.clone(),
+        widths: nisa > 1,
+        spmv,
+        spgemm: spgemm_rows,
+    };
     if let Some(p) = &args.out {
         match results.write_data(p) {
             Ok(files) => eprintln!("suite: wrote {files}"),

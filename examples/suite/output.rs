@@ -16,6 +16,7 @@ times per sample); each kernel is timed in alternating blocks with a baseline, s
 both see the same machine state, and its ratio to that baseline is the steadiest number.
 
 SpMV y = A·x (thesis ch. 6-8), one thread:
+  isa      the SIMD path (--isa; `all`: every path this machine has)
   method   csr row-scalar: the plain CSR row loop (thesis Alg. 28), the baseline of `x rs`
            Csr::spmv: the default call on a CSR matrix (its method by rule, in the note)
            SpmvPlan::new / SpmvPlan::tune: the plan chosen by rule / by timing (note: which)
@@ -33,6 +34,8 @@ SpMV y = A·x (thesis ch. 6-8), one thread:
            charges one read of x per entry) or the matrix fits in cache while the streaming
            kernels did not run as fast there
   x rs     speedup over csr row-scalar (above 1: faster)
+  x port   with --isa all: speedup over the same method on the portable path (the ratio
+           of the two `x rs`, both against the same baseline kernel)
 
 SpGEMM C = A·A (thesis ch. 9), one thread, square matrices up to a product limit:
   nnz(A), products   entries of A; multiply-adds of A·A (the upper bound of thesis 9.4.1)
@@ -48,7 +51,7 @@ SpGEMM C = A·A (thesis ch. 9), one thread, square matrices up to a product limi
 /// Width of the chart's legend column, in pixels.
 const LEGEND_WIDTH: u32 = 230;
 /// Bar colours, one per method: distinct hues, none too pale to see on white.
-const COLORS: [(u8, u8, u8); 15] = [
+const COLORS: [(u8, u8, u8); 20] = [
     (0, 0, 0),
     (31, 119, 180),
     (255, 127, 14),
@@ -64,6 +67,11 @@ const COLORS: [(u8, u8, u8); 15] = [
     (173, 73, 74),
     (99, 121, 57),
     (206, 109, 189),
+    (255, 187, 120),
+    (152, 223, 138),
+    (31, 60, 90),
+    (158, 218, 229),
+    (120, 60, 20),
 ];
 
 /// The machine, described plainly.
@@ -77,7 +85,7 @@ pub struct Machine {
 }
 
 impl Machine {
-    pub fn detect(isa: Isa) -> Machine {
+    pub fn detect(isas: &[Isa]) -> Machine {
         let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
         let field = |key: &str| {
             cpuinfo.lines().find_map(|l| {
@@ -96,7 +104,7 @@ impl Machine {
             cpu,
             logical_cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
             l3,
-            isa: isa.to_string(),
+            isa: isas.iter().map(|i| i.name()).collect::<Vec<_>>().join(", "),
             gathers: Gathers::current().name().to_string(),
         }
     }
@@ -166,6 +174,7 @@ fn opt(v: Option<f64>) -> String {
 pub struct SpmvRow {
     pub matrix: String,
     pub prec: &'static str,
+    pub isa: &'static str,
     pub rows: usize,
     pub cols: usize,
     pub nnz: usize,
@@ -178,14 +187,20 @@ pub struct SpmvRow {
     pub gbs: Option<f64>,
     pub bound_gbs: f64,
     pub x_base: Option<f64>,
+    /// `--isa all`: the speedup over the same method on the portable path.
+    pub x_portable: Option<f64>,
     pub note: String,
 }
 
-pub fn spmv_header() -> String {
+/// The SpMV table's header; `widths` adds the column of `--isa all`.
+pub fn spmv_header(widths: bool) -> String {
+    let (extra, extra_rule) =
+        if widths { (format!(" | {:>6}", "x port"), "|-------:") } else { (String::new(), "") };
     format!(
-        "| {:<14} | {:<4} | {:>9} | {:>9} | {:>9} | {:<15} | {:>6} | {:>6} | {:>7} | {:>7} | {:>6} | {:>6} | {:>6} | {:>5} | note\n|{:-<16}|{:-<6}|{:->11}|{:->11}|{:->11}|{:-<17}|{:->8}|{:->8}|{:->9}|{:->9}|{:->8}|{:->8}|{:->8}|{:->7}|------",
+        "| {:<14} | {:<4} | {:<8} | {:>9} | {:>9} | {:>9} | {:<15} | {:>6} | {:>6} | {:>7} | {:>7} | {:>6} | {:>6} | {:>6} | {:>5}{extra} | note\n|{:-<16}|{:-<6}|{:-<10}|{:->11}|{:->11}|{:->11}|{:-<17}|{:->8}|{:->8}|{:->9}|{:->9}|{:->8}|{:->8}|{:->8}|{:->7}{extra_rule}|------",
         "matrix",
         "prec",
+        "isa",
         "rows",
         "cols",
         "nnz",
@@ -198,6 +213,7 @@ pub fn spmv_header() -> String {
         "bound",
         "%bound",
         "x rs",
+        "",
         "",
         "",
         ":",
@@ -216,12 +232,15 @@ pub fn spmv_header() -> String {
 }
 
 impl SpmvRow {
-    pub fn line(&self) -> String {
+    /// The row in the table; `widths` adds the column of `--isa all`.
+    pub fn line(&self, widths: bool) -> String {
         let pct = self.gbs.map(|g| format!("{:.0}%", 100.0 * g / self.bound_gbs.max(1e-12)));
+        let extra = if widths { format!(" | {:>6}", opt(self.x_portable)) } else { String::new() };
         format!(
-            "| {:<14} | {:<4} | {:>9} | {:>9} | {:>9} | {:<15} | {:>6} | {:>6} | {:>7} | {:>7} | {:>6} | {:>6} | {:>6} | {:>5} | {}",
+            "| {:<14} | {:<4} | {:<8} | {:>9} | {:>9} | {:>9} | {:<15} | {:>6} | {:>6} | {:>7} | {:>7} | {:>6} | {:>6} | {:>6} | {:>5}{extra} | {}",
             self.matrix,
             self.prec,
+            self.isa,
             self.rows,
             self.cols,
             self.nnz,
@@ -244,6 +263,7 @@ impl SpmvRow {
 pub struct SpgemmRow {
     pub matrix: String,
     pub prec: &'static str,
+    pub isa: &'static str,
     pub nnz_a: usize,
     pub products: usize,
     pub nnz_c: Option<usize>,
@@ -263,9 +283,10 @@ pub fn spgemm_title(max_products: usize) -> String {
 
 pub fn spgemm_header() -> String {
     format!(
-        "| {:<14} | {:<4} | {:>9} | {:>10} | {:>10} | {:>7} | {:>7} | {:>5} | {:>7} | {:>10} | {:>6} | note\n|{:-<16}|{:-<6}|{:->11}|{:->12}|{:->12}|{:->9}|{:->9}|{:->7}|{:->9}|{:->12}|{:->8}|------",
+        "| {:<14} | {:<4} | {:<8} | {:>9} | {:>10} | {:>10} | {:>7} | {:>7} | {:>5} | {:>7} | {:>10} | {:>6} | note\n|{:-<16}|{:-<6}|{:-<10}|{:->11}|{:->12}|{:->12}|{:->9}|{:->9}|{:->7}|{:->9}|{:->12}|{:->8}|------",
         "matrix",
         "prec",
+        "isa",
         "nnz(A)",
         "products",
         "nnz(C)",
@@ -275,6 +296,7 @@ pub fn spgemm_header() -> String {
         "warm ms",
         "x gus warm",
         "MB",
+        "",
         "",
         "",
         ":",
@@ -292,9 +314,10 @@ pub fn spgemm_header() -> String {
 impl SpgemmRow {
     pub fn line(&self) -> String {
         format!(
-            "| {:<14} | {:<4} | {:>9} | {:>10} | {:>10} | {:>7} | {:>7} | {:>5} | {:>7} | {:>10} | {:>6} | {}",
+            "| {:<14} | {:<4} | {:<8} | {:>9} | {:>10} | {:>10} | {:>7} | {:>7} | {:>5} | {:>7} | {:>10} | {:>6} | {}",
             self.matrix,
             self.prec,
+            self.isa,
             self.nnz_a,
             self.products,
             self.nnz_c.map_or("-".into(), |n| n.to_string()),
@@ -314,6 +337,8 @@ impl SpgemmRow {
 pub struct Results {
     pub machine: Machine,
     pub command: String,
+    /// `--isa all`: rows of every width, with their speedup over the portable path.
+    pub widths: bool,
     pub spmv: Vec<SpmvRow>,
     pub spgemm: Vec<SpgemmRow>,
 }
@@ -355,14 +380,16 @@ impl Results {
         use plotters::prelude::*;
         use plotters::style::text_anchor::{HPos, Pos, VPos};
         let mut groups: Vec<(String, f64)> = Vec::new();
-        let mut methods: Vec<&str> = Vec::new();
+        let mut methods: Vec<String> = Vec::new();
+        let series =
+            |r: &SpmvRow| if self.widths { format!("{} {}", r.method, r.isa) } else { r.method.to_string() };
         for r in &self.spmv {
             let g = format!("{} {}", r.matrix, r.prec);
             if groups.last().is_none_or(|l| l.0 != g) {
                 groups.push((g, r.bound_gbs));
             }
-            if !methods.contains(&r.method) {
-                methods.push(r.method);
+            if !methods.contains(&series(r)) {
+                methods.push(series(r));
             }
         }
         if groups.is_empty() {
@@ -393,11 +420,11 @@ impl Results {
             let (r, g, b) = COLORS[k % COLORS.len()];
             RGBColor(r, g, b)
         };
-        for (k, &method) in methods.iter().enumerate() {
+        for (k, method) in methods.iter().enumerate() {
             let bars: Vec<_> = self
                 .spmv
                 .iter()
-                .filter(|r| r.method == method)
+                .filter(|r| series(r) == *method)
                 .filter_map(|r| {
                     let g = groups.iter().position(|g| g.0 == format!("{} {}", r.matrix, r.prec))?;
                     let x0 = g as f64 + 0.05 + k as f64 * slot;
@@ -419,10 +446,10 @@ impl Results {
         // The legend, beside the chart so that it hides no bar.
         let text = ("sans-serif", 13).into_font().color(&BLACK);
         let y0 = 50;
-        for (k, &method) in methods.iter().enumerate() {
+        for (k, method) in methods.iter().enumerate() {
             let y = y0 + 20 * k as i32;
             right.draw(&Rectangle::new([(10, y), (24, y + 12)], color(k).filled()))?;
-            right.draw(&Text::new(method.to_string(), (32, y), text.clone()))?;
+            right.draw(&Text::new(method.clone(), (32, y), text.clone()))?;
         }
         let y = y0 + 20 * methods.len() as i32 + 6;
         right.draw(&PathElement::new(vec![(8, y + 6), (26, y + 6)], BLACK.stroke_width(2)))?;
@@ -469,9 +496,9 @@ impl Results {
         )?;
         writeln!(s, "```text\n{LEGEND}\n```\n")?;
         if !self.spmv.is_empty() {
-            writeln!(s, "## SpMV y = A·x\n\n{}", spmv_header())?;
+            writeln!(s, "## SpMV y = A·x\n\n{}", spmv_header(self.widths))?;
             for r in &self.spmv {
-                writeln!(s, "{}", r.line())?;
+                writeln!(s, "{}", r.line(self.widths))?;
             }
         }
         if !self.spgemm.is_empty() {
