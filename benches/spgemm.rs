@@ -1,34 +1,40 @@
-//! SpGEMM (thesis chapter 9): `C = A²` on generated matrices against a same-run baseline,
-//! and each row method forced onto rows of one bin (the numbers behind the bin rule in
-//! the `level3` docs).
+//! SpGEMM (thesis chapter 9): `C = A²` against a same-run baseline, on every `Isa` this
+//! machine has and both precisions, and each row method forced onto rows of one bin (the
+//! numbers behind the bin rule in the `level3` docs).
 //!
 //! Throughput is in flops, `2 nnz(Ĉ)` (one multiply and one add per candidate product),
 //! so criterion's "elem/s" column reads as flop/s.
 //!
-//! - `spgemm/<matrix>/ours`: `level3::spgemm` (hybrid allocation, per-bin rule) on
-//!   `Isa::detect()`; `.../precise`: workspace query, symbolic and numeric phases into
-//!   caller buffers (allocations included); `.../gustavson`: the baseline, a plain
-//!   Gustavson loop with a dense accumulator, a row-stamp marker and a sort of each
-//!   row's columns, into growing `Vec`s (what SciPy/sprs do; written here, not in the
-//!   library).
-//! - `bins/ub<m>/n<ncols>/<method>`: `A` (`rows x 4096`, `r` entries per row) times `B`
-//!   (`4096 x ncols`, `c` entries per row) with `r · c = m`, every row forced onto one
-//!   method; `ncols` 4K (the SPA's scratch in L1/L2) or 1M (in L3/memory).
+//! - `spgemm/<matrix>/<f32|f64>/ours/<isa>`: `level3::spgemm` (hybrid allocation, per-bin
+//!   rule); `.../precise/<isa>`: workspace query, symbolic and numeric phases into caller
+//!   buffers (allocations included); `.../gustavson`: the baseline, a plain Gustavson
+//!   loop with a dense accumulator, a row-stamp marker and a sort of each row's columns,
+//!   into growing `Vec`s (what SciPy/sprs do; written here, not in the library). The
+//!   matrices: the generated suite's square ones, or yours (`SPBLAS_BENCH_MTX`,
+//!   `benches/common/inputs.rs`; a matrix that is not square is skipped with a note).
+//! - `bins/<f32|f64>/ub<m>/n<ncols>/<method>/<isa>`: `A` (`rows x 4096`, `r` entries per
+//!   row) times `B` (`4096 x ncols`, `c` entries per row) with `r · c = m`, every row
+//!   forced onto one method; `ncols` 4K (the SPA's scratch in L1/L2) or 1M (in
+//!   L3/memory).
 //!
-//! `cargo bench --bench spgemm --features gen -- --warm-up-time 0.5 --measurement-time 2`
+//! `cargo bench --bench spgemm --features gen,mtx -- --warm-up-time 0.5 --measurement-time 2`
 
 use std::hint::black_box;
 
 use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
 use spblas::Exec;
-use spblas::generate::{banded, dc2_like, poisson2d, poisson3d_27, rmat, uniform_random};
+use spblas::generate::uniform_random;
 use spblas::level3::{
     RowMethod, SpgemmConfig, spgemm, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
 };
-use spblas::{Csr, CsrOwned, Isa};
+use spblas::primitives::scan::ScanElem;
+use spblas::{Csr, CsrOwned, Isa, Scalar};
+
+#[path = "common/inputs.rs"]
+mod inputs;
 
 /// Candidate products of `A·B`: `nnz(Ĉ)`.
-fn products(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) -> u64 {
+fn products<T: Scalar>(a: &Csr<'_, T, u32>, b: &Csr<'_, T, u32>) -> u64 {
     let bp = b.row_ptr();
     a.col_idx().iter().map(|&k| u64::from(bp[k as usize + 1] - bp[k as usize])).sum()
 }
@@ -36,8 +42,8 @@ fn products(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) -> u64 {
 /// The baseline: Gustavson's row-by-row product with a dense accumulator (thesis 9.3),
 /// rows sorted by column, into `Vec`s that grow as needed; the accumulator and the
 /// marker are allocated per call, as SciPy does.
-fn gustavson(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) -> usize {
-    let (mut acc, mut mark) = (vec![0.0f64; b.ncols()], vec![u32::MAX; b.ncols()]);
+fn gustavson<T: Scalar>(a: &Csr<'_, T, u32>, b: &Csr<'_, T, u32>) -> usize {
+    let (mut acc, mut mark) = (vec![T::ZERO; b.ncols()], vec![u32::MAX; b.ncols()]);
     let mut row_ptr = Vec::with_capacity(a.nrows() + 1);
     let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
     let mut touched: Vec<u32> = Vec::new();
@@ -70,45 +76,48 @@ fn gustavson(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) -> usize {
 }
 
 /// Workspace query, symbolic and numeric phases, all buffers allocated here.
-fn precise(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) -> usize {
-    let ws = spgemm_workspace_len(Exec::new(), SpgemmConfig::new(), a, b).unwrap();
-    let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
+fn precise<T: Scalar + ScanElem>(exec: Exec, a: &Csr<'_, T, u32>, b: &Csr<'_, T, u32>) -> usize {
+    let cfg = SpgemmConfig::new();
+    let ws = spgemm_workspace_len(exec, cfg, a, b).unwrap();
+    let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![T::ZERO; ws.vals]);
     let mut row_ptr = vec![0u32; a.nrows() + 1];
-    let nnz = spgemm_symbolic(Exec::new(), SpgemmConfig::new(), a, b, &mut row_ptr, &mut wi).unwrap();
-    let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
-    spgemm_numeric(Exec::new(), SpgemmConfig::new(), a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv))
-        .unwrap();
+    let nnz = spgemm_symbolic(exec, cfg, a, b, &mut row_ptr, &mut wi).unwrap();
+    let (mut ci, mut cv) = (vec![0u32; nnz], vec![T::ZERO; nnz]);
+    spgemm_numeric(exec, cfg, a, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap();
     black_box((&ci, &cv));
     nnz
 }
 
-fn matrices() -> Vec<(&'static str, CsrOwned<f64, u32>)> {
-    vec![
-        ("poisson2d_150", poisson2d(150).unwrap()),
-        ("poisson3d27_16", poisson3d_27(16).unwrap()),
-        ("banded_20k_8", banded(20_000, 8, 8, 1).unwrap()),
-        ("uniform_20k_8", uniform_random(20_000, 20_000, 8, 2).unwrap()),
-        ("dc2_like_20k", dc2_like(20_000, 3, 2_000, 3).unwrap()),
-        ("rmat_13_8", rmat(13, 8, 4).unwrap()),
-    ]
+fn bench_square_one<T: Scalar + ScanElem>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
+    let a = a.view();
+    let mut g = c.benchmark_group(format!("spgemm/{name}/{}", T::NAME));
+    g.throughput(Throughput::Elements(2 * products(&a, &a)));
+    g.bench_function("gustavson", |bch| bch.iter(|| gustavson(black_box(&a), &a)));
+    for isa in Isa::available() {
+        let exec = Exec::from(isa);
+        g.bench_function(BenchmarkId::new("ours", isa.name()), |bch| {
+            bch.iter(|| spgemm(exec, SpgemmConfig::new(), black_box(&a), &a).unwrap())
+        });
+        g.bench_function(BenchmarkId::new("precise", isa.name()), |bch| {
+            bch.iter(|| precise(exec, black_box(&a), &a))
+        });
+    }
+    g.finish();
 }
 
 fn bench_square(c: &mut Criterion) {
-    for (name, a) in matrices() {
-        let a = a.view();
-        let mut g = c.benchmark_group(format!("spgemm/{name}"));
-        g.throughput(Throughput::Elements(2 * products(&a, &a)));
-        g.bench_function("gustavson", |bch| bch.iter(|| gustavson(black_box(&a), &a)));
-        g.bench_function("ours", |bch| {
-            bch.iter(|| spgemm(Exec::new(), SpgemmConfig::new(), black_box(&a), &a).unwrap())
-        });
-        g.bench_function("precise", |bch| bch.iter(|| precise(black_box(&a), &a)));
-        g.finish();
+    for (name, a) in inputs::matrices() {
+        let v = a.view();
+        if v.nrows() != v.ncols() {
+            eprintln!("spgemm: {name} is {} x {}, not square: skipped", v.nrows(), v.ncols());
+            continue;
+        }
+        bench_square_one(c, &name, &a);
+        bench_square_one(c, &name, &inputs::to_f32(&a));
     }
 }
 
-fn bench_bins(c: &mut Criterion) {
-    let isa = Isa::detect();
+fn bench_bins_of<T: Scalar + ScanElem>(c: &mut Criterion) {
     // (upper bound per row, entries per row of A)
     for (m, r) in [(8usize, 2usize), (32, 4), (128, 8), (256, 16), (512, 16), (2048, 32)] {
         let cb = m / r;
@@ -116,10 +125,10 @@ fn bench_bins(c: &mut Criterion) {
             // About 2^18 products per product.
             let rows = ((1usize << 18) / m).max(1);
             let inner = 4096;
-            let a: CsrOwned<f64, u32> = uniform_random(rows, inner, r, 5).unwrap();
-            let b: CsrOwned<f64, u32> = uniform_random(inner, ncols, cb, 6).unwrap();
+            let a: CsrOwned<T, u32> = uniform_random(rows, inner, r, 5).unwrap();
+            let b: CsrOwned<T, u32> = uniform_random(inner, ncols, cb, 6).unwrap();
             let (a, b) = (a.view(), b.view());
-            let mut g = c.benchmark_group(format!("bins/ub{m}/n{ncols}"));
+            let mut g = c.benchmark_group(format!("bins/{}/ub{m}/n{ncols}", T::NAME));
             g.throughput(Throughput::Elements(2 * products(&a, &b)));
             // The heap and the merge lose 4-10x from 128 on; above that they would only
             // make the run long.
@@ -128,13 +137,20 @@ fn bench_bins(c: &mut Criterion) {
                 .filter(|&x| m <= 128 || matches!(x, RowMethod::BitonicEsc | RowMethod::Spa))
             {
                 let cfg = SpgemmConfig::new().method(method);
-                g.bench_function(BenchmarkId::from_parameter(method.name()), |bch| {
-                    bch.iter(|| spgemm(Exec::from(isa), cfg, black_box(&a), &b).unwrap())
-                });
+                for isa in Isa::available() {
+                    g.bench_function(BenchmarkId::new(method.name(), isa.name()), |bch| {
+                        bch.iter(|| spgemm(Exec::from(isa), cfg, black_box(&a), &b).unwrap())
+                    });
+                }
             }
             g.finish();
         }
     }
+}
+
+fn bench_bins(c: &mut Criterion) {
+    bench_bins_of::<f64>(c);
+    bench_bins_of::<f32>(c);
 }
 
 criterion_group! {

@@ -1,13 +1,20 @@
-//! SpMV per format, per `Isa`, per precision over the generated suite (criterion); also
-//! the SpMV plans (`plan/`, the rule's choice, and `csr5-panels/`, cache blocking), the
-//! CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and width
+//! SpMV per format, per `Isa` (every one this machine has), per precision (criterion);
+//! also the SpMV plans (`plan/`, the rule's choice, and `csr5-panels/`, cache blocking),
+//! the CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and width
 //! (`csr5_omega/`), and CSR → CSR5 conversion next to the row-scalar SpMV
-//! (`csr5_conversion/`).
+//! (`csr5_conversion/`). Each group has same-run baselines: `loop`, a plain CSR row loop
+//! written here, and every kernel's `portable` path.
 //!
-//! `cargo bench --bench spmv --features gen` runs the small suite;
-//! `SPBLAS_BENCH_SCALE=full cargo bench --bench spmv --features gen` the full one.
-//! Throughput is reported in bytes by the thesis formula (section 8.4.2), so criterion's
-//! "thrpt" column is the same GB/s the suite example prints.
+//! ```text
+//! cargo bench --bench spmv --features gen,mtx                          # the small suite
+//! SPBLAS_BENCH_MTX=a.mtx,b.mtx.gz cargo bench --bench spmv --features gen,mtx   # your matrices
+//! SPBLAS_BENCH_SCALE=full cargo bench --bench spmv --features gen,mtx  # thesis-scale
+//! ```
+//!
+//! (`benches/common/inputs.rs` says how the two variables combine.) Throughput is reported
+//! in bytes by the thesis formula (section 8.4.2), so criterion's "thrpt" column is the
+//! same GB/s the suite example prints; the HTML report with its charts is under
+//! `target/criterion/report/index.html`.
 
 use std::hint::black_box;
 
@@ -17,17 +24,25 @@ use spblas::SpmvConfig;
 use spblas::TUNING;
 use spblas::formats::Csr5Aux;
 use spblas::formats::csr5::omega_for;
-use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::{CsrMethod, SpmvChoice, SpmvPlan, spmv_csr};
 use spblas::{
     CooOwned, Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, Gathers, HybOwned, Index, Isa,
     JdsOwned, Scalar, SellOwned, SpMv,
 };
 
-fn scale() -> SuiteScale {
-    match std::env::var("SPBLAS_BENCH_SCALE").as_deref() {
-        Ok("full") => SuiteScale::Full,
-        _ => SuiteScale::Small,
+#[path = "common/inputs.rs"]
+mod inputs;
+
+/// The plain CSR row loop (thesis Alg. 28), written here as a user would: the baseline
+/// every kernel and width is compared with in the same run.
+fn row_loop<T: Scalar>(a: &Csr<'_, T, u32>, x: &[T], y: &mut [T]) {
+    let (rp, ci, v) = (a.row_ptr(), a.col_idx(), a.vals());
+    for (i, yi) in y.iter_mut().enumerate() {
+        let mut sum = T::ZERO;
+        for k in rp[i] as usize..rp[i + 1] as usize {
+            sum += v[k] * x[ci[k] as usize];
+        }
+        *yi = sum;
     }
 }
 
@@ -49,6 +64,7 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
             });
         }
     };
+    g.bench_function("loop", |b| b.iter(|| row_loop(&a, black_box(&x), black_box(&mut y))));
     run(&mut g, &mut y, "csr", &a);
     // CSR5's tile width depends on the `Isa` (omega = its lanes), so one layout per path;
     // on x86-64 the tiles read `x` by hardware gathers or by a load per lane (`Gathers`):
@@ -112,6 +128,9 @@ fn bench_methods<T: Scalar>(
     let a = a.view();
     let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
     let mut y = vec![T::ZERO; a.nrows()];
+    g.bench_function(format!("loop/{}", T::NAME), |b| {
+        b.iter(|| row_loop(&a, black_box(&x), black_box(&mut y)))
+    });
     for method in CsrMethod::ALL {
         for isa in Isa::available() {
             if method == CsrMethod::RowScalar && isa != Isa::Portable {
@@ -181,13 +200,13 @@ fn bench_omega<T: Scalar>(
     }
 }
 
-/// CSR → CSR5 conversion next to the row-scalar SpMV it is measured in (issue target:
-/// at most 2 SpMVs), ids `csr5_conversion/<matrix>/<f32|f64>/<what>`: `spmv` the
-/// baseline, `copy` `Csr5::from_csr` into preallocated buffers (non-temporal stores
-/// from `primitives::scan::STREAM_MIN_BYTES` of output, so the full suite streams and
-/// the small one does not), `in_place` `Csr5Owned::from_csr_owned` (the copy of the
-/// matrix it consumes is made just before, outside the timing, as the suite does),
-/// `back` `Csr5::to_csr`.
+/// CSR → CSR5 conversion next to the row-scalar SpMV it is measured in, ids
+/// `csr5_conversion/<matrix>/<f32|f64>/spmv` (the baseline) and
+/// `.../<isa>/<what>` on each SIMD path (its own tile width): `copy` `Csr5::from_csr` into
+/// preallocated buffers (non-temporal stores from `primitives::scan::STREAM_MIN_BYTES` of
+/// output, so the full suite streams and the small one does not), `in_place`
+/// `Csr5Owned::from_csr_owned` (the copy of the matrix it consumes is made just before,
+/// outside the timing, as the suite does), `back` `Csr5::to_csr`.
 fn bench_conversion<T: Scalar>(
     g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
     a: &CsrOwned<T, u32>,
@@ -195,72 +214,66 @@ fn bench_conversion<T: Scalar>(
     let a = a.view();
     let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
     let mut y = vec![T::ZERO; a.nrows()];
-    let isa = Isa::detect();
-    let Ok(layout) = Csr5Layout::new(&a, isa) else { return };
     g.bench_function(format!("{}/spmv", T::NAME), |b| {
         b.iter(|| {
-            spmv_csr(
-                Exec::from(isa),
-                &a,
-                CsrMethod::RowScalar,
-                T::ONE,
-                black_box(&x),
-                T::ZERO,
-                black_box(&mut y),
+            spmv_csr(Exec::new(), &a, CsrMethod::RowScalar, T::ONE, black_box(&x), T::ZERO, black_box(&mut y))
+        })
+    });
+    for isa in Isa::available() {
+        let Ok(layout) = Csr5Layout::new(&a, isa) else { continue };
+        let (mut col, mut vals) = (vec![0u32; layout.nnz()], vec![T::ZERO; layout.nnz()]);
+        let (mut tp, mut td) = (vec![0u32; layout.tile_ptr_len()], vec![0u32; layout.tile_desc_len()]);
+        let (mut ep, mut eo) = (vec![0u32; layout.tile_ptr_len()], vec![0u32; layout.empty_offset_len()]);
+        g.bench_function(format!("{}/{}/copy", T::NAME, isa.name()), |b| {
+            b.iter(|| {
+                let aux = Csr5Aux {
+                    tile_ptr: &mut tp,
+                    tile_desc: &mut td,
+                    empty_offset_ptr: &mut ep,
+                    empty_offset: &mut eo,
+                };
+                black_box(Csr5::from_csr(&a, &layout, &mut col, &mut vals, aux).map(|c| c.tiles()))
+            })
+        });
+        g.bench_function(format!("{}/{}/in_place", T::NAME, isa.name()), |b| {
+            b.iter_batched(
+                || CsrOwned::from_csr(&a).unwrap(),
+                |owned| {
+                    black_box(
+                        Csr5Owned::from_csr_owned(Exec::from(isa), owned)
+                            .map(|c| c.layout().tiles())
+                            .map_err(|(e, _)| e),
+                    )
+                },
+                BatchSize::PerIteration,
             )
-        })
-    });
-    let (mut col, mut vals) = (vec![0u32; layout.nnz()], vec![T::ZERO; layout.nnz()]);
-    let (mut tp, mut td) = (vec![0u32; layout.tile_ptr_len()], vec![0u32; layout.tile_desc_len()]);
-    let (mut ep, mut eo) = (vec![0u32; layout.tile_ptr_len()], vec![0u32; layout.empty_offset_len()]);
-    g.bench_function(format!("{}/copy", T::NAME), |b| {
-        b.iter(|| {
-            let aux = Csr5Aux {
-                tile_ptr: &mut tp,
-                tile_desc: &mut td,
-                empty_offset_ptr: &mut ep,
-                empty_offset: &mut eo,
-            };
-            black_box(Csr5::from_csr(&a, &layout, &mut col, &mut vals, aux).map(|c| c.tiles()))
-        })
-    });
-    g.bench_function(format!("{}/in_place", T::NAME), |b| {
-        b.iter_batched(
-            || CsrOwned::from_csr(&a).unwrap(),
-            |owned| {
-                black_box(
-                    Csr5Owned::from_csr_owned(Exec::from(isa), owned)
-                        .map(|c| c.layout().tiles())
-                        .map_err(|(e, _)| e),
-                )
-            },
-            BatchSize::PerIteration,
-        )
-    });
-    let Ok(c5) = Csr5Owned::from_csr_layout(&a, &layout) else { return };
-    let c5 = c5.view();
-    g.bench_function(format!("{}/back", T::NAME), |b| b.iter(|| black_box(c5.to_csr(&mut col, &mut vals))));
+        });
+        let Ok(c5) = Csr5Owned::from_csr_layout(&a, &layout) else { continue };
+        let c5 = c5.view();
+        g.bench_function(format!("{}/{}/back", T::NAME, isa.name()), |b| {
+            b.iter(|| black_box(c5.to_csr(&mut col, &mut vals)))
+        });
+    }
 }
 
 fn spmv(c: &mut Criterion) {
-    for entry in suite_entries(scale()) {
-        let a = entry.generate::<f64, u32>().expect("suite matrices generate");
-        bench_one(c, entry.name, &a);
-        let a32 = entry.generate::<f32, u32>().expect("suite matrices generate");
-        bench_one(c, entry.name, &a32);
-        let mut g = c.benchmark_group(format!("csr_methods/{}", entry.name));
+    for (name, a) in inputs::matrices() {
+        bench_one(c, &name, &a);
+        let a32 = inputs::to_f32(&a);
+        bench_one(c, &name, &a32);
+        let mut g = c.benchmark_group(format!("csr_methods/{name}"));
         bench_methods(&mut g, &a);
         bench_methods(&mut g, &a32);
         g.finish();
-        let mut g = c.benchmark_group(format!("csr5_sigma/{}", entry.name));
+        let mut g = c.benchmark_group(format!("csr5_sigma/{name}"));
         bench_sigma(&mut g, &a);
         bench_sigma(&mut g, &a32);
         g.finish();
-        let mut g = c.benchmark_group(format!("csr5_omega/{}", entry.name));
+        let mut g = c.benchmark_group(format!("csr5_omega/{name}"));
         bench_omega(&mut g, &a);
         bench_omega(&mut g, &a32);
         g.finish();
-        let mut g = c.benchmark_group(format!("csr5_conversion/{}", entry.name));
+        let mut g = c.benchmark_group(format!("csr5_conversion/{name}"));
         bench_conversion(&mut g, &a);
         bench_conversion(&mut g, &a32);
         g.finish();
