@@ -1,9 +1,10 @@
-//! Build a small CSR matrix from triplets, run SpMV on every available ISA, print `y`.
+//! Build a small CSR matrix from triplets, run SpMV on every available ISA, print `y`;
+//! then the way to run it fastest when it is multiplied many times: a plan.
 //!
 //! `cargo run --example quickstart`
 
 use spblas::Exec;
-use spblas::{CsrOwned, Isa, SpMv};
+use spblas::{CsrOwned, Isa, SpMv, SpmvPlan};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     // The 4x4 example of the course notes (Fig. 10.1):
@@ -22,5 +23,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         a.spmv(Exec::from(isa), 1.0, &x, 0.0, &mut y)?;
         println!("{:>8}: y = A x = {y:?}", isa.name());
     }
+    // A matrix multiplied many times (an iterative solver): the plan chooses the kernel
+    // once for this matrix and this CPU (converting to CSR5 or DIA where that pays), then
+    // every product runs it.
+    let plan = SpmvPlan::new(Exec::new(), &a)?;
+    let mut y = [0.0; 4];
+    plan.spmv(Exec::new(), 1.0, &x, 0.0, &mut y)?;
+    println!("{:>8}: y = A x = {y:?} (the plan: {})", "plan", plan.choice().name());
     Ok(())
 }

@@ -114,30 +114,30 @@ def main():
     for profile in ("release", "size"):
         sh(["cargo", "build", "--profile", profile, "--bins"])
         for probe in PROBES:
-            elf = f"target/{TARGET}/{profile}/probe_{probe}"
+            elf = f"target/{TARGET}/{profile}/size_{probe}"
             text[probe, profile] = text_size(elf)
             fr = frames(elf)
             worst[probe, profile] = max(fr.items(), key=lambda kv: kv[1])
             code, _ = run(elf)
             if code != 0:
-                failed.append(f"probe_{probe} ({profile}) exited with {code} (None: hung)")
+                failed.append(f"size_{probe} ({profile}) exited with {code} (None: hung)")
     say(f"spblas in a {TARGET} image: .text added to the base image (bytes), largest stack frame")
     say()
     say("| image | .text, opt-level 3 | .text, opt-level z | largest frame, 3 | largest frame, z |")
     say("|---|---|---|---|---|")
     for probe in [p for p in PROBES if not p.startswith("base")]:
-        row = [f"`probe_{probe}`"]
+        row = [f"`size_{probe}`"]
         for profile in ("release", "size"):
             add = text[probe, profile] - text[BASE.get(probe, "base"), profile]
             budget = TEXT_BUDGET.get((probe, profile))
             row.append(f"{add}" + (f" (budget {budget})" if budget else ""))
             if budget and add > budget:
-                failed.append(f"probe_{probe} ({profile}) adds {add} bytes of .text, budget {budget}")
+                failed.append(f"size_{probe} ({profile}) adds {add} bytes of .text, budget {budget}")
         for profile in ("release", "size"):
             fn, size = worst[probe, profile]
             row.append(f"{size} (`{fn[:60]}`)")
             if probe in FRAMED and size > FRAME_BUDGET:
-                failed.append(f"probe_{probe} ({profile}): {fn} has a {size}-byte frame, budget {FRAME_BUDGET}")
+                failed.append(f"size_{probe} ({profile}): {fn} has a {size}-byte frame, budget {FRAME_BUDGET}")
         say("| " + " | ".join(row) + " |")
     say()
     for profile in ("release", "size"):

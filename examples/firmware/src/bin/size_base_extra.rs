@@ -1,4 +1,4 @@
-//! Size probe: the base image of `probe_plan` and `probe_triplets` (see `probe_extra.rs`).
+//! Size probe: the base image of `size_plan` and `size_triplets` (see `size_extra.rs`).
 #![no_std]
 #![no_main]
 
@@ -10,4 +10,4 @@ use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
 type T = f32;
 const PROBE: &str = "base";
 
-include!("../probe_extra.rs");
+include!("../size_extra.rs");

@@ -1,4 +1,4 @@
-//! Size probe: the test matrix and a plain row loop, no spblas kernel (see `probe.rs`).
+//! Size probe: csr5 SpMV in `f64` (see `size.rs`).
 #![no_std]
 #![no_main]
 
@@ -7,7 +7,7 @@ use cortex_m_rt::entry;
 use spblas::{Csr, Csr5, Csr5Layout, Exec, Isa, SpMv, formats::csr5::Csr5Aux};
 use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
 
-type T = f32;
-const PROBE: &str = "base";
+type T = f64;
+const PROBE: &str = "csr5";
 
-include!("../probe.rs");
+include!("../size.rs");

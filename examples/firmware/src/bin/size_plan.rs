@@ -1,4 +1,4 @@
-//! Size probe: the rule's SpMV plan in static buffers (`SpmvPlanLayout`, `SpmvPlanView`) and its SpMV in `f32` (see `probe.rs`).
+//! Size probe: the rule's SpMV plan in static buffers (`SpmvPlanLayout`, `SpmvPlanView`) and its SpMV in `f32` (see `size.rs`).
 #![no_std]
 #![no_main]
 
@@ -10,4 +10,4 @@ use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
 type T = f32;
 const PROBE: &str = "plan";
 
-include!("../probe_extra.rs");
+include!("../size_extra.rs");

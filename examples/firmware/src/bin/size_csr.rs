@@ -1,4 +1,4 @@
-//! Size probe: csr SpMV in `f32` (see `probe.rs`).
+//! Size probe: csr SpMV in `f32` (see `size.rs`).
 #![no_std]
 #![no_main]
 
@@ -10,4 +10,4 @@ use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
 type T = f32;
 const PROBE: &str = "csr";
 
-include!("../probe.rs");
+include!("../size.rs");

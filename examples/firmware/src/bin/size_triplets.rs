@@ -1,4 +1,4 @@
-//! Size probe: canonical CSR from triplets (`Csr::from_triplets`) and CSR SpMV in `f32` (see `probe.rs`).
+//! Size probe: canonical CSR from triplets (`Csr::from_triplets`) and CSR SpMV in `f32` (see `size.rs`).
 #![no_std]
 #![no_main]
 
@@ -10,4 +10,4 @@ use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
 type T = f32;
 const PROBE: &str = "triplets";
 
-include!("../probe_extra.rs");
+include!("../size_extra.rs");

@@ -1,4 +1,4 @@
-//! Size probe: csr5 SpMV in `f32` (see `probe.rs`).
+//! Size probe: the test matrix and a plain row loop, no spblas kernel (see `size.rs`).
 #![no_std]
 #![no_main]
 
@@ -8,6 +8,6 @@ use spblas::{Csr, Csr5, Csr5Layout, Exec, Isa, SpMv, formats::csr5::Csr5Aux};
 use spblas_firmware::{GRID, N, NNZ_MAX, exit, spmv_reference, test_matrix};
 
 type T = f32;
-const PROBE: &str = "csr5";
+const PROBE: &str = "base";
 
-include!("../probe.rs");
+include!("../size.rs");
