@@ -728,6 +728,7 @@ fn main() {
         }
     }
     pb.finish_and_clear();
+    println!("\n{}", output::summary(&spmv, &spgemm_rows, nisa > 1));
     let elapsed = started.elapsed();
     eprintln!("suite: measured in {:.0} s", elapsed.as_secs_f64());
     let results = output::Results {

@@ -332,6 +332,71 @@ impl SpgemmRow {
     }
 }
 
+/// Geometric mean of the positive values, and how many there were.
+fn geomean(v: impl Iterator<Item = f64>) -> Option<(f64, usize)> {
+    let (sum, n) = v.filter(|x| *x > 0.0).fold((0.0, 0), |(s, n), x| (s + x.ln(), n + 1));
+    (n > 0).then(|| ((sum / n as f64).exp(), n))
+}
+
+/// The summary: per value type, SIMD path and method, the geometric means over the
+/// matrices of `x rs`, `%bound` (and `x port` with `--isa all`); per value type and path,
+/// those of SpGEMM's `x gus` and `x gus warm`.
+pub fn summary(spmv: &[SpmvRow], spgemm: &[SpgemmRow], widths: bool) -> String {
+    let mut s = String::from("Summary: geometric means over the matrices\n\n");
+    if !spmv.is_empty() {
+        let mut keys: Vec<(&str, &str, &str)> = Vec::new();
+        for r in spmv {
+            if !keys.contains(&(r.prec, r.isa, r.method)) {
+                keys.push((r.prec, r.isa, r.method));
+            }
+        }
+        let port = if widths { " x port |" } else { "" };
+        let port_rule = if widths { "-------:|" } else { "" };
+        s += &format!(
+            "| SpMV method     | prec | isa      | matrices |  x rs | %bound |{port}\n|-----------------|------|----------|---------:|------:|-------:|{port_rule}\n"
+        );
+        for (prec, isa, method) in keys {
+            let rows: Vec<&SpmvRow> =
+                spmv.iter().filter(|r| (r.prec, r.isa, r.method) == (prec, isa, method)).collect();
+            let Some((x, n)) = geomean(rows.iter().filter_map(|r| r.x_base)) else { continue };
+            let bound = geomean(rows.iter().filter_map(|r| Some(r.gbs? / r.bound_gbs)));
+            let bound = bound.map_or("-".into(), |b| format!("{:.0}%", 100.0 * b.0));
+            let port = if widths {
+                format!(
+                    " {:>6} |",
+                    geomean(rows.iter().filter_map(|r| r.x_portable)).map_or("-".into(), |g| sig(g.0))
+                )
+            } else {
+                String::new()
+            };
+            s += &format!(
+                "| {method:<15} | {prec:<4} | {isa:<8} | {n:>8} | {:>5} | {bound:>6} |{port}\n",
+                sig(x)
+            );
+        }
+    }
+    if !spgemm.is_empty() {
+        let mut keys: Vec<(&str, &str)> = Vec::new();
+        for r in spgemm {
+            if !keys.contains(&(r.prec, r.isa)) {
+                keys.push((r.prec, r.isa));
+            }
+        }
+        s += "\n| SpGEMM A·A      | prec | isa      | matrices | x gus | x gus warm |\n|-----------------|------|----------|---------:|------:|-----------:|\n";
+        for (prec, isa) in keys {
+            let rows: Vec<&SpgemmRow> = spgemm.iter().filter(|r| (r.prec, r.isa) == (prec, isa)).collect();
+            let Some((x, n)) = geomean(rows.iter().filter_map(|r| r.x_gustavson)) else { continue };
+            let warm =
+                geomean(rows.iter().filter_map(|r| r.x_gustavson_warm)).map_or("-".into(), |g| sig(g.0));
+            s += &format!(
+                "| level3::spgemm  | {prec:<4} | {isa:<8} | {n:>8} | {:>5} | {warm:>10} |\n",
+                sig(x)
+            );
+        }
+    }
+    s
+}
+
 /// Everything a run measured.
 #[derive(Serialize)]
 pub struct Results {
@@ -463,7 +528,10 @@ impl Results {
     /// the legend and both tables. Returns its path.
     pub fn record(&self, max_products: usize) -> Result<PathBuf, Error> {
         let date = time::OffsetDateTime::now_utc().date();
-        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/records");
+        // The checkout the command runs in, else the one the suite was built from.
+        let here = Path::new("benches/records");
+        let dir =
+            if here.is_dir() { here.to_path_buf() } else { Path::new(env!("CARGO_MANIFEST_DIR")).join(here) };
         let mut path = dir.join(format!("suite-{date}-{}.md", self.machine.slug()));
         let mut k = 2;
         while path.exists() {
@@ -507,6 +575,7 @@ impl Results {
                 writeln!(s, "{}", r.line())?;
             }
         }
+        writeln!(s, "\n## {}", summary(&self.spmv, &self.spgemm, self.widths))?;
         std::fs::write(&path, s)?;
         Ok(path)
     }
