@@ -181,8 +181,8 @@ fn bench_omega<T: Scalar>(
     }
 }
 
-/// CSR → CSR5 conversion next to the row-scalar SpMV it is measured in (issue target:
-/// at most 2 SpMVs), ids `csr5_conversion/<matrix>/<f32|f64>/<what>`: `spmv` the
+/// CSR → CSR5 conversion next to the row-scalar SpMV it is measured in (the target: at
+/// most the time of 2 SpMVs), ids `csr5_conversion/<matrix>/<f32|f64>/<what>`: `spmv` the
 /// baseline, `copy` `Csr5::from_csr` into preallocated buffers (non-temporal stores
 /// from `primitives::scan::STREAM_MIN_BYTES` of output, so the full suite streams and
 /// the small one does not), `in_place` `Csr5Owned::from_csr_owned` (the copy of the
