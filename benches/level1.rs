@@ -12,9 +12,9 @@
 //! comes back before about 256K candidate entries have passed. Fewer pairs measure the
 //! branch predictor, not the method: a current core learns the branches of a few dozen
 //! short inputs timed millions of times. An earlier version of this bench rotated among 64
-//! pairs, and on the AMD VM that made the SPA look 4x faster at `n = 4096`, 128 entries
-//! (340 ns against 1430 over 256 pairs or more; the branch-free merge 600 against 630),
-//! and put the SPA ahead where the merge wins.
+//! pairs, which made the (then branchy) SPA look several times faster than it is and put
+//! it ahead where the merge wins (`benches/records/kernel-notes-2026-11.md`, "Sparse
+//! vector addition methods").
 //!
 //! `cargo bench --bench level1` (all), `cargo bench --bench level1 -- 'add/4x'` (one
 //! density), `-- --warm-up-time 0.5 --measurement-time 1` for a quick pass.

@@ -130,8 +130,9 @@ fn bench_bins_of<T: Scalar + ScanElem>(c: &mut Criterion) {
             let (a, b) = (a.view(), b.view());
             let mut g = c.benchmark_group(format!("bins/{}/ub{m}/n{ncols}", T::NAME));
             g.throughput(Throughput::Elements(2 * products(&a, &b)));
-            // The heap and the merge lose 4-10x from 128 on; above that they would only
-            // make the run long.
+            // The heap and the merge lose by far from 128 on (the `bins` table in
+            // `benches/records/kernel-notes-2026-11.md`); above that they would only make the
+            // run long.
             for method in RowMethod::ALL
                 .into_iter()
                 .filter(|&x| m <= 128 || matches!(x, RowMethod::BitonicEsc | RowMethod::Spa))

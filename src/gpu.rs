@@ -40,14 +40,12 @@ pub const MAX_SIGMA: usize = 16;
 /// the cap [`MAX_SIGMA`]: `sigma = 6` up to 6 entries per row, the row length up to 16,
 /// and 16 beyond.
 ///
-/// The thesis's `<4, 32, 256, 4>` (double precision, nVidia Maxwell) measured 18–80%
-/// slower than the best `sigma` on the H100 (`examples/gpu.rs`, caches flushed before
-/// each run, sweep of 4–16): its `sigma = 4` for short rows and for rows over 256
-/// entries makes four times the tiles of 16, and their fixed cost (descriptor, tile
-/// pointer, one `row_ptr` read, the calibrator's check) shows. With these bounds the
-/// rule's `sigma` was within 30% of the sweep's best on every suite matrix in the same
-/// runs, where the best itself moved between runs by up to 3x on a few matrices
-/// (`rmat`, `uniform_random`, `lp_like`) with nothing changed but buffer placement.
+/// The thesis's `<4, 32, 256, 4>` (double precision, nVidia Maxwell) lost to the best
+/// `sigma` of a sweep on a current GPU: its `sigma = 4` for short rows and for rows over
+/// 256 entries makes four times the tiles of 16, and their fixed cost (descriptor, tile
+/// pointer, one `row_ptr` read, the calibrator's check) shows. These bounds came out of
+/// the sweep (`examples/gpu.rs`; `benches/records/kernel-notes-2026-11.md`, "GPU tile
+/// height").
 pub const SIGMA_BOUNDS: (usize, usize, usize, usize) = (6, 16, 256, 16);
 
 /// Values each [`Kernel::ReadStream`] invocation reads, four loads in flight at a time

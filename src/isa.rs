@@ -258,9 +258,10 @@ fn has_neon() -> bool {
 /// cores and slowed by the Gather Data Sampling mitigation on affected Intel ones, fast
 /// elsewhere. So [`Gathers::detect`] measures instead of asking the vendor: once per
 /// process it times both ways on a table in L1 (about 20 µs), and takes
-/// [`Loads`](Gathers::Loads) where they take at most half the gathers' time. The same
-/// answer picks the CSR row method ([`crate::CsrMethod::choose`]): where gathers are slow,
-/// the row-vector dot products pay off only on rows they read without gathers.
+/// [`Loads`](Gathers::Loads) where they take at most half the gathers' time (what it
+/// measured on two machines: `benches/records/gathers-*.md`). The same answer picks the
+/// CSR row method ([`crate::CsrMethod::choose`]): where gathers are slow, the row-vector
+/// dot products pay off only on rows they read without gathers.
 ///
 /// The CSR kernels (row-vector dot products, the segmented sums' products) always use
 /// hardware gathers where they gather.

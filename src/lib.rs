@@ -16,18 +16,70 @@
 //!   width ([`Isa`], detected unless forced) and the most threads it may use (feature
 //!   `parallel`; the calling thread by default).
 //!
+//! ## Formats
+//!
+//! Every format is a borrowed view built by a validating `new`, with a conversion from
+//! CSR into caller slices (a layout query gives their lengths) and one back, and every
+//! one implements [`SpMv`]:
+//!
+//! | format | view | thesis |
+//! |---|---|---|
+//! | CSR | [`Csr`] | 5.2.4 |
+//! | CSR5 | [`Csr5`] ([`Csr5Layout`]) | chapter 6: tiles of `omega` lanes × `sigma` steps, transposed |
+//! | COO | [`Coo`] | 5.2.3 |
+//! | ELL | [`Ell`] | 5.2.2 (column-major, explicit padding) |
+//! | SELL | [`Sell`] | 5.4.1 (sliced ELL) |
+//! | HYB | [`Hyb`] | 5.3.1 (ELL + COO) |
+//! | JDS | [`Jds`] | jagged diagonals, rows permuted by length |
+//! | DIA | [`Dia`] | 5.2.1 |
+//!
+//! ## SpMV: the entry point
+//!
+//! `y = alpha * A * x + beta * y` is [`SpMv::spmv`], with an [`Exec`] first, on any
+//! format. For a CSR matrix, the usual case:
+//!
+//! - [`Csr`]'s `spmv` (see the quick start below) converts nothing and allocates nothing:
+//!   it runs the CSR method that [`CsrMethod::choose`] picks from a sample of the rows
+//!   and from how this core gathers ([`Gathers`]).
+//! - For a matrix multiplied many times (an iterative solver), build an [`SpmvPlan`]
+//!   once (feature `alloc`), by rule ([`SpmvPlan::new`]) or by timing
+//!   ([`SpmvPlan::tune`], feature `std`), and call its `spmv` the same way:
+//!   [`SpmvChoice::choose`] may also convert to CSR5, CSR5 column panels or DIA where
+//!   that pays, and the plan holds the copies. Without an allocator, [`SpmvPlanLayout`]
+//!   and [`SpmvPlanView`] make the same choice into caller buffers.
+//!
 //! ## Modules
 //! - [`primitives`]: scan, segmented sum, sorts, merges, d-heap (chapter 4).
-//! - [`formats`]: CSR, COO, ELL, HYB, JDS, DIA, SELL views and conversions.
+//! - [`formats`]: the views above and their conversions.
 //! - [`level1`]: sparse vectors ([`level1::SpVec`]), sparse + sparse addition by four
 //!   methods (chapter 7), dot products, axpy, gather/scatter.
-//! - [`level2`]: the [`SpMv`] trait, `y = alpha * A * x + beta * y`, for every format.
+//! - [`level2`]: the [`SpMv`] trait for every format, the CSR methods and the plans.
 //! - [`level3`]: SpGEMM `C = A·B` in CSR (chapter 9): upper bound, binning, per-bin row
 //!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
 //!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`.
-//! - `gpu` (feature `gpu`): SPIR-V modules of the CSR and CSR5 SpMV kernels (rust-gpu).
-//! - `io` (feature `mtx`): Matrix Market read/write.
-//! - `generate` (feature `gen`): deterministic benchmark matrices.
+//! - `gpu`, `io`, `generate`: behind features, below.
+//!
+//! ## Features
+//!
+//! | feature | default | adds |
+//! |---|---|---|
+//! | `std` | yes | runtime NEON detection on AArch64; the choices tuned by timing on this machine ([`CsrMethod::tune`], [`SpmvPlan::tune`], [`AddRule::tune`](level1::AddRule::tune)); on Linux, the opt-in huge page hint for large owned outputs ([`SpgemmConfig::huge_pages`](level3::SpgemmConfig::huge_pages), [`SpmvConfig::huge_pages`]); implies `alloc` |
+//! | `alloc` | | owned variants ([`CsrOwned`], [`Csr5Owned`], [`CooOwned`], [`EllOwned`], [`SellOwned`], [`HybOwned`], [`JdsOwned`], [`DiaOwned`], [`SpVecOwned`](level1::SpVecOwned)), [`SpmvPlan`], and [`level3::spgemm`], `spgemm_reuse`, `galerkin`, `a_at` |
+//! | `heapless` | | `CsrHeapless`: an owned CSR in fixed-capacity storage, for firmware without an allocator |
+//! | `parallel` | | threads for [`Exec::threads`]: the SpMV and SpGEMM kernels run as tasks on the caller's rayon pool; `available_threads` |
+//! | `mtx` | | `io`: Matrix Market read and write (coordinate real/integer/pattern, general/symmetric/skew-symmetric, gzip) |
+//! | `gen` | | `generate`: deterministic, seeded matrices of the thesis's benchmark classes, and the benchmark suite |
+//! | `gpu` | | `gpu`: SPIR-V modules of the CSR and CSR5 SpMV kernels (rust-gpu) with bindings and dispatch metadata; no runtime |
+//!
+//! Without default features the crate is `no_std` with no allocator: every view,
+//! conversion and kernel works on caller buffers.
+//!
+//! ## More in the README
+//!
+//! The README's sections *The two commands* (the benchmark suite and the test suite),
+//! *From C*, *From WebAssembly*, *On a microcontroller*, *Formats* (the invariants each
+//! `new` checks), *SpGEMM*, *GPU kernels*, *Measured* (against other libraries, tables
+//! in `benches/records/`) and *Thesis map*.
 //!
 //! ## Quick start
 //! ```

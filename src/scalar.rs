@@ -201,10 +201,10 @@ impl_index!(u64);
 impl_index!(usize);
 
 /// `if c { a } else { b }` on the bits, without a branch: LLVM turns a float select on
-/// unpredictable data into a jump, which mispredicts half the time (the merge of
-/// `level1`: 8 ns per output entry against about 1 branch-free). Used by `level1`'s
+/// unpredictable data into a jump, which mispredicts half the time. Used by `level1`'s
 /// merge and SPA. (SpGEMM's row SPA keeps its branch: its rows see mostly fresh
-/// columns, so it predicts well, and `pick` there cost 3% on `uniform_random`.)
+/// columns, so it predicts well.) Measurements: `benches/records/kernel-notes-2026-11.md`,
+/// "Branch-free selects in level 1".
 #[inline(always)]
 pub(crate) fn pick<T: Scalar>(c: bool, a: T, b: T) -> T {
     // `black_box` hides that the mask comes from a comparison, or LLVM rebuilds the

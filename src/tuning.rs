@@ -7,7 +7,8 @@
 use crate::level3::RowMethod;
 
 /// The crate's tuning thresholds ([`TUNING`]). Each field says which kernel reads it; the
-/// reasons and measurements are on the constants it mirrors, in the kernels' modules.
+/// reasons are on the constants it mirrors, in the kernels' modules, and the measurements
+/// in `benches/records/`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Tuning {

@@ -1,13 +1,14 @@
 //! Page hints for large owned outputs (feature `std`, Linux): transparent huge pages,
 //! for SpGEMM outputs when the caller asks (`SpgemmConfig::huge_pages`).
 //!
-//! A fresh output array is mapped a page at a time on first touch. On the development VM
-//! that first touch of `poisson2d`'s 156 MB `A²` (38,000 faults of 4 KiB pages) cost
-//! more than the product's own arithmetic. Where the kernel runs transparent huge pages
-//! in `madvise` mode (the default of most distributions), `MADV_HUGEPAGE` asks it to
-//! back the range with 2 MiB pages instead: 512 times fewer faults. (On a virtual
-//! machine that reports free 2 MiB blocks to its host the same pages can cost more, which
-//! is why the hint is the caller's choice.)
+//! A fresh output array is mapped a page at a time on first touch: for a large SpGEMM
+//! output (`poisson2d`'s 156 MB `A²`, 38,000 faults of 4 KiB pages) that can cost more
+//! than the product's own arithmetic (`benches/records/kernel-notes-2026-11.md`, "Huge
+//! pages for SpGEMM outputs"). Where the kernel runs transparent huge pages in `madvise`
+//! mode (the default of most distributions), `MADV_HUGEPAGE` asks it to back the range
+//! with 2 MiB pages instead: 512 times fewer faults. (On a virtual machine that reports
+//! free 2 MiB blocks to its host the same pages can cost more, which is why the hint is
+//! the caller's choice.)
 
 /// Asks the kernel to back `v`'s allocation (its capacity, used or not) by transparent
 /// huge pages. Only a hint: contents, addresses and validity stay as they are, a refusal
@@ -19,9 +20,9 @@
 /// pages: a narrower range splits the allocator's mapping in three, and `mremap` (how
 /// glibc's `realloc` grows and shrinks a large block in place) refuses a range that spans
 /// several mappings, so every later growth became a copy into fresh 4 KiB pages
-/// (`poisson2d` `A²` 121 → 205 ms on the development VM). Widened, the mapping stays one,
-/// keeps the hint as it grows, and the kernel puts huge pages wherever 2 MiB-aligned
-/// stretches of it allow.
+/// (`benches/records/kernel-notes-2026-11.md`, "Huge pages for SpGEMM outputs").
+/// Widened, the mapping stays one, keeps the hint as it grows, and the kernel puts huge
+/// pages wherever 2 MiB-aligned stretches of it allow.
 pub(crate) fn advise_huge<X>(v: &alloc::vec::Vec<X>) {
     #[cfg(not(all(feature = "std", target_os = "linux", not(miri))))]
     let _ = v;

@@ -5,19 +5,17 @@
 
 /// How far ahead, in entries, the SpMV loops that stream `vals` and `col_idx` prefetch
 /// them: the CSR5 tile loop (4 KiB of `f64` values: two AVX-512 tiles of 8 × 32, 2 KiB
-/// of `f32`) and the CSR row loop's short rows. Measured on the dev VM: for CSR5 against
-/// one, two, four and eight AVX-512 tiles ahead, two was best or within noise on every
-/// class and eight lost 5–20% on irregular matrices; for the row loop against 128, 256
-/// and 1024 entries, 512 and 1024 tied and the shorter distances gave back a third to
-/// half of the gain on Poisson 2D.
+/// of `f32`) and the CSR row loop's short rows. Far enough that a line arrives before the
+/// loop does, near enough that it is not evicted first: shorter distances gave back part
+/// of the gain, longer ones lost on irregular matrices
+/// (`benches/records/kernel-notes-2026-11.md`, "Stream prefetch distance").
 pub(crate) const PF_AHEAD: usize = 512;
 
 /// How far ahead, in entries, the CSR5 tile loop prefetches `x` at the columns it will
-/// gather (where [`Lanes::PREFETCH_X`](crate::arch::generic::spmv_csr5::Lanes::PREFETCH_X) asks). Measured
-/// on the dev VM, AVX-512 `lp_like` against 32, 64, 128, 256 and 512: 32 to 128 took
-/// CSR5 from 1.2–1.4x to 1.55–1.61x the row-scalar loop (64 best in both precisions),
-/// 256 gave a fifth of it back, 512 was slower than no hints (the lines it brings in
-/// push out of L1 the ones still to be read).
+/// gather (where [`Lanes::PREFETCH_X`](crate::arch::generic::spmv_csr5::Lanes::PREFETCH_X)
+/// asks): far enough to hide a miss, short enough that the lines it brings in do not push
+/// out of L1 the ones still to be read (`benches/records/kernel-notes-2026-11.md`, "x
+/// prefetch distance").
 pub(crate) const PF_X_AHEAD: usize = 64;
 
 /// Asks for the cache line holding `slice[index]` ahead of its use. A hint: it reads

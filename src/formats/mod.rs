@@ -228,10 +228,9 @@ pub(crate) fn any_at_or_above<I: Index>(v: &[I], bound: usize) -> bool {
 /// `p - stride`) if every slot is valid — padding holds a zero value, no real slot
 /// follows padding in its row, every real column is below `ncols` — else `None`:
 /// branch-free passes (vectorised) over blocks of slots, so that only an invalid layout
-/// pays the slot loop that names its first violation. `Sell::new` on the suite matrices
-/// (development VM, slice height 8): `poisson2d` 6.3 → 4.8–6.0 ms, `banded` 4.2 → 2.7 ms,
-/// `rmat` 142 → 62–83 ms. (`Ell::new` keeps its one slot loop: one slice as tall as the
-/// matrix measured slower this way, 6–7 ms against 4.0 on `poisson2d`.)
+/// pays the slot loop that names its first violation. (`Ell::new` keeps its one slot
+/// loop: one slice as tall as the matrix ran slower this way.) Measurements:
+/// `benches/records/kernel-notes-2026-11.md`, "Validation passes of the formats".
 pub(crate) fn padded_slots<T: crate::Scalar, I: Index>(
     col_idx: &[I],
     vals: &[T],

@@ -91,7 +91,8 @@ impl AddMethod {
     /// The heap method, the thesis's choice for short rows on a GPU (where a thread
     /// group runs it in scratchpad memory), loses everywhere on one CPU core (`O(m log m)`
     /// against the `O(m)` merge). It stays available to force (and for other machines).
-    /// The numbers are in the [module docs](super#choosing-the-addition-method); the
+    /// Why: the [module docs](super#choosing-the-addition-method); the numbers:
+    /// `benches/records/kernel-notes-2026-11.md`, "Sparse vector addition methods". The
     /// crossovers move between machines, and [`AddRule::tune`] (feature `std`) fits them
     /// to this one.
     pub fn choose(isa: Isa, nnz_x: usize, nnz_y: usize, n: usize) -> AddMethod {
@@ -321,8 +322,8 @@ fn spa<T: Scalar, I: Index, S: Scale<T>>(
         }
         let bit = 1u64 << (i % 64);
         // Whether `x` has `i` is a coin toss for the branch predictor: `pick`, not a
-        // branch, which mispredicted on about half the entries of random inputs (AMD VM,
-        // n = 1024, 512 entries each: 3.3 us a call, 1.6 with `pick`).
+        // branch, which mispredicted on about half the entries of random inputs
+        // (`benches/records/kernel-notes-2026-11.md`, "Branch-free selects in level 1").
         dense[i] = pick(marks[cur] & bit != 0, dense[i] + v, v);
         acc |= bit;
     }
@@ -612,8 +613,8 @@ fn merge_chains<const C: usize, T: Scalar, I: Index + Key, S: Scale<T>>(
         (rest_i, rest_v) = (ti, tv);
         Run::new(&xi[a0..a1], &xv[a0..a1], &yi[b0..b1], &yv[b0..b1], ci, cv)
     };
-    // The chains as separate locals (an array of them keeps them in memory and runs ~5x
-    // slower), stepped while all are live; each then finishes alone.
+    // The chains as separate locals (an array of them keeps them in memory, a store and
+    // a load per step), stepped while all are live; each then finishes alone.
     let mut counts = [0usize; C];
     if C == 2 {
         let (mut r0, mut r1) = (run(0), run(1));

@@ -21,9 +21,10 @@ use super::AddMethod;
 /// 3. else [`Merge`](AddMethod::Merge).
 ///
 /// The heap method has no place: on one CPU core it loses to the merge at every length
-/// measured (module docs). [`AddRule::DEFAULT`] is the fixed rule behind
-/// [`AddMethod::choose`]; [`AddRule::tune`] fits the thresholds to this machine, since
-/// the crossovers move between CPUs (the module docs show two that disagree).
+/// measured. [`AddRule::DEFAULT`] is the fixed rule behind [`AddMethod::choose`];
+/// [`AddRule::tune`] fits the thresholds to this machine, since the crossovers move
+/// between CPUs (`benches/records/kernel-notes-2026-11.md`, "Sparse vector addition
+/// methods", has two that disagree).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct AddRule {
     /// Dimension up to which the SPA is used whatever `m`.
@@ -42,9 +43,10 @@ pub struct AddRule {
 }
 
 impl AddRule {
-    /// The fixed rule, fitted on two machines (module docs): the SPA in dimensions up to
-    /// 64, and up to 2^19 where `n <= 4 m`; the register ESC for `16 <= m <= 32` with
-    /// `n >= 4 m`; the merge otherwise.
+    /// The fixed rule, fitted on two machines (`benches/records/kernel-notes-2026-11.md`,
+    /// "Sparse vector addition methods"): the SPA in dimensions up to 64, and up to 2^19
+    /// where `n <= 4 m`; the register ESC for `16 <= m <= 32` with `n >= 4 m`; the merge
+    /// otherwise.
     pub const DEFAULT: AddRule = AddRule {
         spa_small_n: 64,
         spa_max_n: 1 << 19,
@@ -133,10 +135,10 @@ mod tune {
     /// most [`MAX_PAIRS`]. Calls run through them in turn, so no pair comes back before
     /// about 256K candidate entries (64K below 8 entries per input) have passed. The
     /// branch predictor of a current core learns the branches of a few dozen short
-    /// inputs timed over and over, which no stream of distinct additions gets: on the
-    /// AMD VM the (then branchy) SPA at `n = 4096`, 128 entries, took 340 ns per call
-    /// over 64 pairs and 1430 over 256 or more, while the branch-free merge stayed at
-    /// 600–630. `benches/level1.rs` uses the same count.
+    /// inputs timed over and over, which no stream of distinct additions gets, and a
+    /// branchy method then looks several times faster than it is
+    /// (`benches/records/kernel-notes-2026-11.md`, "Sparse vector addition methods").
+    /// `benches/level1.rs` uses the same count.
     fn pairs(nnz: usize) -> usize {
         ((1 << 17) / nnz.max(1)).clamp(1, MAX_PAIRS)
     }

@@ -13,8 +13,9 @@ use crate::{DimError, Exec, Index, Scalar};
 /// Rows per block, shared by the ELL, SELL, JDS and DIA loops. Each slot column (jagged
 /// diagonal, diagonal) of a block is a run of up to `ROW_BLOCK` adjacent slots, and a
 /// block interleaves as many runs as the matrix is wide; runs of a few KiB keep the
-/// hardware prefetchers streaming (measured on a 39-wide banded matrix: 128 rows ran
-/// 2-3 times slower than 512, and 1024 gained little more). The accumulators take
+/// hardware prefetchers streaming, where shorter ones ran slower
+/// (`benches/records/kernel-notes-2026-11.md`, "Row blocks of the padded formats"). The
+/// accumulators take
 /// `ROW_BLOCK * size_of::<T>()` bytes of stack: 4 KiB for `f64`, 2 KiB for `f32`.
 /// Without `std` (firmware, whose stacks can be a few KiB) blocks are 64 rows, 512 bytes
 /// at most. The block size never changes results: each row's order of additions is fixed.

@@ -4,7 +4,7 @@
 //!
 //! [`CsrMethod::choose`] picks among the CSR methods only, because `SpMv for Csr` may not
 //! allocate or convert. Yet on the irregular matrices CSR5 leads all of them (thesis Fig.
-//! 8.9–8.11; here 1.3–1.8x the conversion-free pick on the AVX-512 machines measured), and
+//! 8.9–8.11, and here on the AVX-512 machines measured: `benches/records/peers-*`), and
 //! its conversion costs about one SpMV, which an iterative solver repays in its first
 //! products. Where `x` is wide and read at random by long rows (LP constraint matrices),
 //! the plan also blocks for the cache: CSR5 on column panels whose stretch of `x` stays in
@@ -83,12 +83,9 @@ fn dia_like<T: Scalar, I: Index>(a: &Csr<'_, T, I>) -> bool {
 /// The bytes of `x` one column panel of [`SpmvChoice::choose`] reads: 512 KiB, half the
 /// L2 cache of an AMD Zen 4 core and a quarter of an Intel Sapphire Rapids one.
 ///
-/// Measured on `lp_like` (4096 × 1M, 2500 entries a row; AVX2 and AVX-512, the dev VM's
-/// Intel Xeon with 2 MiB of L2, medians of 40 alternating with one CSR5): panels of
-/// 256 KiB, 512 KiB and 1 MiB of `f32` ran level, 7.9–8.7 ms against 20.8–28 ms for one
-/// CSR5; of `f64` panels of 512 KiB and 1 MiB ran level, 12.0–14.2 ms against 27–35 ms,
-/// and of 2 MiB 17.5–18.4 ms. Random reads of an `x` of 8 MiB measured 3.1 ns apiece
-/// by AVX-512 gathers there, of 1.6 MiB 1.4 ns.
+/// Random reads of `x` by gathers cost about twice as much once `x` outgrows L2, and
+/// panels from 256 KiB to 1 MiB ran level on a wide LP matrix, well ahead of one CSR5
+/// (`benches/records/kernel-notes-2026-11.md`, "Column panels of the SpMV plan").
 pub(crate) const PANEL_BYTES: usize = 512 << 10;
 
 /// The columns of one panel of [`SpmvChoice::choose`] for values of type `T`:
@@ -102,21 +99,20 @@ pub(crate) const fn panel_columns<T>() -> usize {
 /// rows (reads and writes `y`, closes their segments), which the reads of `x` it saves
 /// must repay. The split needs 3 in 8 entries, sampled by position, in such rows.
 ///
-/// Measured as [`PANEL_BYTES`]: on the square irregular matrices of the suite (`rmat`,
-/// `dc2_like`, `uniform_random`: about one entry a row in each panel) panels lost to one
-/// CSR5; on `lp_like` (long rows in every panel) they won by 2x and more, and on `rmat`,
-/// with a heavy tail of long rows, in `f32` (`examples/suite.rs --only spmv`). With a
-/// share `p` of the entries gaining about 3x and the rest losing to 0.7x, panels pay
-/// from `p` ≈ 0.4. This is the AVX2 threshold; AVX-512 takes
+/// On the square irregular matrices of the suite (about one entry a row in each panel)
+/// panels lost to one CSR5; on `lp_like` (long rows in every panel) they won, and on
+/// `rmat`, with a heavy tail of long rows, in `f32`. With a share `p` of the entries
+/// gaining and the rest losing at the ratios measured, panels pay from `p` ≈ 0.4, hence 3
+/// in 8 (`examples/suite.rs --only spmv`; `benches/records/kernel-notes-2026-11.md`,
+/// "Column panels of the SpMV plan"). This is the AVX2 threshold; AVX-512 takes
 /// [`PANEL_MIN_ROW_AVX512`].
 pub(crate) const PANEL_MIN_ROW: usize = 32;
 
 /// [`PANEL_MIN_ROW`] on AVX-512, whose tile loop closes a step's segments without a
 /// branch per row (`vcompress`), so that running every row in every panel costs it less
-/// than it costs AVX2. Measured on `rmat` `f64` (44% of its entries in rows of 256 or
-/// more), panels against one CSR5 in alternating blocks won on AVX-512 and lost on AVX2
-/// (`examples/suite.rs --only spmv`). Halving the threshold moves no other suite matrix:
-/// `dc2_like` has 15% of its entries in rows of 128 or more, the rest none or nearly all.
+/// than it costs AVX2: on `rmat` `f64` panels won against one CSR5 on AVX-512 and lost on
+/// AVX2, and halving the threshold moves no other suite matrix
+/// (`benches/records/kernel-notes-2026-11.md`, "Column panels of the SpMV plan").
 pub(crate) const PANEL_MIN_ROW_AVX512: usize = 16;
 
 /// The per-panel row threshold of [`SpmvChoice::choose`]'s panel rule on `isa`.
@@ -181,32 +177,25 @@ impl SpmvChoice {
     ///   NEON, and for `u16` indices, whose CSR5 tiles run the portable kernel on every
     ///   width (and hold fewer than 32 768 rows).
     ///
-    /// Why (speedups over the row-scalar loop in one suite run per machine and width,
-    /// `examples/suite.rs --only spmv`; tables in `benches/records/`):
-    /// - On AVX-512, CSR5 led the conversion-free pick on `rmat`, `dc2_like` and
-    ///   `lp_like` in both precisions on both machines measured: 1.10–1.79x on the AMD
-    ///   development VM, 1.03–2.6x on the Xeon device host. On AVX2 `f32` (AMD VM, three
-    ///   runs) it led on all three by 1.06–1.36x. On AVX2 `f64` tiles of one register
-    ///   (4 lanes) lost `dc2_like` to the segmented sum in every run (0.55–0.98 against
-    ///   0.82–1.29x row-scalar); with two registers per step
-    ///   ([`omega_for`](crate::formats::csr5::omega_for): 8 lanes) CSR5 led `dc2_like`
-    ///   (1.11 against 0.97x) and `rmat` (1.26 against 0.94x), and ran within 10% of
-    ///   row-vector on `lp_like`, whose long rows stream at 70–80% of the read bandwidth
-    ///   either way.
-    /// - On `poisson3d_27` (27 entries a row in nine runs of three) CSR5 led row-vector
-    ///   by 1.08–1.6x on every machine and width measured; on `banded`, `dense` and
-    ///   `block_diagonal` (rows of one run) row-vector reads `x` by plain loads and led
-    ///   CSR5 by up to 1.9x, as it did on the short rows of `poisson2d`. (On the Intel
-    ///   dev VM CSR5 led row-vector on `dense` `f64` by 1.1–1.25x, until row-vector read
-    ///   the runs of canonical rows without `col_idx`: now 1.35–1.5x ahead.)
+    /// Why (suite runs per machine and width, `examples/suite.rs --only spmv`; the
+    /// speedups in `benches/records/kernel-notes-2026-11.md`, "SpMV plan rule", and the
+    /// peer and gather tables in `benches/records/`):
+    /// - On the irregular matrices (`rmat`, `dc2_like`, `lp_like`) CSR5 led the
+    ///   conversion-free pick on AVX-512 and on AVX2, once AVX2 tiles had 8 lanes (two
+    ///   registers per step, [`omega_for`](crate::formats::csr5::omega_for)): tiles of
+    ///   one AVX2 `f64` register lost `dc2_like` to the segmented sum.
+    /// - Rows of 27 in nine runs of three (`poisson3d_27`) go to CSR5, which led
+    ///   row-vector on every machine and width measured; rows of one run (`banded`,
+    ///   `dense`, `block_diagonal`) and the short rows of `poisson2d` stay with
+    ///   row-vector, which reads their `x` by plain loads.
     /// - Uneven short rows near the diagonal (`circuit_like`, `dc2_like`, `rmat_s14` of
-    ///   the peer suite) went by the gathers too: with hardware gathers CSR5 led
-    ///   row-vector, with loads it tied or trailed row-scalar (`benches/records/peers-*`).
-    /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went
-    ///   by the gathers: row-vector led where CSR5 reads `x` by a load per lane, CSR5
+    ///   the peer suite) went by the gathers: with hardware gathers CSR5 led row-vector,
+    ///   with loads it tied or trailed row-scalar (`benches/records/peers-*`).
+    /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went by
+    ///   the gathers too: row-vector led where CSR5 reads `x` by a load per lane, CSR5
     ///   where the CPU gathers in hardware (`benches/records/gathers-*`).
-    /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like` (AMD VM:
-    ///   0.44–0.92x row-scalar), so portable and NEON (not measured) keep CSR.
+    /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like`, so
+    ///   portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
         if dia_like(a) {
             return SpmvChoice::Dia;
@@ -566,23 +555,16 @@ mod owned {
         /// back their entry arrays of 8 MiB or more by transparent huge pages
         /// (`madvise(MADV_HUGEPAGE)` before the first write; feature `std` on Linux,
         /// elsewhere nothing). Off by default. The results are the same either way; the
-        /// speed depends on the machine (development VM, AVX-512, one core, copies built
-        /// alternately in one process, blocks after warm-ups):
+        /// speed depends on the machine (`benches/records/kernel-notes-2026-11.md`,
+        /// "Huge pages for the SpMV plan's copies"):
         ///
-        /// - The SpMV gains where 4 KiB pages cost it: `poisson3d_27` CSR5 `f64` 6.4–6.5 →
-        ///   5.5–5.7 ms, `f32` 2.8–3.7 → 2.7 ms (copies on 4 KiB pages differ from copy to
-        ///   copy, 3.7, 3.3 and 2.8 ms; copies on huge pages do not); the irregular
-        ///   matrices 1–8% (`rmat` `f64` 20.3 → 19.5 ms, `dc2_like` 17.8 → 16.4).
-        /// - Building, back to back, spends less on page faults: `poisson3d_27` `f64`
-        ///   42 → 25 ms, `rmat` 61 → 41, `dc2_like` 47 → 29. On a 16-core Intel
-        ///   Xeon (one core, two processes) the same, the first build in a process
-        ///   included (`poisson3d_27` 43–65 → 25–40 ms, `rmat` 63–76 → 43–49), and the
-        ///   SpMV level (within −6% and +2%).
+        /// - The SpMV gains where 4 KiB pages cost it (TLB misses, and page placement that
+        ///   varies from copy to copy), and building back to back spends less on page
+        ///   faults.
         /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
         ///   the host (free page reporting; see `SpgemmConfig::huge_pages`), huge pages
         ///   touched first in a process, or after a pause, must be backed again by the
-        ///   host: there the first build in a process took 85–259 ms against 55–100, and
-        ///   builds 3 s apart 31–146 ms against 49–97.
+        ///   host, and building took longer.
         ///
         /// Turn it on for a plan that runs many products (an iterative solver), after
         /// measuring on the target machine.

@@ -47,34 +47,14 @@
 //! | `Medium` | up to [`Tuning::spgemm_medium_max`](crate::Tuning::spgemm_medium_max) (256) | [`Tuning::spgemm_medium_method`](crate::Tuning::spgemm_medium_method): bitonic ESC; SPA when the referenced rows of `B` span at most `ub` columns (tested per row, unless a sample shows the rows of `B` that rows of `A` reference lying far apart) |
 //! | `Long` | above | [`Tuning::spgemm_long_method`](crate::Tuning::spgemm_long_method): SPA |
 //!
-//! `benches/spgemm.rs`, group `bins` (`A·B`, `A` uniform random `n/m x 4096` with `r`
-//! entries per row, `B` uniform random `4096 x ncols` with `m / r`, about 2^18
-//! products; every row forced onto each method; one shared x86-64 core with AVX-512,
-//! f64/u32, median ms; the two cores were shared, and repeat runs moved single cells by
-//! up to 50%, the ESC/SPA order at 8 and 256 included):
-//!
-//! | ub | ncols | heap | bitonic ESC | merge | SPA |
-//! |---|---|---|---|---|---|
-//! | 8 | 4K | 4.5 | 2.9 | 3.5 | **2.1** |
-//! | 8 | 1M | 4.1 | **2.4** | 9.3 | 2.2–9.9 |
-//! | 32 | 4K | 12.6 | **3.2** | 8.6 | 3.8 |
-//! | 32 | 1M | 7.6 | **1.4** | 4.0 | 2.3 |
-//! | 128 | 4K | 9.7 | **1.8** | 6.0 | 2.5 |
-//! | 128 | 1M | 8.3 | **1.1** | 4.2 | 1.7 |
-//! | 256 | 4K | | **2.0** | | 2.1 |
-//! | 256 | 1M | | **2.2** | | 2.5 |
-//! | 512 | 4K | | 2.7 | | **1.9** |
-//! | 512 | 1M | | 2.4 | | **1.6** |
-//! | 2048 | 4K | | 3.4 | | **2.3** |
-//! | 2048 | 1M | | 3.4 | | **2.3** |
-//!
-//! The heap (`O(m log m)`) and the merge (`O(m)` per row of `A`) never win. Random columns
-//! are the sorting network's best case (few duplicates); on a stencil `A²` (suite
-//! `poisson2d`, upper bound about 25, half of the products duplicates) the SPA was 2x
-//! faster than the ESC on short rows, hence the SPA for `Short` — but on random and
-//! power-law graphs (suite `uniform_random`, `dc2_like`: short rows spanning almost every
-//! column) each SPA update misses the cache, and the ESC made the whole `A²` 1.5x / 1.1x
-//! faster, hence the short bin's sampled span test
+//! Why (`benches/spgemm.rs`, group `bins`, every row forced onto each method; the tables
+//! in `benches/records/kernel-notes-2026-11.md`, "SpGEMM bin kernels"): the heap
+//! (`O(m log m)`) and the merge (`O(m)` per row of `A`) never won. Random columns are the
+//! sorting network's best case (few duplicates); on a stencil `A²` (half of the products
+//! duplicates) the SPA beat the ESC on short rows, hence the SPA for `Short` — but on
+//! random and power-law graphs (short rows spanning almost every column) each SPA update
+//! misses the cache and the ESC made the whole `A²` faster, hence the short bin's
+//! sampled span test
 //! ([`Tuning::spgemm_short_spread_method`](crate::Tuning::spgemm_short_spread_method)). On
 //! a band (upper bound 289, 9 products per entry of `C`) the SPA won on medium rows too,
 //! hence the medium bin's per-row span test: the ESC sorts all `m` candidates, the SPA only
@@ -124,7 +104,10 @@ pub struct SpgemmConfig {
     ///   `A²`, and the hint cut them, on one thread and on 16.
     /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
     ///   the host (free page reporting), huge pages touched after a pause must be backed
-    ///   again by the host, and products a few seconds apart ran 2–3x slower with it.
+    ///   again by the host, and products a few seconds apart ran slower with it.
+    ///
+    /// Measurements: `benches/records/kernel-notes-2026-11.md`, "Huge pages for SpGEMM
+    /// outputs".
     ///
     /// Turn it on for back-to-back products, or after measuring on the target machine.
     pub huge_pages: bool,

@@ -119,15 +119,15 @@ fn end_row<I: Index, T>(
 /// summed into known output slots, no marker bits, no sort, no staging copy; the values
 /// are the accumulator's bit for bit. After 256 such rows the rows of `B` get pattern ids
 /// (neighbours with equal column offsets share one), and a plan then checks a row of `B`
-/// by its id instead of its columns. Suite `A²`, one core, against the same build
-/// without plans: `poisson2d` 145 → 120 ms, `poisson3d_27` 460 → 386 ms, `banded` 120
-/// → 100 ms, `block_diagonal` 104 → 83–90 ms; the spread matrices unchanged.
+/// by its id instead of its columns. Row plans save the marking and sorting on stencils,
+/// bands and blocks, and cost the spread matrices nothing measurable.
 ///
-/// (Earlier versions, measured on the suite: upper-bound room for rows up to 256
-/// products and a fixed room of 256 per longer row, as the thesis's GPU code, held 2.8x
-/// to 7x the precise bytes (banded `A²`: `nnz(Ĉ)` is 9x `nnz(C)`), and writing rows
-/// into fixed rooms then packing them cost 3x in page faults; counting long rows exactly
-/// first made it slower than a plain Gustavson loop.)
+/// (Earlier versions: upper-bound room for rows up to 256 products and a fixed room of
+/// 256 per longer row, as the thesis's GPU code, held several times the precise bytes
+/// (banded `A²`: `nnz(Ĉ)` is 9x `nnz(C)`), and writing rows into fixed rooms then
+/// packing them cost more in page faults; counting long rows exactly first made it slower
+/// than a plain Gustavson loop.) Measurements: `benches/records/kernel-notes-2026-11.md`,
+/// "SpGEMM output allocation".
 ///
 /// With more than one thread (feature `parallel`), the rows of `A` are cut into
 /// contiguous ranges holding about equal shares of the candidate products (the upper
@@ -190,8 +190,8 @@ pub(crate) fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
 /// `c`'s arrays are cleared and refilled, growing only where the new product is larger,
 /// and they keep their capacity (no shrink). A product repeated on a pattern that does
 /// not grow (AMG setup, time steps) then writes to memory already faulted in instead of
-/// fresh pages: on the development VM the first touch of `poisson2d`'s 156 MB `A²` cost
-/// more than the product's own computation.
+/// fresh pages, whose first touch can cost more than the product's own computation
+/// (`benches/records/kernel-notes-2026-11.md`, "Huge pages for SpGEMM outputs").
 ///
 /// ```
 /// use spblas::level3::{SpgemmConfig, spgemm_reuse};

@@ -34,9 +34,9 @@ pub enum RowMethod {
     /// most 32 candidates (and `B` of at most `2^27 - 1` columns) never leaves the
     /// registers: its columns become 32-bit keys `column << 5 | slot`, sorted by a
     /// 15-step network over two `zmm`, the values fetched by slot, equal columns summed by
-    /// a shift-and-masked-add scan and compressed out (`vpcompress`) — suite `A²`, one
-    /// core: the hybrid 3–11% faster on `uniform_random` and `dc2_like` than with the
-    /// in-memory network.
+    /// a shift-and-masked-add scan and compressed out (`vpcompress`), faster than the
+    /// in-memory network on the suite's `A²` (`benches/records/kernel-notes-2026-11.md`,
+    /// "SpGEMM row kernels").
     BitonicEsc,
     /// Add the scaled rows of `B` into the result one after the other with the
     /// branch-free merge of 7.4.3 (the merge method of 9.4.2, serially). Needs `B`
@@ -51,9 +51,9 @@ pub enum RowMethod {
     /// `Isa` beyond) — so a short row in a wide matrix does not pay for
     /// the width. A row of a canonical `B` whose columns are consecutive (bands, dense
     /// blocks; at least 8 of them) is added as one run: marker bits a word at a time,
-    /// values by one loop over consecutive slots (suite `A²`, one core: `banded` 1.9x,
-    /// `block_diagonal` 2.6x faster than per product). Rows of `A` and `B` may be in any
-    /// order.
+    /// values by one loop over consecutive slots, faster than per product on bands and
+    /// blocks (`benches/records/kernel-notes-2026-11.md`, "SpGEMM row kernels"). Rows of
+    /// `A` and `B` may be in any order.
     Spa,
 }
 
@@ -606,7 +606,7 @@ fn spa_sorted_out<T: Scalar, I: Index + Key>(
 
 /// The SPA sorts up to this many recorded columns by insertion: they come in as runs
 /// of sorted rows of `B`, few places apart, where the bitonic network's fixed stages cost
-/// more (suite `poisson2d` `A²`, 13 columns a row: 3% faster on the whole product).
+/// more (`benches/records/kernel-notes-2026-11.md`, "SpGEMM row kernels").
 pub(crate) const SPA_INSERTION_MAX: usize = 32;
 
 /// Sorts `v` ascending by insertion (for [`SPA_INSERTION_MAX`] entries at most).

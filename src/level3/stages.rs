@@ -13,7 +13,8 @@ use super::RowMethod;
 pub(crate) const SHORT_MAX: usize = 32;
 
 /// Upper bound up to which a row is [`Bin::Medium`]; above it a row is [`Bin::Long`].
-/// The bitonic ESC beat the SPA up to 256 candidates and lost from 512 on (module docs).
+/// The bitonic ESC beat the SPA up to 256 candidates and lost from 512 on
+/// (`benches/records/kernel-notes-2026-11.md`, "SpGEMM bin kernels").
 pub(crate) const MEDIUM_MAX: usize = 256;
 
 /// The method of the [`Bin::Short`] rows — unless the rows of `B` they reference spread
@@ -22,10 +23,9 @@ pub(crate) const SHORT_METHOD: RowMethod = RowMethod::Spa;
 /// The method of the [`Bin::Short`] rows when a sample of them shows the rows of `B`
 /// they reference spanning more than [`SHORT_SPA_SPAN`] columns (median): then each SPA
 /// update lands on a cache line of its own in a dense array as wide as `C`, while the
-/// bitonic ESC sorts its few candidates in registers. Measured on the suite's `A²`
-/// (one core, the whole product): `uniform_random` (median span 930K columns) 1.17 s
-/// with the SPA against 0.77 s with the ESC; `poisson2d` (span 4K) 0.19 s against
-/// 0.26 s, hence the span test.
+/// bitonic ESC sorts its few candidates in registers. On the suite's `A²` the ESC won on
+/// `uniform_random` (median span 930K columns) and lost on `poisson2d` (span 4K), hence
+/// the span test (`benches/records/kernel-notes-2026-11.md`, "SpGEMM bin kernels").
 pub(crate) const SHORT_SPREAD_METHOD: RowMethod = RowMethod::BitonicEsc;
 /// The median span (columns) of the referenced rows of `B` above which short rows take
 /// [`SHORT_SPREAD_METHOD`]: 16K columns, a dense window of 128 KiB of `f64`, about one
@@ -168,16 +168,18 @@ pub(crate) struct Sample {
     /// Whether the rows of `B` that a row of `A` references lie far apart: the median
     /// span of the sampled rows' own columns is above [`PREFETCH_SPAN`]. Then the row
     /// loops prefetch those rows ahead, and medium rows take [`MEDIUM_METHOD`] without
-    /// their own span test (whose reads of far rows of `B` cost 13% of `dc2_like`'s `A²`,
-    /// and which sends rows of such products to the ESC anyway).
+    /// their own span test, whose reads of far rows of `B` miss the cache and which sends
+    /// rows of such products to the ESC anyway (`benches/records/kernel-notes-2026-11.md`,
+    /// "SpGEMM bin kernels").
     pub spread: bool,
 }
 
 /// Rows of `B` that one row of `A` references may lie this far apart (median over a
 /// sample) before the row loops prefetch them: closer ones (stencils, bands; about 2K
 /// for the suite's `poisson2d`) come through the caches in order, and prefetching them
-/// measured 3-4% slower; on `uniform_random` and `dc2_like` (spans near 1M) the
-/// prefetches made the whole `A²` 1.2x / 1.1x faster.
+/// only adds work; far ones (`uniform_random`, `dc2_like`: spans near 1M) miss, and the
+/// prefetches made the whole `A²` faster (`benches/records/kernel-notes-2026-11.md`,
+/// "SpGEMM row prefetch").
 pub(crate) const PREFETCH_SPAN: usize = 16 << 10;
 
 /// The [`Sample`] of `A·B`.

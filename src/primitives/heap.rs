@@ -29,15 +29,17 @@
 //! vector addition, 7.4.1). A full heap refuses to `push` ([`DimError::BufferTooSmall`]);
 //! an empty one `pop`s `None`. No operation allocates or panics.
 //!
-//! **Where SIMD pays** (measured, `benches/primitives/heap.rs`): the k-selection scan
-//! (several times `select_nth_unstable` for k << n) and push (a shallower tree: 2–3× std's
-//! `BinaryHeap`). Pops are latency-bound — each level waits for the previous level's child
-//! index — and a horizontal max + compare + bit scan is about as long a chain as `d - 1`
-//! scalar compare-and-selects at d = 8, so 32-bit pops gain 10–20% over the portable path
-//! and end up level with `BinaryHeap`. For 64-bit keys AVX2 has no 64-bit max, so its
-//! child search is scalar (same d = 4 as portable). On AVX-512 the d = 8 butterfly pays
-//! for `f64` (2–3× faster than the scalar search, which is unusually slow on `f64`) but
-//! not for 64-bit integers, whose heaps therefore stay at d = 4 (see [`arity`]).
+//! **Where SIMD pays** (`benches/primitives/heap.rs`;
+//! `benches/records/kernel-notes-2026-11.md`, "Heap arity and child search"): the
+//! k-selection scan (a whole register of keys against the root: several times
+//! `select_nth_unstable` for k << n) and push (a shallower tree, ahead of std's `BinaryHeap`). Pops are
+//! latency-bound — each level waits for the previous level's child index — and a
+//! horizontal max + compare + bit scan is about as long a chain as `d - 1` scalar
+//! compare-and-selects at d = 8, so 32-bit pops gain little over the portable path and
+//! end up level with `BinaryHeap`. For 64-bit keys AVX2 has no 64-bit max, so its child
+//! search is scalar (same d = 4 as portable). On AVX-512 the d = 8 butterfly pays for
+//! `f64` (whose scalar search is unusually slow) but not for 64-bit integers, whose heaps
+//! therefore stay at d = 4 (see [`arity`]).
 //!
 //! **k-selection** (4.6.3). [`k_select`] keeps a max-heap of the first `k` keys in
 //! the caller's `out` and lets every later key smaller than the root replace it; the
@@ -166,11 +168,10 @@ fn heapify_pairs<K: Key, V: Copy, O: HeapOrder>(isa: Checked, keys: &mut [K], va
 ///
 /// 64-bit integer heaps on AVX-512 use AVX2's d = 4 and scalar child search (every
 /// AVX-512 CPU has AVX2); only their k-selection scan compares 8 keys, one `zmm`, against
-/// the root. Measured on one AVX-512 machine, `DHeap<u64>` push + pop and heapify + pop
-/// of heaps that fit in cache (64K keys) ran 15–30% slower with the d = 8 butterfly (three
+/// the root: pops of heaps that fit in cache ran slower with the d = 8 butterfly (three
 /// dependent shuffle + 64-bit max steps per level) than with d = 4 (three scalar
-/// compare-and-selects); only far out of cache (1M keys) did the shallower tree win back
-/// 2–13%. For `f64` the butterfly is 2–3× faster than the scalar search, so it stays.
+/// compare-and-selects). For `f64` the butterfly beats the scalar search, so it stays
+/// (`benches/records/kernel-notes-2026-11.md`, "Heap arity and child search").
 ///
 /// ```
 /// use spblas::{Isa, primitives::heap::arity};

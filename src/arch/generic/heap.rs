@@ -372,8 +372,8 @@ arch_heap_key!(
 );
 // 64-bit keys: d = 4 (32 bytes of children) on every width but AVX-512's f64 (d = 8, one
 // zmm). AVX-512's 64-bit integer heaps keep d = 4 with the AVX2 child search and scan 8
-// keys per root compare in k-selection: their d = 8 child search measured 15-30% slower
-// on heaps that fit in cache (see `avx512/heap.rs`).
+// keys per root compare in k-selection: their d = 8 child search ran slower on heaps that
+// fit in cache (see `avx512/heap.rs`).
 arch_heap_key!(
     u64,
     4,

@@ -758,7 +758,8 @@ fn stream_start<L: ScanVec>(src: *const L::E, dst: *mut L::E, n: usize) -> Optio
 
 /// How far ahead of the loads the streaming loops prefetch `src`, in bytes: next to the
 /// streaming stores the hardware prefetcher alone did not keep one core's read stream
-/// full (`examples/stream.rs`; `benches/records/kernel-notes-2026-11.md`, "scan prefetch").
+/// full (`examples/stream.rs`; `benches/records/kernel-notes-2026-11.md`, "Scan prefetch
+/// distance").
 const PREFETCH: usize = 4096;
 
 /// [`PREFETCH`] in elements of `L`.

@@ -194,8 +194,9 @@ impl<const L: usize, const W: usize> StencilTab<L, W> {
 pub(crate) trait RowLengths {
     /// The first entry `s` and common length `l` (1 to 7) of the `W` rows whose `row_ptr`
     /// entries are `rp` (`W + 1` of them); `None` if their lengths differ or lie outside
-    /// 1 to 7. Each width compares them as vectors (one entry at a time cost 9% on
-    /// `poisson2d` `f32`, AVX-512).
+    /// 1 to 7. Each width compares them as vectors, which a compare per entry slowed
+    /// (`benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row
+    /// kernels").
     ///
     /// # Safety
     /// The width's target features are enabled.

@@ -268,8 +268,9 @@ pub(crate) use tiles_128;
 /// lane's running segment index, starting at the lane's `y_offset`) and reach `y` in one
 /// contiguous pass per tile — `alpha * s + beta * y` over consecutive rows in a tile
 /// without empty rows — so the per-head work inside the step loop is one store. (A
-/// variant that stored every lane to its slot at each step with heads, branch-free, was
-/// measured 2x slower on short rows: Poisson 2D on AVX-512, 9.7 ms against 4.7 ms.)
+/// variant that stored every lane to its slot at each step with heads, branch-free, ran
+/// slower on short rows: `benches/records/kernel-notes-2026-11.md`, "Segment sums of the
+/// CSR5 tile loop".)
 ///
 /// # Safety
 /// `V`'s features are present; `a` comes from a validated CSR5 view with `omega == V::W`,
@@ -333,8 +334,8 @@ pub(crate) unsafe fn run_tiles_in<T: Scalar, I: Index, V: Lanes<T, I>, const L: 
     // The open sum of a row that runs through whole tiles, kept in lanes (see below), in
     // memory between tiles: a register live across the whole tile loop is spilled around
     // its calls (`memset` for empty rows) and then stays in memory inside the step loop
-    // too, a store-to-load round trip per step (dense `f64`: 2.1 ms against row-vector's
-    // 1.3 ms on the AMD EPYC VM).
+    // too, a store-to-load round trip per step (`benches/records/kernel-notes-2026-11.md`,
+    // "Segment sums of the CSR5 tile loop").
     let mut run_buf = [T::ZERO; L];
     // The row's sum when it ends: its lanes, added up in lane order.
     let run_total = |b: &[T; L]| b[..w].iter().fold(T::ZERO, |s, &x| s + x);
@@ -463,7 +464,8 @@ pub(crate) unsafe fn run_tiles_in<T: Scalar, I: Index, V: Lanes<T, I>, const L: 
             };
             // Skipping the head-free steps pays where a tile has heads at a few steps and
             // costs where most steps have them; so the skip runs where at most a quarter
-            // of the steps have heads (kernel-notes record, "head-free steps").
+            // of the steps have heads (`benches/records/kernel-notes-2026-11.md`, "Head-free
+            // steps").
             if steps.count_ones() as usize * 4 > sigma {
                 // Heads at many steps (short rows): test every step.
                 for j in 1..sigma {

@@ -206,9 +206,7 @@ impl<X: Pod> Line<X> {
 /// before its write (the read-for-ownership, a third of a copy's memory traffic): each
 /// tile is transposed into a cache-line-aligned stack buffer and streamed out from there
 /// by a [`LineWriter`], so the stores fill whole lines whatever `dst`'s alignment.
-/// Development VM, the `f64` suite matrices: a plain copy of `col_idx` and `vals` costs
-/// 1.2–1.3 row-scalar SpMVs, a streaming one 0.7–0.8, and the conversion went from
-/// 1.7–3.0 to 0.9–2.0.
+/// Measurements: `benches/records/kernel-notes-2026-11.md`, "CSR5 conversion cost".
 pub(crate) fn transpose_tiles_on<X: Pod>(
     isa: Checked,
     src: &[X],

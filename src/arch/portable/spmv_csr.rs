@@ -8,8 +8,9 @@ use crate::{Index, Scalar};
 
 /// Rows shorter than this run the plain sequential loop in the portable row kernel: four
 /// accumulators only pay once a row holds a few of their rounds. (The SIMD widths use 8
-/// too: `DotVec::SHORT`; on 5-entry rows the masked single-register path plus its
-/// horizontal sum measured 1.2–1.5× slower than the scalar loop.)
+/// too, `DotVec::SHORT`: on short rows the masked single-register path plus its
+/// horizontal sum costs more than the scalar loop;
+/// `benches/records/kernel-notes-2026-11.md`, "Short rows of the CSR row loop".)
 const PORTABLE_SHORT: usize = 8;
 
 /// One row's dot product with four independent accumulators: the CSR-vector reduction of

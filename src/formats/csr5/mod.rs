@@ -44,18 +44,14 @@ use crate::{FormatError, Index, Isa, Scalar};
 /// steps through at once.
 ///
 /// AVX-512: 8 `f64` / 16 `f32` (one register). AVX2: also 8 / 16, as two 256-bit
-/// registers per step — the thesis's one register (4 / 8) lost to two on the AMD EPYC
-/// dev VM (`examples/probe_csr5`-style alternation with the row-scalar loop, one core):
-/// `dc2_like` `f64` 11.8–12.9 → 9.1–10.0 ms and `f32` 8.5 → 6.1–6.3 ms, `rmat` `f32`
-/// 9.4–9.8 → 7.7–8.4 ms, `uniform_random` 6.2 → 5.6–6.0 ms (`f64`), `poisson2d` `f64`
-/// 3.3–3.4 → 2.9–3.1 ms, `banded` `f64` 1.71 → 1.50 ms; only `dense` `f32` lost
-/// (1.21–1.23 → 1.28–1.44 ms). More lanes per tile spread the per-tile work (descriptor,
-/// `seg_offset` sum, `y` pass) and the per-step head test over more entries; four
-/// registers (16 / 32) lost again on `rmat` and `lp_like`, and so did two AVX-512
-/// registers. Layouts of one AVX2 register (4 / 8, by [`Csr5Layout::with_params`]) run
-/// the AVX2 kernel too. NEON: 2 / 4, one register (its kernel also runs two and four
-/// registers per step, so the x86-64 layouts run vectorised on AArch64; which is fastest
-/// there is not measured: no NEON machine here).
+/// registers per step — more lanes per tile spread the per-tile work (descriptor,
+/// `seg_offset` sum, `y` pass) and the per-step head test over more entries, so two
+/// registers beat the thesis's one (4 / 8) on every class but `dense` `f32`; four
+/// registers (16 / 32), and two AVX-512 registers, lost again
+/// (`benches/records/kernel-notes-2026-11.md`, "CSR5 tile width"). Layouts of one AVX2
+/// register (4 / 8, by [`Csr5Layout::with_params`]) run the AVX2 kernel too. NEON: 2 / 4,
+/// one register (its kernel also runs two and four registers per step, so the x86-64
+/// layouts run vectorised on AArch64; which is fastest there is not measured).
 /// The portable path uses 4 / 8: its kernel keeps `omega` independent accumulators, and
 /// four `f64` chains already cover the latency of a scalar multiply-add on current cores
 /// while keeping the tail of lanes that carry partial sums short.
@@ -74,12 +70,12 @@ pub fn omega_for<T: Scalar>(isa: Isa) -> usize {
 /// `s < nnz/row <= t`; `u` beyond `t`. Each result is capped at 32 (the `bit_flag` word)
 /// and at `MAX_TILE / omega` (512 entries per tile, the kernels' stack buffers).
 ///
-/// Measured (`cargo bench --bench spmv --features gen -- csr5_sigma`, Xeon with AVX-512, full
-/// suite, CSR5 time against row-vector CSR in the same run): tiles of 32 steps beat 16 by 0–10% on
-/// every class, f64 and f32, AVX2 and AVX-512 (the per-tile work — descriptor decode, the
-/// `seg_offset` sum, the `y` pass — is spread over twice the entries), and 8 lost 10–25% to 16; no
-/// class preferred a middle value. So the rule is flat at 32; the bounds stay as named parameters
-/// for [`Csr5Layout::with_params`] callers who tune per matrix.
+/// The rule is flat at 32: tiles of 32 steps spread the per-tile work (descriptor
+/// decode, the `seg_offset` sum, the `y` pass) over twice the entries of 16, and no
+/// class preferred a middle value (`cargo bench --bench spmv --features gen --
+/// csr5_sigma`; `benches/records/kernel-notes-2026-11.md`, "CSR5 tile height"). The
+/// bounds stay as named parameters for [`Csr5Layout::with_params`] callers who tune per
+/// matrix.
 pub const SIGMA_BOUNDS: (usize, usize, usize, usize) = (32, 32, 256, 32);
 
 /// The tile height for tiles of `omega` lanes of a matrix with `nnz_per_row` entries per
@@ -423,9 +419,11 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
     /// wide as the buffers' alignment allows: 16-byte aligned arrays move in 4 × 4 blocks
     /// of indices and 2 × 2 of `f64`, 64-byte aligned ones in blocks of a cache line per
     /// row); outputs of [`Tuning::stream_min_bytes`](crate::Tuning::stream_min_bytes)
-    /// or more are written with non-temporal stores (x86-64). Development-VM suite, both
-    /// widths: 0.9–2.0 row-scalar SpMVs on the regular matrices, 0.3–0.6 on the irregular
-    /// ones (the thesis reports 3.7–6.1 on CPUs).
+    /// or more are written with non-temporal stores (x86-64). On the suite that comes to
+    /// one or two row-scalar SpMVs on the regular matrices and under one on the irregular
+    /// ones, where the thesis reports 3.7–6.1 on CPUs (`benches/spmv.rs`, group
+    /// `csr5_conversion`; `benches/records/kernel-notes-2026-11.md`, "CSR5 conversion
+    /// cost").
     ///
     /// # Errors
     /// [`FormatError::Length`] if `layout` was made for another shape;

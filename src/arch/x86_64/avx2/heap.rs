@@ -46,9 +46,10 @@ heap_vec!(F32x8: f32, d 8; load _mm256_loadu_si256, ord ord_f32, best best_i32, 
 
 // 64-bit keys: AVX2 has no 64-bit max, and a horizontal max of 4 lanes by
 // `cmpgt_epi64` (3-cycle latency) + `blendv` + lane permutes, then the compare and bit
-// scan, is a longer chain than 3 scalar compare-and-selects (measured: pops 1.7× slower
-// than the portable path). So the child search is scalar, as on the portable path with
-// the same d = 4; the k-selection scan still compares 4 keys against the root at once.
+// scan, is a longer chain than 3 scalar compare-and-selects (pops ran slower than the
+// portable path: `benches/records/kernel-notes-2026-11.md`, "Heap arity and child
+// search"). So the child search is scalar, as on the portable path with the same d = 4;
+// the k-selection scan still compares 4 keys against the root at once.
 heap_vec!(U64x4: u64, d 4, scan 4; load _mm256_loadu_si256, ord ord_u64, best scalar, displace displace_i64);
 heap_vec!(I64x4: i64, d 4, scan 4; load _mm256_loadu_si256, ord ord_i64, best scalar, displace displace_i64);
 heap_vec!(F64x4: f64, d 4, scan 4; load _mm256_loadu_si256, ord ord_f64, best scalar, displace displace_i64);

@@ -16,32 +16,24 @@
 //! In a row that may be one run of consecutive columns (its last column is its first plus
 //! its length minus one: dense, banded and block rows), each register compares its columns
 //! with `c, c + 1, ..` and, where they match, reads `x[c..]` with one load instead of a
-//! gather (`fma_run`). Measured on the AMD EPYC dev VM (row-vector, old and new builds
-//! alternating, best of 8): `f32` `dense` 1.10 → 0.53 ms, `banded` 1.41 → 0.84,
-//! `block_diagonal` 1.34 → 0.73 (AVX2 alike); `f64` 1.08–1.31x; rows that are not
-//! one run (`poisson3d_27`, `lp_like`) pay one compare per row, within 0–3%. In a
-//! canonical matrix (strictly increasing columns) such a row *is* the run, so it reads
-//! neither its columns nor compares them: `fma_x` loads `vals` and `x` side by side, a
-//! masked load of each for the tail
-//! ([`simd_dot_x`](crate::arch::generic::spmv_csr::simd_dot_x)).
+//! gather (`fma_run`): a load costs a fraction of a gather, and rows that are not one run
+//! pay one compare per row. In a canonical matrix (strictly increasing columns) such a
+//! row *is* the run, so it reads neither its columns nor compares them: `fma_x` loads
+//! `vals` and `x` side by side, a masked load of each for the tail
+//! ([`simd_dot_x`](crate::arch::generic::spmv_csr::simd_dot_x)). Measurements:
+//! `benches/records/kernel-notes-2026-11.md`, "Column runs in the CSR row kernels".
 //!
 //! Short rows of a structured-grid operator go 8 (`f32`) or 4 (`f64`) rows at a time
 //! ([`Stencil`](crate::arch::generic::spmv_csr::Stencil)): rows of one length whose
 //! entry `k` sits at column `c_k + j` in row `j` read entry `k` of all of them with one
-//! load of `x[c_k..]`, the values transposed in registers (`vpermps` and blends).
-//! Measured on the AMD EPYC dev VM (row-vector, old and new builds alternating, best of
-//! 3): `poisson2d` `f32` 2.27 → 1.58 ms, `f64` level (already at the measured stream
-//! bandwidth); matrices without such blocks (`uniform_random`, `dc2_like`, `rmat`)
-//! level. Stop 24 cut the block's shuffles: the column test compares each column with
-//! the one a row down (no permute), the row lengths are one vector compare, and odd
-//! lengths transpose blend-first ([`OddTab`]: `L` permutes instead of `L^2`), even ones
-//! past 4 by overlapping loads ([`stencil_f32_overlap`]). `examples/probe_rv`, AMD EPYC
-//! dev VM, medians of 48, two rounds alternating builds: `poisson2d` `f32` 1.54–1.60 →
-//! 1.44–1.46 ms, `f64` 2.23–2.25 → 1.95–1.97 ms. Rows of 8 to 32 entries as blocks were
-//! tried and not kept: by overlapping loads they lost to the vector dot on
-//! `poisson3d_27` (2.82 → 2.96 ms), by 4 × 4 transposes of 128-bit row halves `f32` won
-//! 2.97 → 2.77 ms (rows of 27 alone 1.4x) but `f64` lost 3.45 → 4.1, and CSR5, which
-//! the plan takes there, ran it in about 2.2 ms.
+//! load of `x[c_k..]`, the values transposed in registers (`vpermps` and blends). The
+//! block's shuffles are few: the column test compares each column with the one a row
+//! down (no permute), the row lengths are one vector compare, and odd lengths transpose
+//! blend-first ([`OddTab`]: `L` permutes instead of `L^2`), even ones past 4 by
+//! overlapping loads ([`stencil_f32_overlap`]). Matrices without such blocks pay only the
+//! test. Rows of 8 to 32 entries as blocks were tried and not kept: they lost to the
+//! vector dot product in `f64`, or to CSR5, which the plan takes there. Measurements:
+//! `benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row kernels".
 
 use core::arch::x86_64::*;
 
@@ -422,10 +414,9 @@ impl StencilBlock<f64> for Block {
 
 /// 8 `f32` rows of `L` entries from entry `s`: the column test, then entry by entry the
 /// values transposed times one load of `x`, blend-first ([`OddTab`]) for odd `L`,
-/// [`stencil_f32_permuted`] for `L` 2 and 4, [`stencil_f32_overlap`] for 6. Measured on
-/// the AMD EPYC dev VM (`examples/probe_stencil`-style rows `i + d`, 2M rows, medians of
-/// 40, the permute-each transpose for every `L` before): `L = 5` 3.21–3.39 → 2.90–3.00 ms,
-/// `L = 6` 5.63–6.61 → 4.15–4.55; `L = 4` by overlapping loads lost 2.70 → 2.90.
+/// [`stencil_f32_permuted`] for `L` 2 and 4, [`stencil_f32_overlap`] for 6: for each
+/// length the fastest transpose measured (`benches/records/kernel-notes-2026-11.md`,
+/// "Stencil blocks in the CSR row kernels").
 ///
 /// # Safety
 /// AVX2 is present.

@@ -5,14 +5,13 @@
 //!
 //! 64-bit integer keys (`u64`, `i64`, and `usize` through `u64`) are the exception: d = 4
 //! with AVX2's scalar child search (`heap_vec_d4_scan8`), while the k-selection scan still
-//! compares 8 keys (one `zmm`) against the root. Measured on one AVX-512 machine
-//! (interleaved runs of `DHeap<u64>` push + pop and heapify + pop, and
-//! `benches/primitives/heap.rs`), the d = 8 butterfly (three dependent shuffle + 64-bit
-//! max steps per level) made pops of heaps that fit in cache 15-30% slower than AVX2's d
-//! = 4 (3 scalar compare-and-selects per level); only on heaps far out of cache (1M keys)
-//! did its shallower tree win back 2-13%. In k-selection the 8-wide root compare is what
-//! pays (1.5-2x the 4-wide one for k << n), so it stays. `f64` keeps d = 8: the scalar
-//! child search is 2-3x slower than the butterfly on `f64`.
+//! compares 8 keys (one `zmm`) against the root: the d = 8 butterfly (three dependent
+//! shuffle + 64-bit max steps per level) is a longer chain than AVX2's d = 4 (3 scalar
+//! compare-and-selects per level), and pops of heaps that fit in cache ran slower with
+//! it; in k-selection the 8-wide root compare is what pays, so it stays. `f64` keeps
+//! d = 8: the scalar child search is unusually slow on `f64`, slower than the butterfly.
+//! Measurements: `benches/primitives/heap.rs`; `benches/records/kernel-notes-2026-11.md`,
+//! "Heap arity and child search".
 
 use core::arch::x86_64::*;
 

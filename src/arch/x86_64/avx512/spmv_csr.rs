@@ -16,27 +16,22 @@
 //! In a row that may be one run of consecutive columns (its last column is its first plus
 //! its length minus one: dense, banded and block rows), each register compares its columns
 //! with `c, c + 1, ..` and, where they match, reads `x[c..]` with one load instead of a
-//! gather (`fma_run`). Measured on the AMD EPYC dev VM (row-vector, old and new builds
-//! alternating, best of 8): `f32` `dense` 1.10 → 0.53 ms, `banded` 1.41 → 0.84,
-//! `block_diagonal` 1.34 → 0.73 (AVX2 alike); `f64` 1.08–1.31x; rows that are not
-//! one run (`poisson3d_27`, `lp_like`) pay one compare per row, within 0–3%. In a
-//! canonical matrix (strictly increasing columns) such a row *is* the run, so it reads
-//! neither its columns nor compares them: `fma_x` loads `vals` and `x` side by side, a
-//! masked load of each for the tail
-//! ([`simd_dot_x`](crate::arch::generic::spmv_csr::simd_dot_x)).
+//! gather (`fma_run`): a load costs a fraction of a gather, and rows that are not one run
+//! pay one compare per row. In a canonical matrix (strictly increasing columns) such a
+//! row *is* the run, so it reads neither its columns nor compares them: `fma_x` loads
+//! `vals` and `x` side by side, a masked load of each for the tail
+//! ([`simd_dot_x`](crate::arch::generic::spmv_csr::simd_dot_x)). Measurements:
+//! `benches/records/kernel-notes-2026-11.md`, "Column runs in the CSR row kernels".
 //!
 //! Short rows of a structured-grid operator go 16 (`f32`) or 8 (`f64`) rows at a time
 //! ([`Stencil`](crate::arch::generic::spmv_csr::Stencil)): rows of one length whose
 //! entry `k` sits at column `c_k + j` in row `j` read entry `k` of all of them with one
 //! load of `x[c_k..]`, the values transposed in registers (masked `vpermps`/`vpermpd`).
-//! Measured on the AMD EPYC dev VM (row-vector, old and new builds alternating, best of
-//! 3): `poisson2d` `f32` 2.3 → 1.35–1.38 ms, `f64` 2.28 → 2.10 ms (already at the
-//! measured stream bandwidth); matrices without such blocks (`uniform_random`,
-//! `dc2_like`, `rmat`) level. Stop 24, as on AVX2: the column test compares each column
-//! with the one a row down (no permute), and odd lengths transpose blend-first (`L - 1`
-//! masked blends and one permute per entry, `StencilTab::at`, instead of `L` masked
-//! permutes): `poisson2d` `f32` 1.30–1.31 → 1.26–1.27 ms, `f64` 1.96–1.98 → 1.91 ms
-//! (`examples/probe_rv`, two rounds alternating builds).
+//! As on AVX2 the shuffles are few: the column test compares each column with the one a
+//! row down (no permute), and odd lengths transpose blend-first (`L - 1` masked blends
+//! and one permute per entry, `StencilTab::at`, instead of `L` masked permutes).
+//! Matrices without such blocks pay only the test. Measurements:
+//! `benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row kernels".
 
 use core::arch::x86_64::*;
 
@@ -284,8 +279,8 @@ dot_vec! {
 /// `e < (W - 1) L`, one compare per register of `W` columns and no permute (`L == 1`:
 /// the `W` columns against `c_0 + j`). `stencil_slices` has checked `c_k + W <= x.len()`
 /// and `c_k + W <= 2^32`, so no lane wraps. The `W = 8` branch is AVX2's test in mask
-/// registers; calling AVX2's own function there instead measured 4% slower on
-/// `poisson2d` `f64` (`examples/probe_rv`, AMD EPYC dev VM, 1.94–2.00 → 2.02–2.10 ms).
+/// registers, which ran faster than calling AVX2's own function there
+/// (`benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row kernels").
 ///
 /// # Safety
 /// AVX-512F and VL are present; `cb` holds `W L >= W` columns.
@@ -333,7 +328,8 @@ unsafe fn stencil_cols<const L: usize, const W: usize>(cb: &[u32]) -> bool {
 
 /// The start `s` and length `l` (1 to 7) of the `W` rows whose `row_ptr` entries are
 /// `rp` (`W + 1` of them, `W` 8 or 16), when all have that length; `None` otherwise: one
-/// vector compare (the entry-at-a-time default cost 9% on `poisson2d` `f32`).
+/// vector compare, which an entry at a time slowed
+/// (`benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row kernels").
 ///
 /// # Safety
 /// AVX-512F and VL are present.

@@ -211,15 +211,12 @@ unsafe fn gather_f32_u64(x: *const f32, idx: *const u64) -> __m512 {
 }
 
 /// Reads the `x` entries named by `idx[2p]` and `idx[2p + 1]`. With 4-byte indices the
-/// pair comes from one 8-byte read, so a 16-lane step issues 8 index reads instead of 16
-/// (a CSR5 step is bound by loads on the AMD VM, where these scalar loads beat
-/// `vgather`; thesis 8.5). Only the f32 step uses it: on the f64 step (8 lanes) and on
-/// the AVX2 f32 step it measured level to 5% slower. Stop 24 tried building the lanes
-/// without shuffles, a broadcast load per lane merged by immediate blends (in `asm!`,
-/// since LLVM rewrites the intrinsics into `vinsertps`): AVX2 `f32`/`f64` level to 10%
-/// slower, AVX-512 `f32` (halves of 8, losing the paired reads) 10–30% slower, AVX-512
-/// `f64` mixed over two sessions of the same probe (`poisson3d_27` 2.9 → 2.6–2.7 ms,
-/// `dc2_like` 6.1–6.2 → 6.4, the rest level). Not kept.
+/// pair comes from one 8-byte read, so a 16-lane step issues 8 index reads instead of 16:
+/// where the scalar loads beat `vgather`, a CSR5 step is bound by loads (thesis 8.5).
+/// Only the f32 step uses it; the f64 step and the AVX2 f32 step (8 lanes) gained
+/// nothing. Lanes built from a broadcast load each, merged by blends instead of shuffles,
+/// were tried and not kept (`benches/records/kernel-notes-2026-11.md`, "Paired index
+/// reads in the CSR5 tile kernels").
 ///
 /// # Safety
 /// `idx` valid for reads at `2p` and `2p + 1`, each index inside `x`.
