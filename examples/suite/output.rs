@@ -114,13 +114,13 @@ impl Machine {
         format!("{}, {} logical cores{l3}", self.cpu, self.logical_cores)
     }
 
-    /// The CPU model as a file-name part: `amd-epyc-7763-64-core-processor`.
+    /// The CPU model as a file-name part: `amd-epyc-7763-64-core`, `intel-xeon`.
     fn slug(&self) -> String {
-        let words: Vec<String> = self
-            .cpu
+        let model = self.cpu.split('@').next().unwrap_or_default();
+        let words: Vec<String> = model
             .split(|c: char| !c.is_ascii_alphanumeric())
-            .filter(|w| !w.is_empty())
             .map(str::to_ascii_lowercase)
+            .filter(|w| !w.is_empty() && !matches!(w.as_str(), "r" | "tm" | "cpu" | "processor"))
             .collect();
         let mut s = words.join("-");
         s.truncate(40);
