@@ -6,9 +6,9 @@
 //! - `heap/push_pop/{u32,u64}`: n pushes then n pops (n = 64K, 1M) against
 //!   `std::collections::BinaryHeap` (capacity reserved outside the timing); the d-heaps
 //!   start at `aligned_offset` (child groups cache-aligned), as in every heap bench;
-//! - `heap/heapify_pop/{u32,u64,f64}`: heapify n keys, then n pops (heap sort), where the
+//! - `heap/heapify_pop/{u32,u64,f32,f64}`: heapify n keys, then n pops (heap sort), where the
 //!   SIMD find-max-child does all the work, against `BinaryHeap::from` + `pop` (the input
-//!   copy is setup, not timed; no `BinaryHeap` for f64, which is not `Ord`).
+//!   copy is setup, not timed; no `BinaryHeap` for floats, which are not `Ord`).
 //!
 //! `cargo bench --bench primitives -- heap/`
 
@@ -156,5 +156,6 @@ pub fn bench(c: &mut Criterion) {
     heapify_pop::<u32>(c, "u32", |x| (x >> 32) as u32, Some(std_heapify_pop));
     heapify_pop::<u64>(c, "u64", |x| x, Some(std_heapify_pop));
     // Uniform in [0, 1): the bits' top 53 as the mantissa.
+    heapify_pop::<f32>(c, "f32", |x| (x >> 40) as f32 / (1u32 << 24) as f32, None);
     heapify_pop::<f64>(c, "f64", |x| (x >> 11) as f64 / (1u64 << 53) as f64, None);
 }

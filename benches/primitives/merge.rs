@@ -1,6 +1,6 @@
 //! Merges (thesis 4.5.4–4.5.5): the vectorised bitonic merge on every available `Isa`
 //! against a plain serial merge (Alg. 16, branchy, written here) in the same group, for
-//! u32 and f64 keys, output sizes 1K to 1M (two random sorted lists of n/2 each; small
+//! u32, f32 and f64 keys, output sizes 1K to 1M (two random sorted lists of n/2 each; small
 //! sizes rotate among distinct inputs so branch prediction cannot memorise them). Also
 //! merge path with 8 pieces run in sequence (partition overhead) and, up to 32K, the
 //! O(n log n) ranking merge (Alg. 17).
@@ -76,16 +76,15 @@ fn group<K: Key + Default>(c: &mut Criterion, name: &str, f: fn(u64) -> K) {
         run(BenchmarkId::new("plain_serial", n), &mut |a, b, o| plain_merge(a, b, o));
         for isa in Isa::available() {
             run(BenchmarkId::new(isa.name(), n), &mut |a, b, o| merge(Exec::from(isa), a, b, o).unwrap());
-        }
-        let isa = Isa::detect();
-        let mut splits = [(0, 0); 9];
-        run(BenchmarkId::new(format!("merge_path8/{isa}"), n), &mut |a, b, o| {
-            merge_path(Exec::from(isa), a, b, 8, &mut splits, o).unwrap()
-        });
-        if n <= 1 << 15 {
-            run(BenchmarkId::new("ranking", n), &mut |a, b, o| {
-                ranking_merge(Exec::from(isa), a, b, o).unwrap()
+            let mut splits = [(0, 0); 9];
+            run(BenchmarkId::new(format!("merge_path8/{isa}"), n), &mut |a, b, o| {
+                merge_path(Exec::from(isa), a, b, 8, &mut splits, o).unwrap()
             });
+            if n <= 1 << 15 {
+                run(BenchmarkId::new(format!("ranking/{isa}"), n), &mut |a, b, o| {
+                    ranking_merge(Exec::from(isa), a, b, o).unwrap()
+                });
+            }
         }
     }
     g.finish();
@@ -93,5 +92,6 @@ fn group<K: Key + Default>(c: &mut Criterion, name: &str, f: fn(u64) -> K) {
 
 pub fn bench(c: &mut Criterion) {
     group::<u32>(c, "u32", |x| (x >> 32) as u32);
+    group::<f32>(c, "f32", |x| (x >> 40) as f32 * (1.0 / (1u32 << 24) as f32) - 0.5);
     group::<f64>(c, "f64", |x| (x >> 11) as f64 * (1.0 / (1u64 << 53) as f64) - 0.5);
 }

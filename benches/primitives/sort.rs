@@ -59,6 +59,7 @@ pub fn bench(c: &mut Criterion) {
     g.finish();
 
     pairs::<u32>(c, "sort/u32_u32", |x| x as u32);
+    pairs::<f32>(c, "sort/u32_f32", |x| (x >> 40) as f32);
     pairs::<f64>(c, "sort/u32_f64", |x| (x >> 11) as f64);
 }
 
