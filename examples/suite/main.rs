@@ -125,7 +125,8 @@ benchmark suite or the Matrix Market files given.
   --precision f32|f64|both     value type (default f64)
   --gathers hardware|loads     CSR5 gathers (default: measured on this machine)
   --out FILE.json|FILE.csv     results as data (CSV: FILE-spmv.csv and FILE-spgemm.csv)
-  --plot FILE.svg              a chart: GB/s per method and matrix, and the bound
+  --plot FILE.svg              the chart: GB/s per method and matrix, and the bound
+                               (default: target/suite.svg)
   --record                     write benches/records/suite-DATE-CPU.md (machine, command, tables)
   -h, --help                   this text and the legend of the columns
 ";
@@ -744,9 +745,14 @@ fn main() {
             Err(e) => fail(&format!("{}: {e}", p.display())),
         }
     }
-    if let Some(p) = &args.plot {
-        match results.plot(p) {
-            Ok(()) => eprintln!("suite: wrote {}", p.display()),
+    // The chart: where `--plot` says, else beside the build (`target/suite.svg`).
+    let plot = args.plot.clone().or_else(|| {
+        let exe = std::env::current_exe().ok()?;
+        Some(exe.ancestors().nth(3)?.join("suite.svg"))
+    });
+    if let Some(p) = plot.filter(|_| !results.spmv.is_empty()) {
+        match results.plot(&p) {
+            Ok(()) => eprintln!("suite: chart in {}", p.display()),
             Err(e) => fail(&format!("{}: {e}", p.display())),
         }
     }
