@@ -257,10 +257,11 @@ fn bench_conversion<T: Scalar>(
 }
 
 fn spmv(c: &mut Criterion) {
-    for (name, a) in inputs::matrices() {
-        bench_one(c, &name, &a);
-        let a32 = inputs::to_f32(&a);
-        bench_one(c, &name, &a32);
+    for input in inputs::inputs() {
+        let name = input.name();
+        let (a, a32) = (input.load::<f64>(), input.load::<f32>());
+        bench_one(c, name, &a);
+        bench_one(c, name, &a32);
         let mut g = c.benchmark_group(format!("csr_methods/{name}"));
         bench_methods(&mut g, &a);
         bench_methods(&mut g, &a32);

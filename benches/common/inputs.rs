@@ -1,19 +1,47 @@
 //! The matrices the SpMV and SpGEMM benches run on: the generated suite, the user's
 //! Matrix Market files, or both.
 //!
-//! - `SPBLAS_BENCH_MTX=a.mtx,b.mtx.gz`: those files (values as `f64`, indices `u32`);
-//!   a file that cannot be read stops the run with its path and the reason.
+//! - `SPBLAS_BENCH_MTX=a.mtx,b.mtx.gz`: those files (indices `u32`); a file that cannot
+//!   be read stops the run with its path and the reason.
 //! - `SPBLAS_BENCH_SCALE=small|quick|full`: the generated suite at that size (default
 //!   `small`); with `SPBLAS_BENCH_MTX` set, the suite runs only when this is set too.
 
-use spblas::CsrOwned;
-use spblas::generate::{SuiteScale, suite_entries};
+use spblas::generate::{SuiteEntry, SuiteScale, suite_entries};
 use spblas::io::read_mtx_path;
+use spblas::{CsrOwned, Scalar};
 
-/// `(name, matrix)` pairs, user files first. Exits with status 2 on a bad variable or file
+/// One matrix to run, loaded when its turn comes (one at a time in memory).
+pub enum Input {
+    File { path: String, name: String },
+    Generated(&'static SuiteEntry),
+}
+
+impl Input {
+    /// The name in benchmark ids: the file name without `.mtx` / `.mtx.gz`, or the suite's.
+    pub fn name(&self) -> &str {
+        match self {
+            Input::File { name, .. } => name,
+            Input::Generated(e) => e.name,
+        }
+    }
+
+    /// The matrix with `T` values; exits with status 2 if it cannot be read.
+    pub fn load<T: Scalar>(&self) -> CsrOwned<T, u32> {
+        match self {
+            Input::File { path, .. } => {
+                read_mtx_path(path).unwrap_or_else(|e| stop(&format!("SPBLAS_BENCH_MTX: {path}: {e}")))
+            }
+            Input::Generated(e) => {
+                e.generate().unwrap_or_else(|err| stop(&format!("cannot generate {}: {err}", e.name)))
+            }
+        }
+    }
+}
+
+/// The inputs, user files first. Exits with status 2 on a bad variable or a missing file
 /// (criterion owns the command line, so the benches take their inputs from the
 /// environment).
-pub fn matrices() -> Vec<(String, CsrOwned<f64, u32>)> {
+pub fn inputs() -> Vec<Input> {
     let files = std::env::var("SPBLAS_BENCH_MTX").ok().filter(|s| !s.trim().is_empty());
     let scale = match std::env::var("SPBLAS_BENCH_SCALE").as_deref() {
         Ok("small") => Some(SuiteScale::Small),
@@ -23,41 +51,19 @@ pub fn matrices() -> Vec<(String, CsrOwned<f64, u32>)> {
         Err(_) => None,
     };
     let mut out = Vec::new();
-    if let Some(files) = &files {
-        for path in files.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-            match read_mtx_path::<f64, u32>(path) {
-                Ok(a) => {
-                    let name = std::path::Path::new(path)
-                        .file_name()
-                        .map_or(path.to_string(), |s| s.to_string_lossy().into_owned());
-                    let name = name.trim_end_matches(".gz").trim_end_matches(".mtx").to_string();
-                    out.push((name, a));
-                }
-                Err(e) => stop(&format!("SPBLAS_BENCH_MTX: {path}: {e}")),
-            }
+    for path in files.iter().flat_map(|f| f.split(',')).map(str::trim).filter(|p| !p.is_empty()) {
+        if let Err(e) = std::fs::metadata(path) {
+            stop(&format!("SPBLAS_BENCH_MTX: {path}: {e}"));
         }
+        let file =
+            std::path::Path::new(path).file_name().map_or(path.into(), |s| s.to_string_lossy().into_owned());
+        let name = file.trim_end_matches(".gz").trim_end_matches(".mtx").to_string();
+        out.push(Input::File { path: path.to_string(), name });
     }
     if files.is_none() || scale.is_some() {
-        for entry in suite_entries(scale.unwrap_or(SuiteScale::Small)) {
-            let a =
-                entry.generate().unwrap_or_else(|e| stop(&format!("cannot generate {}: {e}", entry.name)));
-            out.push((entry.name.to_string(), a));
-        }
+        out.extend(suite_entries(scale.unwrap_or(SuiteScale::Small)).iter().map(Input::Generated));
     }
     out
-}
-
-/// The same matrix with `f32` values.
-pub fn to_f32(a: &CsrOwned<f64, u32>) -> CsrOwned<f32, u32> {
-    let v = a.view();
-    CsrOwned::from_parts(
-        v.nrows(),
-        v.ncols(),
-        v.row_ptr().to_vec(),
-        v.col_idx().to_vec(),
-        v.vals().iter().map(|&x| x as f32).collect(),
-    )
-    .expect("same pattern as a valid matrix")
 }
 
 fn stop(msg: &str) -> ! {

@@ -218,7 +218,7 @@ impl Input {
         }
     }
 
-    fn load(&self) -> Result<CsrOwned<f64, u32>, String> {
+    fn load<T: Scalar>(&self) -> Result<CsrOwned<T, u32>, String> {
         match self {
             Input::Generated(e) => e.generate().map_err(|err| format!("cannot generate {}: {err}", e.name)),
             Input::File(p) => read_mtx_path(p).map_err(|err| format!("{}: {err}", p.display())),
@@ -226,16 +226,26 @@ impl Input {
     }
 }
 
-fn to_f32(a: &CsrOwned<f64, u32>) -> CsrOwned<f32, u32> {
-    let v = a.view();
-    CsrOwned::from_parts(
-        v.nrows(),
-        v.ncols(),
-        v.row_ptr().to_vec(),
-        v.col_idx().to_vec(),
-        v.vals().iter().map(|&x| x as f32).collect(),
-    )
-    .expect("same pattern as a valid matrix")
+/// A matrix loaded in one value type.
+enum Matrix {
+    F64(CsrOwned<f64, u32>),
+    F32(CsrOwned<f32, u32>),
+}
+
+impl Matrix {
+    fn load(input: &Input, prec: &str) -> Matrix {
+        let loaded =
+            if prec == "f32" { input.load().map(Matrix::F32) } else { input.load().map(Matrix::F64) };
+        loaded.unwrap_or_else(|e| fail(&e))
+    }
+
+    /// [`csr_bytes`] of the matrix.
+    fn bytes(&self) -> usize {
+        match self {
+            Matrix::F64(a) => csr_bytes::<f64, u32>(a.view().nrows(), a.view().nnz()),
+            Matrix::F32(a) => csr_bytes::<f32, u32>(a.view().nrows(), a.view().nnz()),
+        }
+    }
 }
 
 /// The thesis's SpMV byte count (section 8.4.2).
@@ -405,48 +415,38 @@ fn spmv_rows<T: Scalar, I: Index>(
                 }
             }
         };
-        let base_s = base_t.as_secs_f64();
-        let row = match measured {
+        let mut row = SpmvRow {
+            matrix: name.to_string(),
+            prec: T::NAME,
+            isa: isa.name(),
+            rows: m,
+            cols: n,
+            nnz,
+            method,
+            fill: None,
+            conv: None,
+            time_us: None,
+            gflops: None,
+            gbs: None,
+            bound_gbs: bound,
+            x_base: None,
+            x_portable: None,
+            note: String::new(),
+        };
+        match measured {
             Ok(r) => {
                 let s = r.time.as_secs_f64().max(1e-12);
-                SpmvRow {
-                    matrix: name.to_string(),
-                    prec: T::NAME,
-                    isa: isa.name(),
-                    rows: m,
-                    cols: n,
-                    nnz,
-                    method,
-                    fill: r.fill,
-                    conv: r.conv.map(|c| c.as_secs_f64() / r.conv_base.map_or(base_s, |b| b.as_secs_f64())),
-                    time_us: Some(s * 1e6),
-                    gflops: Some(2.0 * nnz as f64 / s / 1e9),
-                    gbs: Some(bytes as f64 / s / 1e9),
-                    bound_gbs: bound,
-                    x_base: Some(r.x_base),
-                    x_portable: None,
-                    note: r.note,
-                }
+                let base_s = r.conv_base.unwrap_or(base_t).as_secs_f64();
+                row.fill = r.fill;
+                row.conv = r.conv.map(|c| c.as_secs_f64() / base_s);
+                row.time_us = Some(s * 1e6);
+                row.gflops = Some(2.0 * nnz as f64 / s / 1e9);
+                row.gbs = Some(bytes as f64 / s / 1e9);
+                row.x_base = Some(r.x_base);
+                row.note = r.note;
             }
-            Err(note) => SpmvRow {
-                matrix: name.to_string(),
-                prec: T::NAME,
-                isa: isa.name(),
-                rows: m,
-                cols: n,
-                nnz,
-                method,
-                fill: None,
-                conv: None,
-                time_us: None,
-                gflops: None,
-                gbs: None,
-                bound_gbs: bound,
-                x_base: None,
-                x_portable: None,
-                note,
-            },
-        };
+            Err(note) => row.note = note,
+        }
         emit(row);
     }
 }
@@ -669,16 +669,11 @@ fn main() {
         pb.suspend(|| println!("SpMV y = A·x\n\n{}", output::spmv_header(nisa > 1)));
         for input in &inputs {
             let name = input.name();
-            pb.set_message(format!("{name}: loading"));
-            let a = input.load().unwrap_or_else(|e| fail(&e));
             for &p in &precs {
+                pb.set_message(format!("{name} {p}: loading"));
+                let a = Matrix::load(input, p);
                 pb.set_message(format!("SpMV {name} {p}"));
-                let a32 = (p == "f32").then(|| to_f32(&a));
-                let bytes = match &a32 {
-                    Some(b) => csr_bytes::<f32, u32>(b.view().nrows(), b.view().nnz()),
-                    None => csr_bytes::<f64, u32>(a.view().nrows(), a.view().nnz()),
-                };
-                let bound = stream_gbs(budget, bytes);
+                let bound = stream_gbs(budget, a.bytes());
                 // Each method's speedup over csr row-scalar on the portable path, for the
                 // speedup per width (`--isa all`: the portable path runs first).
                 let mut portable: Vec<(&str, f64)> = Vec::new();
@@ -697,9 +692,9 @@ fn main() {
                         pb.inc(1);
                         spmv.push(r);
                     };
-                    match &a32 {
-                        Some(b) => spmv_rows(budget, isa, methods, bound, &name, &b.view(), &mut emit),
-                        None => spmv_rows(budget, isa, methods, bound, &name, &a.view(), &mut emit),
+                    match &a {
+                        Matrix::F32(b) => spmv_rows(budget, isa, methods, bound, &name, &b.view(), &mut emit),
+                        Matrix::F64(b) => spmv_rows(budget, isa, methods, bound, &name, &b.view(), &mut emit),
                     }
                 }
             }
@@ -709,15 +704,14 @@ fn main() {
         pb.suspend(|| println!("\n{}\n\n{}", output::spgemm_title(max_products), output::spgemm_header()));
         for input in &inputs {
             let name = input.name();
-            pb.set_message(format!("{name}: loading"));
-            let a = input.load().unwrap_or_else(|e| fail(&e));
             for &p in &precs {
+                pb.set_message(format!("{name} {p}: loading"));
+                let a = Matrix::load(input, p);
                 pb.set_message(format!("SpGEMM {name} {p}"));
-                let a32 = (p == "f32").then(|| to_f32(&a));
                 for &isa in &args.isas {
-                    let row = match &a32 {
-                        Some(b) => spgemm_row(budget, isa, max_products, &name, &b.view()),
-                        None => spgemm_row(budget, isa, max_products, &name, &a.view()),
+                    let row = match &a {
+                        Matrix::F32(b) => spgemm_row(budget, isa, max_products, &name, &b.view()),
+                        Matrix::F64(b) => spgemm_row(budget, isa, max_products, &name, &b.view()),
                     };
                     if let Some(r) = row {
                         pb.suspend(|| println!("{}", r.line()));
