@@ -192,69 +192,96 @@ pub struct SpmvRow {
     pub note: String,
 }
 
-/// The SpMV table's header; `widths` adds the column of `--isa all`.
+/// A table column: title, width, and whether it is right-aligned (numbers).
+struct Col(&'static str, usize, bool);
+
+const SPMV_COLS: [Col; 16] = [
+    Col("matrix", 14, false),
+    Col("prec", 4, false),
+    Col("isa", 8, false),
+    Col("rows", 9, true),
+    Col("cols", 9, true),
+    Col("nnz", 9, true),
+    Col("method", 15, false),
+    Col("fill", 6, true),
+    Col("conv", 6, true),
+    Col("us", 7, true),
+    Col("GFlop/s", 7, true),
+    Col("GB/s", 6, true),
+    Col("bound", 6, true),
+    Col("%bound", 6, true),
+    Col("x rs", 5, true),
+    Col("x port", 6, true),
+];
+
+const SPGEMM_COLS: [Col; 12] = [
+    Col("matrix", 14, false),
+    Col("prec", 4, false),
+    Col("isa", 8, false),
+    Col("nnz(A)", 9, true),
+    Col("products", 10, true),
+    Col("nnz(C)", 10, true),
+    Col("ms", 7, true),
+    Col("GFlop/s", 7, true),
+    Col("x gus", 5, true),
+    Col("warm ms", 7, true),
+    Col("x gus warm", 10, true),
+    Col("MB", 6, true),
+];
+
+/// A markdown table line of `cells` in `cols`, then the note.
+fn cells(cols: &[Col], cells: &[String], note: &str) -> String {
+    let padded: Vec<String> = cols
+        .iter()
+        .zip(cells)
+        .map(|(c, v)| if c.2 { format!("{v:>w$}", w = c.1) } else { format!("{v:<w$}", w = c.1) })
+        .collect();
+    format!("| {} | {note}", padded.join(" | "))
+}
+
+/// The header and rule of a table of `cols`.
+fn header(cols: &[Col]) -> String {
+    let titles: Vec<String> = cols.iter().map(|c| c.0.to_string()).collect();
+    let rule: Vec<String> = cols
+        .iter()
+        .map(|c| if c.2 { format!("{}:", "-".repeat(c.1 + 1)) } else { "-".repeat(c.1 + 2) })
+        .collect();
+    format!("{}\n|{}|------", cells(cols, &titles, "note"), rule.join("|"))
+}
+
+/// The SpMV table's columns; `widths` adds the one of `--isa all`.
+fn spmv_cols(widths: bool) -> &'static [Col] {
+    if widths { &SPMV_COLS } else { &SPMV_COLS[..SPMV_COLS.len() - 1] }
+}
+
+/// The SpMV table's header.
 pub fn spmv_header(widths: bool) -> String {
-    let (extra, extra_rule) =
-        if widths { (format!(" | {:>6}", "x port"), "|-------:") } else { (String::new(), "") };
-    format!(
-        "| {:<14} | {:<4} | {:<8} | {:>9} | {:>9} | {:>9} | {:<15} | {:>6} | {:>6} | {:>7} | {:>7} | {:>6} | {:>6} | {:>6} | {:>5}{extra} | note\n|{:-<16}|{:-<6}|{:-<10}|{:->11}|{:->11}|{:->11}|{:-<17}|{:->8}|{:->8}|{:->9}|{:->9}|{:->8}|{:->8}|{:->8}|{:->7}{extra_rule}|------",
-        "matrix",
-        "prec",
-        "isa",
-        "rows",
-        "cols",
-        "nnz",
-        "method",
-        "fill",
-        "conv",
-        "us",
-        "GFlop/s",
-        "GB/s",
-        "bound",
-        "%bound",
-        "x rs",
-        "",
-        "",
-        "",
-        ":",
-        ":",
-        ":",
-        "",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":"
-    )
+    header(spmv_cols(widths))
 }
 
 impl SpmvRow {
     /// The row in the table; `widths` adds the column of `--isa all`.
     pub fn line(&self, widths: bool) -> String {
-        let pct = self.gbs.map(|g| format!("{:.0}%", 100.0 * g / self.bound_gbs.max(1e-12)));
-        let extra = if widths { format!(" | {:>6}", opt(self.x_portable)) } else { String::new() };
-        format!(
-            "| {:<14} | {:<4} | {:<8} | {:>9} | {:>9} | {:>9} | {:<15} | {:>6} | {:>6} | {:>7} | {:>7} | {:>6} | {:>6} | {:>6} | {:>5}{extra} | {}",
-            self.matrix,
-            self.prec,
-            self.isa,
-            self.rows,
-            self.cols,
-            self.nnz,
-            self.method,
+        let pct = self.gbs.map_or("-".into(), |g| format!("{:.0}%", 100.0 * g / self.bound_gbs.max(1e-12)));
+        let values = [
+            self.matrix.clone(),
+            self.prec.into(),
+            self.isa.into(),
+            self.rows.to_string(),
+            self.cols.to_string(),
+            self.nnz.to_string(),
+            self.method.into(),
             opt(self.fill),
             opt(self.conv),
             opt(self.time_us),
             opt(self.gflops),
             opt(self.gbs),
             sig(self.bound_gbs),
-            pct.unwrap_or_else(|| "-".into()),
+            pct,
             opt(self.x_base),
-            self.note
-        )
+            opt(self.x_portable),
+        ];
+        cells(spmv_cols(widths), &values, &self.note)
     }
 }
 
@@ -281,45 +308,19 @@ pub fn spgemm_title(max_products: usize) -> String {
     format!("SpGEMM C = A·A, square matrices with at most {max_products} products")
 }
 
+/// The SpGEMM table's header.
 pub fn spgemm_header() -> String {
-    format!(
-        "| {:<14} | {:<4} | {:<8} | {:>9} | {:>10} | {:>10} | {:>7} | {:>7} | {:>5} | {:>7} | {:>10} | {:>6} | note\n|{:-<16}|{:-<6}|{:-<10}|{:->11}|{:->12}|{:->12}|{:->9}|{:->9}|{:->7}|{:->9}|{:->12}|{:->8}|------",
-        "matrix",
-        "prec",
-        "isa",
-        "nnz(A)",
-        "products",
-        "nnz(C)",
-        "ms",
-        "GFlop/s",
-        "x gus",
-        "warm ms",
-        "x gus warm",
-        "MB",
-        "",
-        "",
-        "",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":",
-        ":"
-    )
+    header(&SPGEMM_COLS)
 }
 
 impl SpgemmRow {
     pub fn line(&self) -> String {
-        format!(
-            "| {:<14} | {:<4} | {:<8} | {:>9} | {:>10} | {:>10} | {:>7} | {:>7} | {:>5} | {:>7} | {:>10} | {:>6} | {}",
-            self.matrix,
-            self.prec,
-            self.isa,
-            self.nnz_a,
-            self.products,
+        let values = [
+            self.matrix.clone(),
+            self.prec.into(),
+            self.isa.into(),
+            self.nnz_a.to_string(),
+            self.products.to_string(),
             self.nnz_c.map_or("-".into(), |n| n.to_string()),
             opt(self.time_ms),
             opt(self.gflops),
@@ -327,8 +328,8 @@ impl SpgemmRow {
             opt(self.warm_ms),
             opt(self.x_gustavson_warm),
             opt(self.mb),
-            self.note
-        )
+        ];
+        cells(&SPGEMM_COLS, &values, &self.note)
     }
 }
 
