@@ -15,6 +15,7 @@ pub mod isa_equivalence;
 pub mod level1;
 pub mod mtx;
 pub mod spgemm;
+pub mod threads;
 
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::Exec;

@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 type Run = fn(&[u8]) -> usize;
 
-const TARGETS: [(&str, Run); 7] = [
+const TARGETS: [(&str, Run); 8] = [
     ("formats", spblas_fuzz::formats::run),
     ("csr5_roundtrip", spblas_fuzz::csr5_roundtrip::run),
     ("isa_equivalence", spblas_fuzz::isa_equivalence::run),
@@ -24,6 +24,7 @@ const TARGETS: [(&str, Run); 7] = [
     ("level1", spblas_fuzz::level1::run),
     ("spgemm", spblas_fuzz::spgemm::run),
     ("canonical", spblas_fuzz::canonical::run),
+    ("threads", spblas_fuzz::threads::run),
 ];
 
 fn seeds_dir(target: &str) -> PathBuf {
