@@ -375,6 +375,73 @@ fn limits_bound_rows_and_entries() {
 }
 
 #[test]
+fn lines_longer_than_the_limit_are_errors_naming_their_line() {
+    let limits = MtxLimits::default().with_max_line_len(16);
+    assert_eq!(MtxLimits::default().max_line_len, 1 << 20);
+    let read = |text: &str| read_mtx_with::<f64, u32, _>(text.as_bytes(), &limits).map(|(_, a)| a);
+    let banner = "%%MatrixMarket matrix coordinate pattern general\n";
+    assert!(banner.len() > 16);
+    // The banner is line 1 too.
+    assert!(matches!(read(banner), Err(MtxError::Limit { line: 1, what: "line length", max: 16, .. })));
+    let limits = MtxLimits::default().with_max_line_len(banner.len() - 1);
+    // Whole, and in chunks of 1 to 4 bytes (a `\r\n` split, a limit met at a chunk's end).
+    let read = |text: &str| {
+        let whole = read_mtx_with::<f64, u32, _>(text.as_bytes(), &limits).map(|(_, a)| a);
+        for cap in 1..=4 {
+            let chunked =
+                read_mtx_with::<f64, u32, _>(io::BufReader::with_capacity(cap, text.as_bytes()), &limits);
+            let same = match (&whole, &chunked) {
+                (Ok(a), Ok((_, b))) => a == b,
+                (Err(MtxError::Limit { line: l, .. }), Err(MtxError::Limit { line: m, .. })) => l == m,
+                _ => false,
+            };
+            assert!(same, "{whole:?} whole, {chunked:?} in chunks of {cap}");
+        }
+        whole
+    };
+    let comment = |len: usize| format!("%{}", "c".repeat(len - 1));
+    let max = banner.len() - 1;
+    // Exactly `max` bytes, ended by `\n`, `\r\n` or the end of the input: accepted.
+    assert!(read(&format!("{banner}{}\n2 2 1\n1 1\n", comment(max))).is_ok());
+    assert!(read(&format!("{banner}{}\r\n2 2 1\r\n1 1\r\n", comment(max))).is_ok());
+    assert!(read(&format!("{banner}2 2 1\n1 1\n{}", comment(max))).is_ok());
+    // One byte more, however it ends: refused, naming the line.
+    for end in ["\n", "\r\n", "", "x\n"] {
+        let text = format!("{banner}2 2 1\n% c\n{}{end}1 1\n", comment(max + 1));
+        let e = read(&text).unwrap_err();
+        assert!(
+            matches!(e, MtxError::Limit { line: 4, what: "line length", max: m, .. } if m == max),
+            "{e:?}"
+        );
+        assert_eq!(e.line(), Some(4));
+        assert!(e.to_string().contains("line 4 is longer than"), "{e}");
+    }
+    // A `\r` that does not end the line counts.
+    let text = format!("{banner}{}\rc\n2 2 0\n", comment(max - 1));
+    assert!(matches!(read(&text), Err(MtxError::Limit { line: 2, what: "line length", .. })));
+    // An entry line is held to the limit as well.
+    let text = format!("{banner}2 2 1\n1 1{}\n", " ".repeat(max));
+    assert!(matches!(read(&text), Err(MtxError::Limit { line: 3, what: "line length", .. })));
+    // `read_mtx_header` applies the default.
+    let long = format!("{banner}%{}\n2 2 0\n", "c".repeat(1 << 20));
+    let e = read_mtx_header(long.as_bytes()).unwrap_err();
+    assert!(matches!(e, MtxError::Limit { line: 2, what: "line length", max: 1_048_576, .. }), "{e:?}");
+}
+
+// 100 MB of one comment line, made as it is read: refused once the limit is passed, not
+// after the whole line is read (the memory it takes is measured in `tests/mtx_memory.rs`).
+#[test]
+fn an_endless_comment_line_is_refused_without_reading_it_whole() {
+    let head = "%%MatrixMarket matrix coordinate real general\n%";
+    let total = 100 << 20;
+    let mut stream = io::BufReader::new(head.as_bytes().chain(io::repeat(b'x').take(total)));
+    let e = read_mtx::<f64, u32, _>(&mut stream).unwrap_err();
+    assert!(matches!(e, MtxError::Limit { line: 2, what: "line length", .. }), "{e:?}");
+    let unread = stream.into_inner().into_inner().1.limit();
+    assert!(unread > total - (2 << 20), "only {unread} of {total} bytes left unread");
+}
+
+#[test]
 fn dimensions_that_do_not_fit_the_index_type_are_format_errors() {
     let e = err(&format!("{BANNER}2 4294967295 0\n"));
     assert!(matches!(e, MtxError::Format(FormatError::TooLarge { what: "ncols", .. })), "{e:?}");
@@ -439,6 +506,13 @@ fn every_error_displays_as_one_sentence() {
         err(&format!("{BANNER}2 4294967295 0\n")),
         err(&format!("{BANNER}4000000000 1 0\n")),
         read_mtx::<f64, u32, _>(FailingReader).unwrap_err(),
+        read_mtx::<f64, u32, _>(io::BufReader::new(FailsAfter(format!("{BANNER}1 1 1\n").as_bytes())))
+            .unwrap_err(),
+        read_mtx_with::<f64, u32, _>(
+            format!("{BANNER}% a long comment\n").as_bytes(),
+            &MtxLimits::default().with_max_line_len(10),
+        )
+        .unwrap_err(),
         write_to_vec(&CsrOwned::<f64, u32>::from_triplets(1, 2, &[]).unwrap().view(), MtxSymmetry::Symmetric)
             .unwrap_err(),
         write_to_vec(
@@ -671,6 +745,119 @@ fn gzip_with_several_members_and_tiny_files() {
     assert!(matches!(read_mtx_path::<f64, u32>(&f.0), Err(MtxError::Header { line: 1, .. })));
     std::fs::write(&f.0, [0x1f]).unwrap();
     assert!(matches!(read_mtx_path::<f64, u32>(&f.0), Err(MtxError::Header { line: 1, .. })));
+}
+
+/// A `real general` file of `n` entry lines (line `k + 3` the `k`-th), and the same file
+/// gzipped in stored (uncompressed) blocks, so the blocks can be found and corrupted.
+fn stored_gzip(n: usize) -> (String, Vec<u8>) {
+    use std::fmt::Write as _;
+    let mut text = format!("{BANNER}100 100 {n}\n");
+    for k in 0..n {
+        writeln!(text, "{} {} {}.{}", k % 100 + 1, k / 100 % 100 + 1, k, k % 13).unwrap();
+    }
+    let mut enc = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::none());
+    enc.write_all(text.as_bytes()).unwrap();
+    (text, enc.finish().unwrap())
+}
+
+/// The line in progress after `bytes` bytes of `text`.
+fn line_at(text: &str, bytes: usize) -> usize {
+    text.as_bytes()[..bytes].iter().filter(|&&b| b == b'\n').count() + 1
+}
+
+/// The lines a reader can be on when a gzip stream fails after `good` bytes of `text`: the
+/// decoder may hold back output up to its 64 KiB of buffers when it fails.
+fn reached(text: &str, good: usize) -> std::ops::RangeInclusive<usize> {
+    line_at(text, good.saturating_sub(64 << 10))..=line_at(text, good)
+}
+
+fn gunzip(gz: &[u8]) -> impl BufRead + '_ {
+    io::BufReader::new(flate2::read::MultiGzDecoder::new(gz))
+}
+
+#[test]
+fn gzip_corrupt_in_the_middle_names_the_line_reached() {
+    let (text, gz) = stored_gzip(20_000);
+    // Walk the stored blocks (a header byte, LEN, NLEN, the data) to one in the middle,
+    // and break its NLEN, which must be LEN's complement.
+    let (mut pos, mut out) = (10, 0);
+    while out < text.len() / 2 {
+        let len = usize::from(u16::from_le_bytes([gz[pos + 1], gz[pos + 2]]));
+        assert_eq!(gz[pos] & 0b110, 0, "a stored block");
+        pos += 5 + len;
+        out += len;
+    }
+    let mut bad = gz.clone();
+    bad[pos + 3] ^= 0x5a;
+    let e = read_mtx::<f64, u32, _>(gunzip(&bad)).unwrap_err();
+    assert!(matches!(e, MtxError::Io(_)), "{e:?}");
+    let line = e.line().expect("a line");
+    assert!(reached(&text, out).contains(&line), "{line} not in {:?}", reached(&text, out));
+    assert!(e.to_string().starts_with(&format!("Matrix Market I/O failed on line {line}: ")), "{e}");
+    // The stream's own error stays the source, and its kind the variant's.
+    let source = std::error::Error::source(&e).expect("a source");
+    let MtxError::Io(ref io) = e else { unreachable!() };
+    assert_eq!(io.kind(), source.downcast_ref::<io::Error>().expect("an io::Error").kind());
+    assert!(!source.to_string().contains("line"), "{source}");
+    // The same from a file.
+    #[cfg(not(target_family = "wasm"))]
+    {
+        let f = TempFile(temp_path("corrupt.mtx.gz"));
+        std::fs::write(&f.0, &bad).unwrap();
+        let e = read_mtx_path::<f64, u32>(&f.0).unwrap_err();
+        assert!(matches!(e, MtxError::Io(_)) && e.line() == Some(line), "{e:?}");
+    }
+    // And the good stream reads.
+    assert_eq!(read_mtx::<f64, u32, _>(gunzip(&gz)).unwrap().nnz(), 10_000);
+}
+
+#[test]
+fn gzip_truncated_or_with_a_bad_checksum_names_the_line_reached() {
+    let (text, gz) = stored_gzip(20_000);
+    // Cut inside the data of a block: everything before the cut is delivered.
+    let cut = gz.len() / 2;
+    let e = read_mtx::<f64, u32, _>(gunzip(&gz[..cut])).unwrap_err();
+    let MtxError::Io(ref io) = e else { panic!("{e:?}") };
+    assert_eq!(io.kind(), io::ErrorKind::UnexpectedEof, "{e}");
+    let line = e.line().expect("a line");
+    // The data before the cut: less the gzip header and the block headers.
+    let good = cut - 10 - 5 * (cut / 31_750 + 1);
+    assert!(reached(&text, good).contains(&line), "{line} not in {:?}", reached(&text, good));
+    assert!(e.to_string().contains(&format!("on line {line}:")), "{e}");
+    // A bad checksum shows at the end: one past the last line.
+    let mut bad = gz.clone();
+    let crc = bad.len() - 8;
+    bad[crc] ^= 1;
+    let e = read_mtx::<f64, u32, _>(gunzip(&bad)).unwrap_err();
+    assert!(matches!(e, MtxError::Io(_)), "{e:?}");
+    assert_eq!(e.line(), Some(20_003), "{e}");
+}
+
+/// Lines of text, then an error.
+struct FailsAfter<'a>(&'a [u8]);
+impl Read for FailsAfter<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        if self.0.is_empty() {
+            return Err(io::Error::other("disk on fire"));
+        }
+        let n = self.0.read(buf)?;
+        Ok(n)
+    }
+}
+
+#[test]
+fn a_stream_failing_mid_file_names_the_line_reached() {
+    // Fails in the middle of line 4, and at the start of line 5.
+    for (text, line) in
+        [(format!("{BANNER}2 2 2\n1 1 1\n2 "), 4), (format!("{BANNER}2 2 2\n1 1 1\n2 2 2\n"), 5)]
+    {
+        let e = read_mtx::<f64, u32, _>(io::BufReader::with_capacity(4, FailsAfter(text.as_bytes())))
+            .unwrap_err();
+        assert!(matches!(e, MtxError::Io(ref io) if io.kind() == io::ErrorKind::Other), "{e:?}");
+        assert_eq!(e.line(), Some(line));
+        assert_eq!(e.to_string(), format!("Matrix Market I/O failed on line {line}: disk on fire."));
+        assert_eq!(std::error::Error::source(&e).unwrap().to_string(), "disk on fire");
+    }
 }
 
 // ----------------------------------------------------------------------------------------
@@ -949,4 +1136,19 @@ fn u16_reads_what_fits_and_refuses_the_rest() {
     let r = read_mtx::<f64, u16, _>(many.as_bytes());
     assert!(matches!(r, Err(MtxError::Format(FormatError::TooLarge { what: "nnz", .. }))), "{r:?}");
     assert_eq!(read_mtx::<f64, u32, _>(many.as_bytes()).unwrap().nnz(), 65_536);
+}
+
+#[test]
+fn u16_sums_more_duplicate_lines_than_u16_counts() {
+    // 70 004 entry lines, three distinct cells; the sums in file order (1e16 + 1 - 1e16 is
+    // 0 that way, 1 another).
+    let mut text = String::from("%%MatrixMarket matrix coordinate real general\n2 2 70004\n1 1 1e16\n");
+    text.push_str(&"2 2 1\n".repeat(70_000));
+    text.push_str("1 1 1\n2 1 0\n1 1 -1e16\n");
+    let a: CsrOwned<f64, u16> = read_mtx(text.as_bytes()).unwrap();
+    assert_eq!(a.view().row_ptr(), &[0, 1, 3]);
+    assert_eq!(a.view().col_idx(), &[0, 0, 1]);
+    assert_eq!(a.view().vals(), &[0.0, 0.0, 70_000.0]);
+    let b = read64(&text).unwrap();
+    assert_eq!(dense(&a), dense(&b));
 }

@@ -28,9 +28,12 @@
 //! them with [`MtxError::Unsupported`]. It writes `coordinate real` files.
 //!
 //! Reading never panics, whatever the bytes: every fault is an [`MtxError`] naming the
-//! 1-based line. Memory grows with the entries actually read (a declared count is never
-//! trusted for allocation); only the row count, which the CSR row pointer needs, is
-//! allocated up front, and [`MtxLimits`] bounds it. Use tight limits for untrusted input.
+//! 1-based line, a failing stream's (corrupt gzip, say) included. Memory grows with the
+//! entries actually read (a declared count is never trusted for allocation); only the
+//! row count, which the CSR row pointer needs, is allocated up front, and [`MtxLimits`]
+//! bounds it, as it bounds the bytes of a line held. Every allocation is fallible: an
+//! exhausted allocator is [`MtxError::Alloc`], not an abort. Use tight limits for
+//! untrusted input.
 //!
 //! ```
 //! use spblas::io::{MtxSymmetry, read_mtx, write_mtx};
@@ -61,7 +64,7 @@ use flate2::Compression;
 use flate2::read::MultiGzDecoder;
 use flate2::write::GzEncoder;
 
-use crate::{Csr, CsrOwned, FormatError, Index, Scalar};
+use crate::{Csr, CsrOwned, FormatError, Index, RowOrder, Scalar};
 
 /// The object keyword of a Matrix Market banner. Only `matrix` is defined by the format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -186,12 +189,13 @@ pub struct MtxHeader {
     pub nnz: usize,
 }
 
-/// Bounds on what a reader allocates, so that a short file declaring a huge matrix is an
-/// error rather than an out-of-memory abort.
+/// Bounds on what a reader allocates, so that a short file declaring a huge matrix, or
+/// holding one endless line, is an error rather than an out-of-memory abort.
 ///
 /// The entries themselves are stored as they are read, so their memory grows with the
 /// input; the row pointer (`nrows + 1` indices) is the one allocation a header alone can
-/// make large. The defaults admit every matrix of the SuiteSparse collection.
+/// make large, and a line is held whole only up to `max_line_len` bytes. The defaults
+/// admit every matrix of the SuiteSparse collection.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub struct MtxLimits {
@@ -201,18 +205,33 @@ pub struct MtxLimits {
     /// mirrored and before duplicates are summed; also bounds the declared count.
     /// Default: `usize::MAX`.
     pub max_entries: usize,
+    /// The longest line accepted, in bytes, its `\n` or `\r\n` not counted. Default:
+    /// `2^20` (1 MiB). An entry line, two indices and a value, is under 100 bytes, and
+    /// comments are short prose; the bound keeps a line of gigabytes (a thousandth of
+    /// that as `.gz`) out of memory while the reader looks for its end.
+    pub max_line_len: usize,
 }
+
+/// The default of [`MtxLimits::max_line_len`].
+const MAX_LINE_LEN: usize = 1 << 20;
 
 impl Default for MtxLimits {
     fn default() -> Self {
-        MtxLimits { max_nrows: 1 << 28, max_entries: usize::MAX }
+        MtxLimits::new(1 << 28, usize::MAX)
     }
 }
 
 impl MtxLimits {
-    /// Limits with the given bounds.
+    /// Limits with the given bounds, and the default [`MtxLimits::max_line_len`].
     pub const fn new(max_nrows: usize, max_entries: usize) -> Self {
-        MtxLimits { max_nrows, max_entries }
+        MtxLimits { max_nrows, max_entries, max_line_len: MAX_LINE_LEN }
+    }
+
+    /// These limits with [`MtxLimits::max_line_len`] set, usable in a `const`.
+    #[must_use]
+    pub const fn with_max_line_len(mut self, max_line_len: usize) -> Self {
+        self.max_line_len = max_line_len;
+        self
     }
 }
 
@@ -260,9 +279,10 @@ pub enum MtxError {
     Limit {
         /// The line that declares or adds the size.
         line: usize,
-        /// What is too large (`"nrows"`, `"entries"`).
+        /// What is too large (`"nrows"`, `"entries"`, `"line length"`).
         what: &'static str,
-        /// Its value.
+        /// Its value; for `"line length"`, the bytes of the line read when the limit was
+        /// passed (the rest is left unread), so at least `max + 1`.
         value: usize,
         /// The bound.
         max: usize,
@@ -293,7 +313,10 @@ pub enum MtxError {
         /// Its 0-based column.
         col: usize,
     },
-    /// Reading or writing the underlying stream failed (including corrupt gzip data).
+    /// Reading or writing the underlying stream failed (including corrupt or truncated
+    /// gzip data). A failure while reading a line names that line: in `Display` and
+    /// through [`MtxError::line`]; the error keeps the stream's [`io::ErrorKind`], and
+    /// [`source`](std::error::Error::source) gives the stream's own error.
     Io(io::Error),
     /// The matrix does not fit the index type (a dimension or the entry count is too
     /// large for `I`).
@@ -321,6 +344,10 @@ impl fmt::Display for MtxError {
             MtxError::Unsupported { line, what } => {
                 write!(f, "the Matrix Market file uses {what} (line {line}), which is not supported.")
             }
+            MtxError::Limit { line, what: "line length", max, .. } => write!(
+                f,
+                "line {line} is longer than {max} bytes, the limit set by `MtxLimits` (`max_line_len`)."
+            ),
             MtxError::Limit { line, what, value, max } => {
                 write!(f, "line {line} asks for {what} = {value}, above the limit {max} set by `MtxLimits`.")
             }
@@ -335,19 +362,73 @@ impl fmt::Display for MtxError {
                 f,
                 "the matrix is not {symmetry}: the entry at row {row}, column {col} (0-based) does not match its mirror."
             ),
-            MtxError::Io(e) => {
-                let e = e.to_string();
-                write!(f, "Matrix Market I/O failed: {}.", e.trim_end_matches('.'))
-            }
+            MtxError::Io(e) => match AtLine::of(e) {
+                Some(at) => {
+                    let e = at.error.to_string();
+                    write!(f, "Matrix Market I/O failed on line {}: {}.", at.line, e.trim_end_matches('.'))
+                }
+                None => {
+                    let e = e.to_string();
+                    write!(f, "Matrix Market I/O failed: {}.", e.trim_end_matches('.'))
+                }
+            },
             MtxError::Format(e) => write!(f, "the matrix cannot be stored with this index type: {e}"),
         }
+    }
+}
+
+impl MtxError {
+    /// The 1-based line the error names: `Some` for every fault met while reading lines;
+    /// `None` for writing, for a file that cannot be opened, and for [`MtxError::Alloc`]
+    /// and [`MtxError::Format`], which concern the whole matrix.
+    pub fn line(&self) -> Option<usize> {
+        match self {
+            MtxError::Header { line, .. }
+            | MtxError::Entry { line, .. }
+            | MtxError::Count { line, .. }
+            | MtxError::Limit { line, .. } => Some(*line),
+            MtxError::Unsupported { line, .. } => (*line > 0).then_some(*line),
+            MtxError::Io(e) => AtLine::of(e).map(|at| at.line),
+            _ => None,
+        }
+    }
+}
+
+/// A stream's error while reading a line, with that line: the payload of the
+/// [`io::Error`] in [`MtxError::Io`], so the variant stays what it was.
+#[derive(Debug)]
+struct AtLine {
+    line: usize,
+    error: io::Error,
+}
+
+impl AtLine {
+    /// `error` as the stream's failure on `line`, of the same kind.
+    fn wrap(error: io::Error, line: usize) -> MtxError {
+        MtxError::Io(io::Error::new(error.kind(), AtLine { line, error }))
+    }
+
+    fn of(e: &io::Error) -> Option<&AtLine> {
+        e.get_ref()?.downcast_ref::<AtLine>()
+    }
+}
+
+impl fmt::Display for AtLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "line {}: {}", self.line, self.error)
+    }
+}
+
+impl std::error::Error for AtLine {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        Some(&self.error)
     }
 }
 
 impl std::error::Error for MtxError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            MtxError::Io(e) => Some(e),
+            MtxError::Io(e) => Some(AtLine::of(e).map_or(e, |at| &at.error)),
             MtxError::Format(e) => Some(e),
             _ => None,
         }
@@ -379,25 +460,76 @@ struct Lines<R> {
     line: usize,
     /// The current line without its terminator is `buf[..end]`.
     end: usize,
+    /// [`MtxLimits::max_line_len`].
+    max_len: usize,
 }
 
 impl<R: BufRead> Lines<R> {
-    fn new(reader: R) -> Self {
-        Lines { reader, buf: Vec::new(), line: 0, end: 0 }
+    fn new(reader: R, limits: &MtxLimits) -> Self {
+        Lines { reader, buf: Vec::new(), line: 0, end: 0, max_len: limits.max_line_len }
     }
 
     /// Moves to the next line; `false` at the end of the input.
+    ///
+    /// Never holds more than `max_len + 2` bytes of a line (its `\r\n` included): a longer
+    /// one is an error as soon as it is seen, not after it has been buffered whole.
     fn advance(&mut self) -> Result<bool, MtxError> {
         self.buf.clear();
-        if self.reader.read_until(b'\n', &mut self.buf)? == 0 {
+        let line = self.line.saturating_add(1);
+        // Bytes before the `\n`: the line and possibly a `\r`.
+        let room = self.max_len.saturating_add(1);
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(chunk) => chunk,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(AtLine::wrap(e, line)),
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            let (body, take) = match chunk.iter().position(|&b| b == b'\n') {
+                Some(k) => (k, k + 1),
+                None => (chunk.len(), chunk.len()),
+            };
+            // `buf` holds no `\n` yet, and at most `room` bytes.
+            if body > room - self.buf.len() {
+                return Err(MtxError::Limit {
+                    line,
+                    what: "line length",
+                    value: self.buf.len().saturating_add(body),
+                    max: self.max_len,
+                });
+            }
+            let want = self.buf.len() + take;
+            if want > self.buf.capacity() {
+                // Doubling, but never past the longest line allowed, and fallibly.
+                let cap = self.buf.capacity().saturating_mul(2).min(room.saturating_add(1));
+                let target = want.max(cap);
+                self.buf
+                    .try_reserve_exact(target - self.buf.len())
+                    .map_err(|_| MtxError::Alloc { what: "line", len: target })?;
+            }
+            self.buf.extend_from_slice(&chunk[..take]);
+            self.reader.consume(take);
+            if take > body {
+                break;
+            }
+        }
+        if self.buf.is_empty() {
             return Ok(false);
         }
-        self.line += 1;
+        self.line = line;
         let mut end = self.buf.len();
         while end > 0 && matches!(self.buf[end - 1], b'\n' | b'\r') {
             end -= 1;
         }
         self.end = end;
+        // `room` let one byte more through, for a `\r`; without one the line is too long.
+        let mut len = self.buf.len() - usize::from(self.buf.ends_with(b"\n"));
+        len -= usize::from(self.buf[..len].ends_with(b"\r"));
+        if len > self.max_len {
+            return Err(MtxError::Limit { line, what: "line length", value: len, max: self.max_len });
+        }
         Ok(true)
     }
 
@@ -625,38 +757,61 @@ fn try_vec<X>(what: &'static str, len: usize) -> Result<Vec<X>, MtxError> {
     crate::formats::try_room(what, len).map_err(|_| MtxError::Alloc { what, len })
 }
 
-/// Sorts the triplets (stably, so duplicates add up in file order) and builds the CSR.
+/// `len` copies of `value` in a vector allocated through [`try_vec`].
+fn try_filled<X: Copy>(what: &'static str, len: usize, value: X) -> Result<Vec<X>, MtxError> {
+    let mut v = try_vec(what, len)?;
+    v.resize(len, value);
+    Ok(v)
+}
+
+/// CSR arrays: `(row_ptr, col_idx, vals)`.
+type CsrArrays<J, T> = (Vec<J>, Vec<J>, Vec<T>);
+
+/// The canonical CSR arrays of the triplets, in index type `J`, trimmed to the distinct
+/// entries: duplicates add up in file order. [`Csr::from_triplets`] in buffers allocated
+/// fallibly, so the only memory beyond the triplets is the three arrays (no sort
+/// scratch: a failed allocation is an error, never an abort).
+fn canonical<T: Scalar, J: Index>(
+    nrows: usize,
+    ncols: usize,
+    list: &[(usize, usize, T)],
+) -> Result<CsrArrays<J, T>, MtxError> {
+    let len = nrows.checked_add(1).ok_or(MtxError::Alloc { what: "row_ptr", len: usize::MAX })?;
+    let mut row_ptr = try_filled("row_ptr", len, J::ZERO)?;
+    let mut col_idx = try_filled("col_idx", list.len(), J::ZERO)?;
+    let mut vals = try_filled("vals", list.len(), T::ZERO)?;
+    let nnz = Csr::from_triplets(nrows, ncols, list, &mut row_ptr, &mut col_idx, &mut vals)?.nnz();
+    col_idx.truncate(nnz);
+    vals.truncate(nnz);
+    Ok((row_ptr, col_idx, vals))
+}
+
+/// Builds the canonical CSR of the triplets (rows sorted, duplicates added up in file
+/// order), allocating only fallibly.
 fn assemble<T: Scalar, I: Index>(
     nrows: usize,
     ncols: usize,
-    mut list: Vec<(usize, usize, T)>,
+    list: Vec<(usize, usize, T)>,
 ) -> Result<CsrOwned<T, I>, MtxError> {
-    list.sort_by_key(|&(r, c, _)| (r, c));
-    let len = nrows.checked_add(1).ok_or(MtxError::Alloc { what: "row_ptr", len: usize::MAX })?;
-    let mut row_ptr: Vec<I> = try_vec("row_ptr", len)?;
-    let mut col_idx: Vec<I> = try_vec("col_idx", list.len())?;
-    let mut vals: Vec<T> = try_vec("vals", list.len())?;
-    row_ptr.push(I::ZERO);
-    let mut k = 0;
-    for r in 0..nrows {
-        let mut last = None;
-        while let Some(&(_, c, v)) = list.get(k).filter(|e| e.0 == r) {
-            match vals.last_mut() {
-                Some(x) if last == Some(c) => *x += v,
-                _ => {
-                    // `c < ncols < I::MAX` was checked before any entry was read.
-                    col_idx.push(I::from_usize_unchecked(c));
-                    vals.push(v);
-                    last = Some(c);
-                }
-            }
-            k += 1;
-        }
-        // Wraps only if the count exceeds `I`, which `from_parts` then reports.
-        row_ptr.push(I::from_usize_unchecked(col_idx.len()));
+    if list.len() <= I::MAX_USIZE {
+        let (row_ptr, col_idx, vals) = canonical::<T, I>(nrows, ncols, &list)?;
+        drop(list);
+        return Ok(CsrOwned::from_parts_trusted(nrows, ncols, row_ptr, col_idx, vals, RowOrder::Canonical));
     }
+    // More entry lines than `I` counts (duplicates among them, or the matrix does not
+    // fit): sorted in `usize` positions, then narrowed to `I` if the distinct ones fit.
+    let (wide_ptr, wide_col, vals) = canonical::<T, usize>(nrows, ncols, &list)?;
     drop(list);
-    Ok(CsrOwned::from_parts(nrows, ncols, row_ptr, col_idx, vals)?)
+    crate::formats::check_dims::<I>(nrows, ncols, vals.len())?;
+    let narrow = |what, wide: Vec<usize>| -> Result<Vec<I>, MtxError> {
+        let mut v = try_vec(what, wide.len())?;
+        // Every value is at most `max(nnz, ncols - 1)`, which was just checked to fit.
+        v.extend(wide.iter().map(|&x| I::from_usize_unchecked(x)));
+        Ok(v)
+    };
+    let row_ptr = narrow("row_ptr", wide_ptr)?;
+    let col_idx = narrow("col_idx", wide_col)?;
+    Ok(CsrOwned::from_parts_trusted(nrows, ncols, row_ptr, col_idx, vals, RowOrder::Canonical))
 }
 
 /// Reads a Matrix Market `coordinate` file into a canonical CSR matrix (rows sorted,
@@ -677,9 +832,10 @@ fn assemble<T: Scalar, I: Index>(
 /// - [`MtxError::Entry`]: a missing, extra or non-numeric token, an index that is 0 or
 ///   beyond the declared size, a diagonal entry in a skew-symmetric file;
 /// - [`MtxError::Count`]: fewer or more entry lines than declared;
-/// - [`MtxError::Limit`] / [`MtxError::Alloc`]: the matrix is too large to hold;
+/// - [`MtxError::Limit`] / [`MtxError::Alloc`]: the matrix is too large to hold, or a line
+///   longer than [`MtxLimits::max_line_len`];
 /// - [`MtxError::Format`]: a dimension or the entry count does not fit `I`;
-/// - [`MtxError::Io`]: the reader failed.
+/// - [`MtxError::Io`]: the reader failed, on the line it names.
 pub fn read_mtx<T: Scalar, I: Index, R: BufRead>(reader: R) -> Result<CsrOwned<T, I>, MtxError> {
     read_mtx_with(reader, &MtxLimits::default()).map(|(_, a)| a)
 }
@@ -692,7 +848,7 @@ pub fn read_mtx_with<T: Scalar, I: Index, R: BufRead>(
     reader: R,
     limits: &MtxLimits,
 ) -> Result<(MtxHeader, CsrOwned<T, I>), MtxError> {
-    let mut lines = Lines::new(reader);
+    let mut lines = Lines::new(reader, limits);
     let h = parse_header(&mut lines)?;
     let size_line = lines.line;
     if h.format == MtxFormat::Array {
@@ -758,9 +914,10 @@ pub fn read_mtx_with<T: Scalar, I: Index, R: BufRead>(
 ///
 /// # Errors
 /// [`MtxError::Header`] for a malformed banner or size line, [`MtxError::Unsupported`]
-/// for an object other than `matrix`, [`MtxError::Io`] if the reader fails.
+/// for an object other than `matrix`, [`MtxError::Limit`] for a line longer than the
+/// default [`MtxLimits::max_line_len`], [`MtxError::Io`] if the reader fails.
 pub fn read_mtx_header<R: BufRead>(reader: R) -> Result<MtxHeader, MtxError> {
-    parse_header(&mut Lines::new(reader))
+    parse_header(&mut Lines::new(reader, &MtxLimits::default()))
 }
 
 /// Opens `path` and hands `f` a buffered reader of its contents, gunzipped when the file
