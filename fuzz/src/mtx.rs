@@ -1,6 +1,8 @@
 //! Target `mtx`: the Matrix Market reader on arbitrary bytes returns a matrix or an
 //! error, never panics; a matrix it returns is valid, and writing it and reading it back
-//! gives the same matrix (values bit for bit, NaN payloads aside).
+//! gives the same matrix (values bit for bit, NaN payloads aside). Under a line limit of
+//! 40 bytes (`MtxLimits::with_max_line_len`, which the default's 1 MiB never reaches in
+//! a fuzz input) the reader refuses or returns the same matrix as without it.
 //!
 //! The input is the file itself (so seeds are readable `.mtx` files). The reader runs
 //! with [`MtxLimits`] of 2^16 rows and entries: the default admits 2^28 rows, whose
@@ -19,6 +21,13 @@ pub fn run(data: &[u8]) -> usize {
     let a = check::<f64, u32>(data, &limits);
     let b = check::<f32, u64>(data, &limits);
     let c = check::<f64, u16>(data, &limits);
+    if let Ok((_, short)) = read_mtx_with::<f64, u32, _>(data, &limits.with_max_line_len(40)) {
+        let (_, full) = read_mtx_with::<f64, u32, _>(data, &limits).expect("read under a shorter line limit");
+        let (s, f) = (short.into_parts(), full.into_parts());
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        assert!((s.0, s.1, &s.2, &s.3) == (f.0, f.1, &f.2, &f.3), "a line limit changed the pattern");
+        assert!(bits(&s.4) == bits(&f.4), "a line limit changed the values");
+    }
     usize::from(a) + usize::from(b) + usize::from(c)
 }
 
