@@ -14,6 +14,7 @@ pub mod formats;
 pub mod isa_equivalence;
 pub mod level1;
 pub mod mtx;
+pub mod mtx_stream;
 pub mod spgemm;
 pub mod threads;
 

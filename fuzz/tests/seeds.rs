@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 type Run = fn(&[u8]) -> usize;
 
-const TARGETS: [(&str, Run); 8] = [
+const TARGETS: [(&str, Run); 9] = [
     ("formats", spblas_fuzz::formats::run),
     ("csr5_roundtrip", spblas_fuzz::csr5_roundtrip::run),
     ("isa_equivalence", spblas_fuzz::isa_equivalence::run),
@@ -25,6 +25,7 @@ const TARGETS: [(&str, Run); 8] = [
     ("spgemm", spblas_fuzz::spgemm::run),
     ("canonical", spblas_fuzz::canonical::run),
     ("threads", spblas_fuzz::threads::run),
+    ("mtx_stream", spblas_fuzz::mtx_stream::run),
 ];
 
 fn seeds_dir(target: &str) -> PathBuf {
