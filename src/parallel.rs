@@ -7,9 +7,11 @@
 //!
 //! Every driver takes a task count `threads`: 0 runs [`available_threads`] tasks, or one on
 //! the calling thread when the work is too small to repay a fork (fewer than 32 768 rows
-//! plus entries); any other value runs that many tasks, capped by the work items. No driver
-//! spawns an OS thread per call. Where the pool cannot be started (the OS refuses threads),
-//! every driver runs serially instead of failing.
+//! plus entries); any other value runs that many tasks, capped by the work items and by the
+//! pool's threads (more tasks than workers would only queue, each with its piece of the
+//! bookkeeping, so a request for 100 000 threads costs what one for the pool's size
+//! costs). No driver spawns an OS thread per call. Where the pool cannot be started (the OS
+//! refuses threads), every driver runs serially instead of failing.
 
 use core::ops::Range;
 use std::sync::OnceLock;
@@ -38,13 +40,18 @@ fn pool_ready() -> bool {
     if rayon::current_thread_index().is_some() {
         return true;
     }
-    *READY.get_or_init(|| match rayon::ThreadPoolBuilder::new().build_global() {
+    *READY.get_or_init(|| usable_after(rayon::ThreadPoolBuilder::new().build_global()))
+}
+
+/// Whether the global pool works after our attempt to build it ended in `built`.
+fn usable_after(built: Result<(), rayon::ThreadPoolBuildError>) -> bool {
+    match built {
         Ok(()) => true,
         // The OS refused a thread (rayon's I/O error, the only kind with a source).
         Err(e) if std::error::Error::source(&e).is_some() => false,
         // Someone (the caller, or rayon on an earlier use) built it already.
         Err(_) => global_pool_usable(),
-    })
+    }
 }
 
 /// Whether the global pool someone else built works: asking it panics if their build
@@ -67,13 +74,16 @@ pub fn available_threads() -> usize {
     if pool_ready() { rayon::current_num_threads().max(1) } else { 1 }
 }
 
-/// The task count for a request of `threads` capped by `most` (the work items): as asked,
-/// or for 0, [`available_threads`] but 1 below [`SERIAL_WORK`] rows plus entries.
+/// The task count for a request of `threads` capped by `most` (the work items) and by the
+/// pool's threads: as asked, or for 0, [`available_threads`] but 1 below [`SERIAL_WORK`]
+/// rows plus entries. 1 where no pool can be started.
 fn tasks(threads: usize, most: usize, work: usize) -> usize {
     let threads = match threads {
         0 if work < SERIAL_WORK => 1,
         0 => available_threads(),
-        t => t,
+        // One task needs no pool: it is not asked for (nor started) then.
+        1 => 1,
+        t => t.min(available_threads()),
     };
     threads.clamp(1, most.max(1))
 }
@@ -441,6 +451,20 @@ const SPGEMM_BLOCKS: usize = 16;
 mod tests {
     use super::*;
     use crate::{Csr5Owned, CsrOwned, Exec};
+
+    /// A pool the OS refused a thread for is not used (the drivers then run serially);
+    /// one that was built is.
+    #[test]
+    fn a_refused_thread_means_no_pool() {
+        let refused = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .spawn_handler(|_| Err(std::io::Error::other("no more threads")))
+            .build()
+            .map(drop);
+        assert!(refused.is_err());
+        assert!(!usable_after(refused));
+        assert!(usable_after(Ok(())));
+    }
 
     /// The panel driver refuses no panels and panels of different shapes (a plan never
     /// hands it either), leaving `y` alone.
