@@ -25,7 +25,9 @@ use crate::level2::{
     Carry, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv, merge_path_splits,
     spmv_merge_path_piece,
 };
-use crate::level3::{Piece, Rule, SpgemmConfig, advise, hybrid_product, hybrid_rows, row_upper_bound};
+use crate::level3::{
+    Piece, Rule, SpgemmConfig, advise, count_nnz, hybrid_product, hybrid_rows, row_upper_bound,
+};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::tuning::SERIAL_WORK;
@@ -369,8 +371,10 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let rule = Rule::new(cfg.method, a, b);
     // Fine blocks of equal rows plus entries of `A`, their candidate products (plus one
     // per row, so that runs of empty rows split too) summed in parallel; the ranges are
-    // cut at the block ends where the running sum passes each `k / threads` share.
-    let nblocks = (threads * SPGEMM_BLOCKS).min(nrows);
+    // cut at the block ends where the running sum passes each `k / threads` share. The
+    // same walk sums the rows' upper bounds capped at `ncols`: a bound of `nnz(C)`.
+    let ncols = b.ncols();
+    let nblocks = threads.saturating_mul(SPGEMM_BLOCKS).min(nrows);
     let mut fine = std::vec![0usize; nblocks + 1];
     balanced_row_partition(a, nblocks, &mut fine)?;
     let blocks: Vec<Range<usize>> = fine.windows(2).map(|w| w[0]..w[1]).collect();
@@ -378,15 +382,19 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         chunk
             .iter()
             .map(|rows| {
-                rows.clone().fold(0usize, |s, i| s.saturating_add(row_upper_bound(a, b, i)).saturating_add(1))
+                rows.clone().fold((0usize, 0usize), |(s, c), i| {
+                    let ub = row_upper_bound(a, b, i);
+                    (s.saturating_add(ub).saturating_add(1), c.saturating_add(ub.min(ncols)))
+                })
             })
-            .collect::<Vec<usize>>()
+            .collect::<Vec<(usize, usize)>>()
     });
-    let total = sums.iter().flatten().fold(0usize, |s, &u| s.saturating_add(u));
+    let total = sums.iter().flatten().fold(0usize, |s, &(u, _)| s.saturating_add(u));
+    let bound = sums.iter().flatten().fold(0usize, |s, &(_, c)| s.saturating_add(c));
     let mut bounds = Vec::with_capacity(threads + 1);
     bounds.push(0);
     let mut run = 0usize;
-    for (rows, u) in blocks.iter().zip(sums.iter().flatten()) {
+    for (rows, (u, _)) in blocks.iter().zip(sums.iter().flatten()) {
         run = run.saturating_add(*u);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
@@ -397,6 +405,17 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         bounds.push(nrows);
     }
     let ranges: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
+    // Where the bound passes `I::MAX`, the ranges' rows are counted (in parallel) before
+    // any piece allocates its output: a product that cannot fit is refused without it.
+    if bound > I::MAX_USIZE {
+        let mut nnz = 0usize;
+        for count in fork(ranges.clone(), |rows| count_nnz(isa, a, b, rows, None)) {
+            nnz = nnz.saturating_add(count?);
+        }
+        if nnz > I::MAX_USIZE {
+            return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
+        }
+    }
     let pieces =
         fork(ranges, |rows| hybrid_rows(isa, rule, cfg.huge_pages, a, b, rows, None).map(|(p, _)| p));
     let mut parts: Vec<Piece<T, I>> = Vec::with_capacity(pieces.len());
