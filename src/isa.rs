@@ -111,12 +111,12 @@ impl Exec {
         Exec { isa: Some(isa), ..self }
     }
 
-    /// Uses at most `threads` tasks on the caller's rayon pool (feature `parallel`): `1`
-    /// (the default) runs on the calling thread; `0` as many as the pool has, or the
-    /// calling thread alone where the work is too small to repay a fork. Kernels that
-    /// have no threaded form (those not listed in the `parallel` feature's notes), and
-    /// every kernel without the feature, run on the calling thread: the count is a
-    /// ceiling, never a promise.
+    /// Uses at most `threads` tasks on the caller's rayon pool (feature `parallel`), and
+    /// never more than the pool has threads: `1` (the default) runs on the calling thread;
+    /// `0` as many as the pool has, or the calling thread alone where the work is too
+    /// small to repay a fork. Kernels that have no threaded form (those not listed in the
+    /// `parallel` feature's notes), and every kernel without the feature, run on the
+    /// calling thread: the count is a ceiling, never a promise.
     #[must_use]
     pub const fn threads(self, threads: usize) -> Exec {
         Exec { threads, ..self }

@@ -7,9 +7,11 @@
 //!
 //! Every driver takes a task count `threads`: 0 runs [`available_threads`] tasks, or one on
 //! the calling thread when the work is too small to repay a fork (fewer than 32 768 rows
-//! plus entries); any other value runs that many tasks, capped by the work items. No driver
-//! spawns an OS thread per call. Where the pool cannot be started (the OS refuses threads),
-//! every driver runs serially instead of failing.
+//! plus entries); any other value runs that many tasks, capped by the work items and by the
+//! pool's threads (more tasks than workers would only queue, each with its piece of the
+//! bookkeeping, so a request for 100 000 threads costs what one for the pool's size
+//! costs). No driver spawns an OS thread per call. Where the pool cannot be started (the OS
+//! refuses threads), every driver runs serially instead of failing.
 
 use core::ops::Range;
 use std::sync::OnceLock;
@@ -23,7 +25,9 @@ use crate::level2::{
     Carry, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv, merge_path_splits,
     spmv_merge_path_piece,
 };
-use crate::level3::{Piece, Rule, SpgemmConfig, advise, hybrid_product, hybrid_rows, row_upper_bound};
+use crate::level3::{
+    Piece, Rule, SpgemmConfig, advise, count_nnz, hybrid_product, hybrid_rows, row_upper_bound,
+};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::tuning::SERIAL_WORK;
@@ -38,13 +42,18 @@ fn pool_ready() -> bool {
     if rayon::current_thread_index().is_some() {
         return true;
     }
-    *READY.get_or_init(|| match rayon::ThreadPoolBuilder::new().build_global() {
+    *READY.get_or_init(|| usable_after(rayon::ThreadPoolBuilder::new().build_global()))
+}
+
+/// Whether the global pool works after our attempt to build it ended in `built`.
+fn usable_after(built: Result<(), rayon::ThreadPoolBuildError>) -> bool {
+    match built {
         Ok(()) => true,
         // The OS refused a thread (rayon's I/O error, the only kind with a source).
         Err(e) if std::error::Error::source(&e).is_some() => false,
         // Someone (the caller, or rayon on an earlier use) built it already.
         Err(_) => global_pool_usable(),
-    })
+    }
 }
 
 /// Whether the global pool someone else built works: asking it panics if their build
@@ -67,13 +76,16 @@ pub fn available_threads() -> usize {
     if pool_ready() { rayon::current_num_threads().max(1) } else { 1 }
 }
 
-/// The task count for a request of `threads` capped by `most` (the work items): as asked,
-/// or for 0, [`available_threads`] but 1 below [`SERIAL_WORK`] rows plus entries.
+/// The task count for a request of `threads` capped by `most` (the work items) and by the
+/// pool's threads: as asked, or for 0, [`available_threads`] but 1 below [`SERIAL_WORK`]
+/// rows plus entries. 1 where no pool can be started.
 fn tasks(threads: usize, most: usize, work: usize) -> usize {
     let threads = match threads {
         0 if work < SERIAL_WORK => 1,
         0 => available_threads(),
-        t => t,
+        // One task needs no pool: it is not asked for (nor started) then.
+        1 => 1,
+        t => t.min(available_threads()),
     };
     threads.clamp(1, most.max(1))
 }
@@ -359,8 +371,10 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let rule = Rule::new(cfg.method, a, b);
     // Fine blocks of equal rows plus entries of `A`, their candidate products (plus one
     // per row, so that runs of empty rows split too) summed in parallel; the ranges are
-    // cut at the block ends where the running sum passes each `k / threads` share.
-    let nblocks = (threads * SPGEMM_BLOCKS).min(nrows);
+    // cut at the block ends where the running sum passes each `k / threads` share. The
+    // same walk sums the rows' upper bounds capped at `ncols`: a bound of `nnz(C)`.
+    let ncols = b.ncols();
+    let nblocks = threads.saturating_mul(SPGEMM_BLOCKS).min(nrows);
     let mut fine = std::vec![0usize; nblocks + 1];
     balanced_row_partition(a, nblocks, &mut fine)?;
     let blocks: Vec<Range<usize>> = fine.windows(2).map(|w| w[0]..w[1]).collect();
@@ -368,15 +382,19 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         chunk
             .iter()
             .map(|rows| {
-                rows.clone().fold(0usize, |s, i| s.saturating_add(row_upper_bound(a, b, i)).saturating_add(1))
+                rows.clone().fold((0usize, 0usize), |(s, c), i| {
+                    let ub = row_upper_bound(a, b, i);
+                    (s.saturating_add(ub).saturating_add(1), c.saturating_add(ub.min(ncols)))
+                })
             })
-            .collect::<Vec<usize>>()
+            .collect::<Vec<(usize, usize)>>()
     });
-    let total = sums.iter().flatten().fold(0usize, |s, &u| s.saturating_add(u));
+    let total = sums.iter().flatten().fold(0usize, |s, &(u, _)| s.saturating_add(u));
+    let bound = sums.iter().flatten().fold(0usize, |s, &(_, c)| s.saturating_add(c));
     let mut bounds = Vec::with_capacity(threads + 1);
     bounds.push(0);
     let mut run = 0usize;
-    for (rows, u) in blocks.iter().zip(sums.iter().flatten()) {
+    for (rows, (u, _)) in blocks.iter().zip(sums.iter().flatten()) {
         run = run.saturating_add(*u);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
@@ -387,6 +405,17 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         bounds.push(nrows);
     }
     let ranges: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
+    // Where the bound passes `I::MAX`, the ranges' rows are counted (in parallel) before
+    // any piece allocates its output: a product that cannot fit is refused without it.
+    if bound > I::MAX_USIZE {
+        let mut nnz = 0usize;
+        for count in fork(ranges.clone(), |rows| count_nnz(isa, a, b, rows, None)) {
+            nnz = nnz.saturating_add(count?);
+        }
+        if nnz > I::MAX_USIZE {
+            return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
+        }
+    }
     let pieces =
         fork(ranges, |rows| hybrid_rows(isa, rule, cfg.huge_pages, a, b, rows, None).map(|(p, _)| p));
     let mut parts: Vec<Piece<T, I>> = Vec::with_capacity(pieces.len());
@@ -441,6 +470,20 @@ const SPGEMM_BLOCKS: usize = 16;
 mod tests {
     use super::*;
     use crate::{Csr5Owned, CsrOwned, Exec};
+
+    /// A pool the OS refused a thread for is not used (the drivers then run serially);
+    /// one that was built is.
+    #[test]
+    fn a_refused_thread_means_no_pool() {
+        let refused = rayon::ThreadPoolBuilder::new()
+            .num_threads(2)
+            .spawn_handler(|_| Err(std::io::Error::other("no more threads")))
+            .build()
+            .map(drop);
+        assert!(refused.is_err());
+        assert!(!usable_after(refused));
+        assert!(usable_after(Ok(())));
+    }
 
     /// The panel driver refuses no panels and panels of different shapes (a plan never
     /// hands it either), leaving `y` alone.

@@ -321,6 +321,100 @@ proptest! {
     }
 }
 
+/// Two matrices of one shape (`nrows`, `ncols`, `nnz`) whose entries fall in rows drawn
+/// from `seed_a` and `seed_b` (many empty rows where `nrows` is large), small integer
+/// values so that every SpMV is exact.
+fn same_shape_pair(
+    nrows: usize,
+    ncols: usize,
+    nnz: usize,
+    (seed_a, seed_b): (u64, u64),
+) -> (CsrOwned<f64, u32>, CsrOwned<f64, u32>) {
+    let make = |seed: u64| {
+        let mut rows: Vec<usize> = (0..nnz).map(|k| splitmix(seed ^ k as u64) as usize % nrows).collect();
+        rows.sort_unstable();
+        let mut row_ptr = vec![0u32; nrows + 1];
+        for &r in &rows {
+            row_ptr[r + 1] += 1;
+        }
+        for i in 0..nrows {
+            row_ptr[i + 1] += row_ptr[i];
+        }
+        let col_idx = (0..nnz).map(|k| (splitmix(!seed ^ k as u64) % ncols as u64) as u32).collect();
+        let vals = (0..nnz).map(|k| (splitmix(seed.rotate_left(7) ^ k as u64) % 7) as f64 - 3.0).collect();
+        CsrOwned::from_parts(nrows, ncols, row_ptr, col_idx, vals).unwrap()
+    };
+    (make(seed_a), make(seed_b))
+}
+
+/// `Csr5::from_csr` of `b` with the layout made for `a` (same shape): an error, or a
+/// view that `Csr5::new` accepts and whose SpMV is `b`'s.
+fn check_foreign_layout(
+    a: &Csr<'_, f64, u32>,
+    b: &Csr<'_, f64, u32>,
+    (omega, sigma): (usize, usize),
+) -> Result<(), TestCaseError> {
+    let Ok(layout) = Csr5Layout::with_params(a, omega, sigma) else {
+        return Ok(());
+    };
+    let mut out = Built {
+        col_idx: vec![0u32; layout.nnz()],
+        vals: vec![0.0; layout.nnz()],
+        tile_ptr: vec![0; layout.tile_ptr_len()],
+        tile_desc: vec![0; layout.tile_desc_len()],
+        empty_offset_ptr: vec![0; layout.tile_ptr_len()],
+        empty_offset: vec![0; layout.empty_offset_len()],
+    };
+    let aux = Csr5Aux {
+        tile_ptr: &mut out.tile_ptr,
+        tile_desc: &mut out.tile_desc,
+        empty_offset_ptr: &mut out.empty_offset_ptr,
+        empty_offset: &mut out.empty_offset,
+    };
+    let got = Csr5::from_csr(b, &layout, &mut out.col_idx, &mut out.vals, aux).map(|c5| {
+        let parts = Csr5Parts {
+            tile_ptr: c5.tile_ptr(),
+            tile_desc: c5.tile_desc(),
+            empty_offset_ptr: c5.empty_offset_ptr(),
+            empty_offset: c5.empty_offset(),
+        };
+        let checked =
+            Csr5::new(b.nrows(), b.ncols(), (omega, sigma), b.row_ptr(), c5.col_idx(), c5.vals(), parts);
+        let x = vector::<f64>(b.ncols(), 9);
+        let (mut y, mut want) = (vector::<f64>(b.nrows(), 10), vector::<f64>(b.nrows(), 10));
+        c5.spmv(Exec::new(), 1.0, &x, 0.5, &mut y).unwrap();
+        b.spmv(Exec::new(), 1.0, &x, 0.5, &mut want).unwrap();
+        (checked.map(drop), bits(&y) == bits(&want))
+    });
+    match got {
+        Err(e) => prop_assert!(matches!(e, FormatError::Length { array: "empty_offset", .. }), "{e:?}"),
+        Ok((checked, same)) => {
+            prop_assert_eq!(checked, Ok(()));
+            prop_assert!(same, "SpMV differs from CSR's");
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// A layout made for another matrix of the same shape.
+    #[test]
+    fn csr5_layout_of_another_matrix_is_refused_or_right(
+        nrows in 1usize..60,
+        ncols in 1usize..12,
+        nnz in 0usize..160,
+        seeds: (u64, u64),
+        omega in prop::sample::select(vec![1usize, 2, 4, 8, 16, 32]),
+        sigma in 1usize..9,
+    ) {
+        let (a, b) = same_shape_pair(nrows, ncols, nnz, seeds);
+        check_foreign_layout(&a.view(), &b.view(), (omega, sigma))?;
+        check_foreign_layout(&b.view(), &a.view(), (omega, sigma))?;
+    }
+}
+
 /// A CSR matrix from row lengths (columns cycle, values from the row and position).
 fn from_lens<T: Scalar, I: Index>(ncols: usize, lens: &[usize]) -> RawCsr<T, I> {
     let mut row_ptr = vec![I::ZERO];

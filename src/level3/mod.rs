@@ -69,7 +69,7 @@ mod owned;
 mod plan;
 
 #[cfg(feature = "parallel")]
-pub(crate) use owned::{Piece, advise, hybrid_product, hybrid_rows};
+pub(crate) use owned::{Piece, advise, count_nnz, hybrid_product, hybrid_rows};
 #[cfg(feature = "alloc")]
 pub use owned::{SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse};
 pub use rows::RowMethod;

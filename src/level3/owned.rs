@@ -46,20 +46,21 @@ pub struct SpgemmStats {
 }
 
 /// Makes room for `extra` more elements: nothing if they fit, else capacity grows to
-/// the larger of what is needed and [`GROWTH`] times the old capacity.
-fn grow<X>(v: &mut Vec<X>, extra: usize, huge: bool) -> Result<bool, ()> {
-    let need = v.len().checked_add(extra).ok_or(())?;
+/// the larger of what is needed and [`GROWTH`] times the old capacity. On failure, the
+/// capacity it asked for (for the error).
+fn grow<X>(v: &mut Vec<X>, extra: usize, huge: bool) -> Result<bool, usize> {
+    let need = v.len().checked_add(extra).ok_or(usize::MAX)?;
     if need <= v.capacity() {
         return Ok(false);
     }
     let target = need.max(v.capacity().saturating_mul(GROWTH.0) / GROWTH.1);
-    v.try_reserve_exact(target - v.len()).map_err(|_| ())?;
+    v.try_reserve_exact(target - v.len()).map_err(|_| target)?;
     advise(v, huge);
     Ok(true)
 }
 
 /// [`grow`] on both output arrays; whether the column array grew.
-fn grow_both<I, T>(col_idx: &mut Vec<I>, vals: &mut Vec<T>, extra: usize, huge: bool) -> Result<bool, ()> {
+fn grow_both<I, T>(col_idx: &mut Vec<I>, vals: &mut Vec<T>, extra: usize, huge: bool) -> Result<bool, usize> {
     let grew = grow(col_idx, extra, huge)?;
     grow(vals, extra, huge)?;
     Ok(grew)
@@ -146,8 +147,11 @@ fn end_row<I: Index, T>(
 ///
 /// # Errors
 /// [`DimError::IsaUnavailable`], [`DimError::Inner`], [`DimError::NotCanonical`] (a
-/// forced merge on a non-canonical `B`); [`DimError::Overflow`] (`"nnz(C)"`) if `nnz(C)`
-/// does not fit `I`, or (`"room"`) if the room or the workspace cannot be allocated.
+/// forced merge on a non-canonical `B`); [`DimError::Overflow`] (`"nnz(C)"`, with its
+/// value) if `nnz(C)` does not fit `I`, found before any room for `C` is allocated (the
+/// rows are counted, as the symbolic phase counts them, only where the sum of their upper
+/// bounds passes `I::MAX`), or (`"room"`, with the elements asked for) if the room or the
+/// workspace cannot be allocated.
 pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     exec: Exec,
     cfg: SpgemmConfig,
@@ -248,13 +252,14 @@ struct Work<T, I> {
 
 /// Grows `v` (zero-filled) to at least `len` elements: to twice its length if that is
 /// more (so that rows of growing bounds cost amortized constant allocations), but not
-/// past `cap` (the most any row needs) unless `len` is.
-fn fit<X: Copy>(v: &mut Vec<X>, len: usize, cap: usize, zero: X) -> Result<(), ()> {
+/// past `cap` (the most any row needs) unless `len` is. On failure, the length it asked
+/// for.
+fn fit<X: Copy>(v: &mut Vec<X>, len: usize, cap: usize, zero: X) -> Result<(), usize> {
     if v.len() >= len {
         return Ok(());
     }
     let target = len.max(v.len().saturating_mul(2).min(cap));
-    v.try_reserve_exact(target - v.len()).map_err(|_| ())?;
+    v.try_reserve_exact(target - v.len()).map_err(|_| target)?;
     v.resize(target, zero);
     Ok(())
 }
@@ -274,7 +279,7 @@ impl<T: Scalar, I: Index> Work<T, I> {
 
     /// Makes room for `method` on a row of upper bound `ub` (room `room`) in a product
     /// with `ncols` columns; the SPA's arrays are sized once, for every column.
-    fn fit(&mut self, method: RowMethod, ub: usize, room: usize, ncols: usize) -> Result<(), ()> {
+    fn fit(&mut self, method: RowMethod, ub: usize, room: usize, ncols: usize) -> Result<(), usize> {
         const ANY: usize = usize::MAX;
         fit(&mut self.stage_i, room, ncols, I::ZERO)?;
         fit(&mut self.stage_v, room, ncols, T::ZERO)?;
@@ -326,23 +331,32 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     // workspace and the staging row grow as the rows need them (sizing them in a pass
     // of their own, with the kernel choice per row, cost a tenth of the product on
     // short-row matrices).
-    let room_err = DimError::Overflow { what: "room", value: usize::MAX, max: isize::MAX as usize };
+    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
     let ctx = Ctx { a, b, isa };
     let mut w = Work::<T, I>::new();
     let (ap, order, ncols) = (a.row_ptr(), b.row_order(), b.ncols());
     // The advance allocation: a lower bound of the rows' lengths (the longest row of a
     // canonical `B` each references), from a walk of `A`'s indices and `B`'s `row_ptr`
-    // (growing from nothing instead cost more in copies than this walk).
-    let lower = if order == RowOrder::Canonical {
-        rows.clone().fold(0usize, |s, i| {
-            if rule.spread {
-                rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
-            }
-            s.saturating_add(row_bounds(a, b, i).1.min(ncols))
-        })
-    } else {
-        0
-    };
+    // (growing from nothing instead cost more in copies than this walk). The same walk
+    // sums the rows' upper bounds, each capped at `ncols`: a bound of `nnz(C)`.
+    let canonical = order == RowOrder::Canonical;
+    let (lower, bound) = rows.clone().fold((0usize, 0usize), |(lower, bound), i| {
+        if rule.spread {
+            rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
+        }
+        let (ub, longest) = row_bounds(a, b, i);
+        let least = if canonical { longest.min(ncols) } else { 0 };
+        (lower.saturating_add(least), bound.saturating_add(ub.min(ncols)))
+    });
+    // A product whose `nnz(C)` cannot fit `I` is refused here, before any room for it is
+    // allocated; without this, rows were appended until the count passed `I::MAX`, after
+    // gigabytes of output.
+    if bound > I::MAX_USIZE {
+        let nnz = count_nnz(isa, a, b, rows.clone(), Some(bound))?;
+        if nnz > I::MAX_USIZE {
+            return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
+        }
+    }
     // Reused arrays keep their memory (already faulted in): cleared, and kept at their
     // capacity at the end instead of shrunk.
     let keep = reuse.is_some();
@@ -351,13 +365,13 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.clear();
     col_idx.clear();
     vals.clear();
-    col_idx.try_reserve_exact(lower).map_err(|_| room_err)?;
-    vals.try_reserve_exact(lower).map_err(|_| room_err)?;
+    col_idx.try_reserve_exact(lower).map_err(|_| room_err(lower))?;
+    vals.try_reserve_exact(lower).map_err(|_| room_err(lower))?;
     advise(&col_idx, huge);
     advise(&vals, huge);
     let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
     let (mut upper, mut rows_per_bin) = (0usize, [0usize; NBINS]);
-    row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err)?;
+    row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err(rows.len() + 1))?;
     advise(&row_ptr, huge);
     row_ptr.push(I::ZERO);
     let mut reg = EscBuf::new();
@@ -368,7 +382,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         }
         // A row that repeats the learnt pattern: straight into `C`.
         if rule.forced.is_none() && plan.len() > 0 {
-            let grew = grow_both(&mut col_idx, &mut vals, plan.len(), huge).map_err(|_| room_err)?;
+            let grew = grow_both(&mut col_idx, &mut vals, plan.len(), huge).map_err(room_err)?;
             if plan.apply(&ctx, i, &mut col_idx, &mut vals) {
                 grows += usize::from(grew);
                 upper = upper.saturating_add(plan.ub);
@@ -385,7 +399,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             // No product or one (a diagonal, a permutation, most rows of a mostly empty
             // matrix): the entry goes straight into `C`, with no kernel to choose.
             if let Some((j, v)) = single_product(&ctx, i) {
-                grows += usize::from(grow_both(&mut col_idx, &mut vals, 1, huge).map_err(|_| room_err)?);
+                grows += usize::from(grow_both(&mut col_idx, &mut vals, 1, huge).map_err(room_err)?);
                 col_idx.push(j);
                 vals.push(v);
             }
@@ -403,14 +417,14 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             && let Some(len) = rows::esc_short(&ctx, i, &mut reg)
         {
             // A short row sorted in registers: straight from them into `C`.
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, len, huge).map_err(|_| room_err)?);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, len, huge).map_err(room_err)?);
             col_idx.extend(reg.cols[..len].iter().map(|&c| I::from_usize_unchecked(c as usize)));
             vals.extend_from_slice(&reg.vals[..len]);
         } else if let Kernel::Acc(method) = kernel {
             // Accumulated rows are computed in the staging row and appended: zero-filling
             // their room in `C` instead cost more than the copy where `nnz(Ĉ)` is many
             // times `nnz(C)` (a band: 9x).
-            w.fit(method, ub_i, room, ncols).map_err(|_| room_err)?;
+            w.fit(method, ub_i, room, ncols).map_err(room_err)?;
             let (di, dv) = (&mut w.stage_i[..room], &mut w.stage_v[..room]);
             let len = if method == RowMethod::Spa && bin == Bin::Short {
                 // The short rows' lean SPA (most rows of stencil products).
@@ -429,12 +443,12 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
             if method == RowMethod::Spa && rule.forced.is_none() {
                 plan.learn(&ctx, i, ub_i, bin, &di[..len]);
             }
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, len, huge).map_err(|_| room_err)?);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, len, huge).map_err(room_err)?);
             col_idx.extend_from_slice(&di[..len]);
             vals.extend_from_slice(&dv[..len]);
         } else {
             // Empty, or a copy of exactly `room` entries: straight into `C`.
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, room, huge).map_err(|_| room_err)?);
+            grows += usize::from(grow_both(&mut col_idx, &mut vals, room, huge).map_err(room_err)?);
             col_idx.resize(start + room, I::ZERO);
             vals.resize(start + room, T::ZERO);
             let (di, dv) = (&mut col_idx[start..], &mut vals[start..]);
@@ -469,6 +483,64 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         bytes_workspace: w.scratch_bytes().saturating_add(plan.id_bytes()),
     };
     Ok((Piece { row_ptr, col_idx, vals }, stats))
+}
+
+/// `nnz` of the rows `rows` of `C = A·B`, counted as the symbolic phase counts them
+/// (marker bits, one per column of `B`, the only memory it takes), for refusing a
+/// product whose `nnz(C)` does not fit `I` before its output is allocated. Consecutive
+/// rows of `A` with one entry each in the same column (an outer product, an aggregation's
+/// prolongation) copy the same row of `B`: it is counted once for all of them.
+///
+/// With `bound`, the sum of the rows' upper bounds each capped at `ncols` (below
+/// `usize::MAX`), the count stops as soon as the rows counted plus the bounds of the rows
+/// left come to at most `I::MAX`, and returns that sum: the product then fits, found at
+/// a fraction of the exact count's cost. Any result above `I::MAX` is exact.
+///
+/// # Errors
+/// [`DimError::Overflow`] (`"room"`) if the marker bits cannot be allocated.
+pub(crate) fn count_nnz<T: Scalar, I: Index + Key>(
+    isa: Checked,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    rows: Range<usize>,
+    bound: Option<usize>,
+) -> Result<usize, DimError> {
+    let ncols = b.ncols();
+    let words = ncols.div_ceil(64);
+    let mut bits: Vec<u64> = Vec::new();
+    bits.try_reserve_exact(words).map_err(|_| DimError::Overflow {
+        what: "room",
+        value: words,
+        max: isize::MAX as usize / 8,
+    })?;
+    bits.resize(words, 0);
+    let ctx = Ctx { a, b, isa };
+    // The rows' bounds left, while the sum of them is known exactly.
+    let mut left = bound.filter(|&u| u < usize::MAX);
+    let (mut count, mut last) = (0usize, None::<(I, usize)>);
+    for i in rows {
+        if let Some(u) = left {
+            if count.saturating_add(u) <= I::MAX_USIZE {
+                return Ok(count + u);
+            }
+            left = Some(u - row_upper_bound(a, b, i).min(ncols));
+        }
+        let spa = Kernel::Acc(RowMethod::Spa);
+        let len = match *ctx.a_row(i).0 {
+            [] => 0,
+            [k] => match last {
+                Some((same, len)) if same == k => len,
+                _ => {
+                    let len = rows::symbolic_row(&ctx, spa, i, &mut [], &mut bits);
+                    last = Some((k, len));
+                    len
+                }
+            },
+            _ => rows::symbolic_row(&ctx, spa, i, &mut [], &mut bits),
+        };
+        count = count.saturating_add(len);
+    }
+    Ok(count)
 }
 
 /// The Galerkin triple product `Pᵀ·A·P` of algebraic multigrid (thesis 9.5.1), as two

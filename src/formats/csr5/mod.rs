@@ -353,7 +353,11 @@ impl<I: Index> Sink<I> for Writer<'_, I> {
         Ok(())
     }
     fn tail(&mut self, ntiles: usize, r: usize) -> Result<(), FormatError> {
-        check_buf("empty_offset", self.empty_offset.len(), self.needed)?;
+        // `empty_offset` is cut to the layout's length, the one part of a layout that
+        // depends on where the empty rows lie: a layout made for another matrix of this
+        // shape differs here or nowhere (every other array is written from this
+        // `row_ptr`), and one that differs would leave arrays `Csr5::new` refuses.
+        check_len("empty_offset", self.empty_offset.len(), self.needed)?;
         self.tile_ptr[ntiles] = I::from_usize_unchecked(r);
         self.empty_offset_ptr[ntiles] = I::from_usize_unchecked(self.used);
         Ok(())
@@ -426,10 +430,12 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
     /// cost").
     ///
     /// # Errors
-    /// [`FormatError::Length`] if `layout` was made for another shape;
+    /// [`FormatError::Length`] if `layout` was made for another shape, or (`"empty_offset"`)
+    /// for another matrix of this shape whose empty rows lie elsewhere;
     /// [`FormatError::BufferTooSmall`] naming the first buffer shorter than the layout
     /// says. On error nothing is written — unless `layout` was made for another matrix of
-    /// the same shape, which can leave the auxiliary buffers partly written.
+    /// the same shape, which can leave the auxiliary buffers partly written. A layout of
+    /// another matrix that passes is equal to this matrix's own.
     pub fn from_csr(
         csr: &Csr<'a, T, I>,
         layout: &Csr5Layout,
