@@ -5,7 +5,9 @@
 //! (`spmv_tiles` + `apply_carries`); `Csr5::new` accepts exactly the arrays the
 //! conversion writes and rejects them with one entry changed (or does not panic); the
 //! in-place conversions (`from_csr_in_place` / `to_csr_in_place`, and
-//! `Csr5Owned::from_csr_owned` / `into_csr_owned`) are the identity too.
+//! `Csr5Owned::from_csr_owned` / `into_csr_owned`) are the identity too. A layout made
+//! for another matrix of the same shape either makes `from_csr` fail or gives a view
+//! that `Csr5::new` accepts and whose SpMV is that matrix's.
 //! Index types `u16`, `u32` and `u64`.
 
 use arbitrary::{Arbitrary, Unstructured};
@@ -15,7 +17,7 @@ use spblas::level2::{Carry, apply_carries};
 use spblas::{Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, Index, Isa};
 
 use crate::formats::{Recipe, recipe_csr};
-use crate::{Dense, SpmvArgs, check_spmv, same};
+use crate::{Dense, SpmvArgs, Val, check_spmv, same};
 use spblas::Exec;
 
 #[derive(Debug, Arbitrary)]
@@ -30,6 +32,8 @@ pub struct Input {
     pub cuts: [u8; 3],
     /// A change to one auxiliary array before `Csr5::new`: `(array, position, value)`.
     pub corrupt: Option<(u8, u16, u32)>,
+    /// The entries of another matrix of the same shape, converted with this one's layouts.
+    pub other: Option<Vec<(u8, u8, Val)>>,
     pub recipe: Recipe,
 }
 
@@ -72,6 +76,19 @@ fn check<I: Index>(input: &Input, nrows: usize, ncols: usize, rp: &[I], ci: &[I]
     for layout in &layouts {
         roundtrip(input, &csr, layout, &dense, args);
     }
+    if let Some(entries) = &input.other {
+        let recipe = Recipe { entries: entries.clone(), mutation: None, ..input.recipe.clone() };
+        let (n2, m2, rp2, ci2, v2) = recipe_csr(&recipe);
+        let (rp2, ci2): (Vec<I>, Vec<I>) = (
+            rp2.iter().map(|&p| I::from_usize(p as usize).expect("a recipe fits")).collect(),
+            ci2.iter().map(|&p| I::from_usize(p as usize).expect("a recipe fits")).collect(),
+        );
+        let other = Csr::new(n2, m2, &rp2, &ci2, &v2).expect("a recipe is valid CSR");
+        let other_dense = Dense::from_iter(n2, m2, other.iter());
+        for layout in &layouts {
+            foreign_layout(&other, layout, &other_dense, args);
+        }
+    }
     // Owned, in place: the copying conversion's arrays, and the same matrix back.
     for isa in Isa::available() {
         let want = Csr5Owned::from_csr(Exec::from(isa), &csr).expect("Csr5Owned::from_csr_isa");
@@ -98,6 +115,35 @@ fn check<I: Index>(input: &Input, nrows: usize, ncols: usize, rp: &[I], ci: &[I]
         );
     }
     layouts.len()
+}
+
+/// `Csr5::from_csr` of `csr` with a layout made for another matrix: an error, or a view
+/// that `Csr5::new` accepts and whose SpMV is `csr`'s.
+fn foreign_layout<I: Index>(csr: &Csr<'_, f64, I>, layout: &Csr5Layout, dense: &Dense, args: SpmvArgs) {
+    let nnz = layout.nnz().max(csr.nnz());
+    let (mut ci, mut v) = (vec![I::ZERO; nnz], vec![0.0f64; nnz]);
+    let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
+    let mut tile_desc = vec![0u32; layout.tile_desc_len()];
+    let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
+    let mut eo = vec![I::ZERO; layout.empty_offset_len()];
+    let aux = Csr5Aux {
+        tile_ptr: &mut tile_ptr,
+        tile_desc: &mut tile_desc,
+        empty_offset_ptr: &mut eop,
+        empty_offset: &mut eo,
+    };
+    let Ok(csr5) = Csr5::from_csr(csr, layout, &mut ci, &mut v, aux) else { return };
+    let parts = Csr5Parts {
+        tile_ptr: csr5.tile_ptr(),
+        tile_desc: csr5.tile_desc(),
+        empty_offset_ptr: csr5.empty_offset_ptr(),
+        empty_offset: csr5.empty_offset(),
+    };
+    let omsig = (layout.omega(), layout.sigma());
+    let again = Csr5::new(csr.nrows(), csr.ncols(), omsig, csr.row_ptr(), csr5.col_idx(), csr5.vals(), parts)
+        .expect("Csr5::new rejects what from_csr wrote with a foreign layout");
+    check_spmv("csr5 foreign layout", &again, dense, args);
+    check_spmv("csr5 foreign layout", &csr5, dense, args);
 }
 
 fn roundtrip<I: Index>(

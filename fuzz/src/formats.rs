@@ -49,7 +49,7 @@ pub struct Raw {
 }
 
 /// A valid matrix: `(row, col, value)` entries kept in the given order within each row.
-#[derive(Debug, Arbitrary)]
+#[derive(Clone, Debug, Arbitrary)]
 pub struct Recipe {
     pub nrows: u8,
     pub ncols: u8,
