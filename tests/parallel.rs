@@ -14,9 +14,14 @@ use std::sync::OnceLock;
 
 /// Runs `f` in a pool of 9 threads: the drivers run no more tasks than their pool has
 /// threads, so the counts below (up to 8) split the work that many ways on any machine.
+/// Where no thread can start (WebAssembly without threads), on this thread: the drivers
+/// then run serially, as they must.
 fn wide<R: Send>(f: impl FnOnce() -> R + Send) -> R {
-    static POOL: OnceLock<rayon::ThreadPool> = OnceLock::new();
-    POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(9).build().unwrap()).install(f)
+    static POOL: OnceLock<Option<rayon::ThreadPool>> = OnceLock::new();
+    match POOL.get_or_init(|| rayon::ThreadPoolBuilder::new().num_threads(9).build().ok()) {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
 }
 
 /// `exec` on `threads` tasks.

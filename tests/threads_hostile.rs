@@ -170,8 +170,13 @@ fn every_driver_at_every_count() {
     }
 }
 
-fn pool(threads: usize) -> rayon::ThreadPool {
-    rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap()
+/// Runs `f` in a pool of `threads` threads, or on this thread where none can start
+/// (WebAssembly without threads: the drivers then run serially, as they must).
+fn in_pool<R: Send>(threads: usize, f: impl FnOnce() -> R + Send) -> R {
+    match rayon::ThreadPoolBuilder::new().num_threads(threads).build() {
+        Ok(pool) => pool.install(f),
+        Err(_) => f(),
+    }
 }
 
 #[test]
@@ -183,13 +188,13 @@ fn every_count_on_the_global_pool() {
 #[test]
 fn every_count_in_a_pool_of_one() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    pool(1).install(every_driver_at_every_count);
+    in_pool(1, every_driver_at_every_count);
 }
 
 #[test]
 fn every_count_in_a_pool_of_four() {
     let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
-    pool(4).install(every_driver_at_every_count);
+    in_pool(4, every_driver_at_every_count);
 }
 
 /// Enough rows and entries (more than 100 000 work items) that a count of 100 000 is not
@@ -206,8 +211,7 @@ fn memory_does_not_grow_with_the_count_asked_for() {
     let plan = SpmvPlan::with_config(Exec::new(), &a, SpmvConfig::new().choice(panels)).unwrap();
     // A times a matrix of one entry a row: C as large as A.
     let b = from_lens(a.ncols(), 700, |_| 1);
-    let pool = pool(4);
-    pool.install(|| {
+    in_pool(4, || {
         let mut y = vec![0.0; a.nrows()];
         let run = |threads: usize, y: &mut [f64]| {
             let exec = Exec::new().threads(threads);
