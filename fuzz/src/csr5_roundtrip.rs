@@ -117,22 +117,48 @@ fn check<I: Index>(input: &Input, nrows: usize, ncols: usize, rp: &[I], ci: &[I]
     layouts.len()
 }
 
+/// The arrays `Csr5::from_csr` writes, sized by a layout (`nnz` entries).
+struct Buffers<I> {
+    col_idx: Vec<I>,
+    vals: Vec<f64>,
+    tile_ptr: Vec<I>,
+    tile_desc: Vec<u32>,
+    empty_offset_ptr: Vec<I>,
+    empty_offset: Vec<I>,
+}
+
+impl<I: Index> Buffers<I> {
+    fn new(layout: &Csr5Layout, nnz: usize) -> Self {
+        Buffers {
+            col_idx: vec![I::ZERO; nnz],
+            vals: vec![0.0; nnz],
+            tile_ptr: vec![I::ZERO; layout.tile_ptr_len()],
+            tile_desc: vec![0; layout.tile_desc_len()],
+            empty_offset_ptr: vec![I::ZERO; layout.tile_ptr_len()],
+            empty_offset: vec![I::ZERO; layout.empty_offset_len()],
+        }
+    }
+
+    fn convert<'a>(
+        &'a mut self,
+        csr: &Csr<'a, f64, I>,
+        layout: &Csr5Layout,
+    ) -> Result<Csr5<'a, f64, I>, spblas::FormatError> {
+        let aux = Csr5Aux {
+            tile_ptr: &mut self.tile_ptr,
+            tile_desc: &mut self.tile_desc,
+            empty_offset_ptr: &mut self.empty_offset_ptr,
+            empty_offset: &mut self.empty_offset,
+        };
+        Csr5::from_csr(csr, layout, &mut self.col_idx, &mut self.vals, aux)
+    }
+}
+
 /// `Csr5::from_csr` of `csr` with a layout made for another matrix: an error, or a view
 /// that `Csr5::new` accepts and whose SpMV is `csr`'s.
 fn foreign_layout<I: Index>(csr: &Csr<'_, f64, I>, layout: &Csr5Layout, dense: &Dense, args: SpmvArgs) {
-    let nnz = layout.nnz().max(csr.nnz());
-    let (mut ci, mut v) = (vec![I::ZERO; nnz], vec![0.0f64; nnz]);
-    let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
-    let mut tile_desc = vec![0u32; layout.tile_desc_len()];
-    let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
-    let mut eo = vec![I::ZERO; layout.empty_offset_len()];
-    let aux = Csr5Aux {
-        tile_ptr: &mut tile_ptr,
-        tile_desc: &mut tile_desc,
-        empty_offset_ptr: &mut eop,
-        empty_offset: &mut eo,
-    };
-    let Ok(csr5) = Csr5::from_csr(csr, layout, &mut ci, &mut v, aux) else { return };
+    let mut b = Buffers::new(layout, layout.nnz().max(csr.nnz()));
+    let Ok(csr5) = b.convert(csr, layout) else { return };
     let parts = Csr5Parts {
         tile_ptr: csr5.tile_ptr(),
         tile_desc: csr5.tile_desc(),
@@ -157,19 +183,8 @@ fn roundtrip<I: Index>(
     assert_eq!(layout.nnz(), nnz);
     assert_eq!(layout.tiles(), nnz / layout.tile_len());
     short_buffers_write_nothing(csr, layout, input.cuts[0]);
-    let (mut ci, mut v) = (vec![I::ZERO; nnz], vec![0.0f64; nnz]);
-    let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
-    let mut tile_desc = vec![0u32; layout.tile_desc_len()];
-    let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
-    let mut eo = vec![I::ZERO; layout.empty_offset_len()];
-    let aux = Csr5Aux {
-        tile_ptr: &mut tile_ptr,
-        tile_desc: &mut tile_desc,
-        empty_offset_ptr: &mut eop,
-        empty_offset: &mut eo,
-    };
-    let csr5 =
-        Csr5::from_csr(csr, layout, &mut ci, &mut v, aux).expect("Csr5::from_csr with the layout's sizes");
+    let mut b = Buffers::new(layout, nnz);
+    let csr5 = b.convert(csr, layout).expect("Csr5::from_csr with the layout's sizes");
     assert_eq!((csr5.nrows(), csr5.ncols(), csr5.nnz()), (csr.nrows(), csr.ncols(), nnz));
 
     // SpMV, whole.
