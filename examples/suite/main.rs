@@ -730,6 +730,7 @@ fn main() {
         machine,
         command: args.command.clone(),
         widths: nisa > 1,
+        seconds: elapsed.as_secs_f64(),
         spmv,
         spgemm: spgemm_rows,
     };

@@ -405,6 +405,8 @@ pub struct Results {
     pub command: String,
     /// `--isa all`: rows of every width, with their speedup over the portable path.
     pub widths: bool,
+    /// Seconds the measurements took (after the build, before the outputs).
+    pub seconds: f64,
     pub spmv: Vec<SpmvRow>,
     pub spgemm: Vec<SpgemmRow>,
 }
@@ -560,8 +562,8 @@ impl Results {
         writeln!(s, "# Suite, {date}: {}\n", self.machine.line())?;
         writeln!(
             s,
-            "Written by `cargo run --release --example suite --features gen,mtx -- {}` at commit {commit}; one thread, isa {}, CSR5 gathers {}.\n",
-            self.command, self.machine.isa, self.machine.gathers
+            "Written by `cargo run --release --example suite --features gen,mtx -- {}` at commit {commit}; one thread, isa {}, CSR5 gathers {}; measured in {:.0} s.\n",
+            self.command, self.machine.isa, self.machine.gathers, self.seconds
         )?;
         writeln!(s, "```text\n{LEGEND}\n```\n")?;
         if !self.spmv.is_empty() {
