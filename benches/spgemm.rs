@@ -107,14 +107,14 @@ fn bench_square_one<T: Scalar + ScanElem>(c: &mut Criterion, name: &str, a: &Csr
 
 fn bench_square(c: &mut Criterion) {
     for input in inputs::inputs() {
-        let (name, a) = (input.name(), input.load::<f64>());
+        let (name, a) = (input.name(), inputs::load::<f64>(&input));
         let v = a.view();
         if v.nrows() != v.ncols() {
             eprintln!("spgemm: {name} is {} x {}, not square: skipped", v.nrows(), v.ncols());
             continue;
         }
         bench_square_one(c, name, &a);
-        bench_square_one(c, name, &input.load::<f32>());
+        bench_square_one(c, name, &inputs::load::<f32>(&input));
     }
 }
 

@@ -260,7 +260,7 @@ fn bench_conversion<T: Scalar>(
 fn spmv(c: &mut Criterion) {
     for input in inputs::inputs() {
         let name = input.name();
-        let (a, a32) = (input.load::<f64>(), input.load::<f32>());
+        let (a, a32) = (inputs::load::<f64>(&input), inputs::load::<f32>(&input));
         bench_one(c, name, &a);
         bench_one(c, name, &a32);
         let mut g = c.benchmark_group(format!("csr_methods/{name}"));

@@ -6,37 +6,11 @@
 //! - `SPBLAS_BENCH_SCALE=small|quick|full`: the generated suite at that size (default
 //!   `small`); with `SPBLAS_BENCH_MTX` set, the suite runs only when this is set too.
 
-use spblas::generate::{SuiteEntry, SuiteScale, suite_entries};
-use spblas::io::read_mtx_path;
-use spblas::{CsrOwned, Scalar};
+use spblas::generate::{SuiteScale, suite_entries};
 
-/// One matrix to run, loaded when its turn comes (one at a time in memory).
-pub enum Input {
-    File { path: String, name: String },
-    Generated(&'static SuiteEntry),
-}
-
-impl Input {
-    /// The name in benchmark ids: the file name without `.mtx` / `.mtx.gz`, or the suite's.
-    pub fn name(&self) -> &str {
-        match self {
-            Input::File { name, .. } => name,
-            Input::Generated(e) => e.name,
-        }
-    }
-
-    /// The matrix with `T` values; exits with status 2 if it cannot be read.
-    pub fn load<T: Scalar>(&self) -> CsrOwned<T, u32> {
-        match self {
-            Input::File { path, .. } => {
-                read_mtx_path(path).unwrap_or_else(|e| stop(&format!("SPBLAS_BENCH_MTX: {path}: {e}")))
-            }
-            Input::Generated(e) => {
-                e.generate().unwrap_or_else(|err| stop(&format!("cannot generate {}: {err}", e.name)))
-            }
-        }
-    }
-}
+#[path = "matrix.rs"]
+mod matrix;
+pub use matrix::Input;
 
 /// The inputs, user files first. Exits with status 2 on a bad variable or a missing file
 /// (criterion owns the command line, so the benches take their inputs from the
@@ -58,12 +32,20 @@ pub fn inputs() -> Vec<Input> {
         let file =
             std::path::Path::new(path).file_name().map_or(path.into(), |s| s.to_string_lossy().into_owned());
         let name = file.trim_end_matches(".gz").trim_end_matches(".mtx").to_string();
-        out.push(Input::File { path: path.to_string(), name });
+        out.push(Input::File { path: path.into(), name });
     }
     if files.is_none() || scale.is_some() {
         out.extend(suite_entries(scale.unwrap_or(SuiteScale::Small)).iter().map(Input::Generated));
     }
     out
+}
+
+/// The matrix with `T` values; exits with status 2 if it cannot be read.
+pub fn load<T: spblas::Scalar>(input: &Input) -> spblas::CsrOwned<T, u32> {
+    input.load().unwrap_or_else(|e| match input {
+        Input::File { .. } => stop(&format!("SPBLAS_BENCH_MTX: {e}")),
+        Input::Generated(_) => stop(&e),
+    })
 }
 
 fn stop(msg: &str) -> ! {

@@ -11,6 +11,8 @@
 //! `--help` lists the options; [`output::LEGEND`] explains every column (printed once at
 //! the start of a run, and by `--help`).
 
+#[path = "../../benches/common/matrix.rs"]
+mod matrix;
 mod measure;
 mod output;
 
@@ -19,8 +21,7 @@ use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
-use spblas::generate::{SuiteEntry, SuiteScale, suite_entries};
-use spblas::io::read_mtx_path;
+use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::{CsrMethod, SpmvConfig, SpmvPlan, spmv_csr};
 use spblas::level3::{SpgemmConfig, spgemm, spgemm_reuse, upper_bound};
 use spblas::primitives::Key;
@@ -32,6 +33,7 @@ use spblas::{
 
 use spblas::formats::Csr5Aux;
 
+use matrix::Input;
 use measure::{Budget, SPGEMM_BLOCKS, SPMV_BLOCKS, median, median_pair, stream_gbs};
 use output::{SpgemmRow, SpmvRow};
 
@@ -204,28 +206,6 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// One matrix of the run: a suite entry or a file.
-enum Input {
-    Generated(&'static SuiteEntry),
-    File(PathBuf),
-}
-
-impl Input {
-    fn name(&self) -> String {
-        match self {
-            Input::Generated(e) => e.name.to_string(),
-            Input::File(p) => p.file_name().map_or("?".into(), |s| s.to_string_lossy().into_owned()),
-        }
-    }
-
-    fn load<T: Scalar>(&self) -> Result<CsrOwned<T, u32>, String> {
-        match self {
-            Input::Generated(e) => e.generate().map_err(|err| format!("cannot generate {}: {err}", e.name)),
-            Input::File(p) => read_mtx_path(p).map_err(|err| format!("{}: {err}", p.display())),
-        }
-    }
-}
-
 /// A matrix loaded in one value type.
 enum Matrix {
     F64(CsrOwned<f64, u32>),
@@ -267,7 +247,8 @@ fn check_note<T: Scalar>(y: &[T], y_ref: &[T], note: String) -> String {
 
 /// What one SpMV row measured before it becomes a [`SpmvRow`].
 struct Measured {
-    fill: Option<f64>,
+    /// Stored slots per entry.
+    fill: f64,
     /// One-time cost (conversion, plan build, tuning).
     conv: Option<Duration>,
     /// The baseline's median timed alongside the conversion, when it was (CSR5).
@@ -320,7 +301,7 @@ fn spmv_rows<T: Scalar, I: Index>(
     for &method in methods {
         let measured: Result<Measured, String> = match method {
             "csr row-scalar" => Ok(Measured {
-                fill: Some(1.0),
+                fill: 1.0,
                 conv: None,
                 conv_base: None,
                 time: base_t,
@@ -338,15 +319,16 @@ fn spmv_rows<T: Scalar, I: Index>(
                     "csr speculative" => (CsrMethod::SpeculativeSegmentedSum, String::new()),
                     _ => (CsrMethod::MergePath, String::new()),
                 };
+                let default = method == "Csr::spmv";
                 let mut run = |y: &mut [T]| {
-                    if method == "Csr::spmv" {
+                    if default {
                         a.spmv(exec, T::ONE, black_box(&x), T::ZERO, y).expect("dimensions checked");
                     } else {
                         spmv_csr(exec, a, c, T::ONE, black_box(&x), T::ZERO, y).expect("dimensions checked");
                     }
                 };
                 let (time, x_base, note) = timed(&mut run, note, &mut base);
-                Ok(Measured { fill: Some(1.0), conv: None, conv_base: None, time, x_base, note })
+                Ok(Measured { fill: 1.0, conv: None, conv_base: None, time, x_base, note })
             }
             "SpmvPlan::new" | "SpmvPlan::tune" => {
                 let t0 = Instant::now();
@@ -363,7 +345,7 @@ fn spmv_rows<T: Scalar, I: Index>(
                             .expect("dimensions checked");
                     };
                     let (time, x_base, note) = timed(&mut run, format!("= {}", plan.choice()), &mut base);
-                    Measured { fill: Some(1.0), conv: Some(conv), conv_base: None, time, x_base, note }
+                    Measured { fill: 1.0, conv: Some(conv), conv_base: None, time, x_base, note }
                 })
             }
             "csr5" => csr5(budget, isa, a, &x, &mut base, &mut timed),
@@ -410,7 +392,7 @@ fn spmv_rows<T: Scalar, I: Index>(
                     let conv = t0.elapsed();
                     owned.map_err(|e| e.to_string()).map(|mut run| {
                         let (time, x_base, note) = timed(&mut *run, String::new(), &mut base);
-                        Measured { fill: Some(fill), conv: Some(conv), conv_base: None, time, x_base, note }
+                        Measured { fill, conv: Some(conv), conv_base: None, time, x_base, note }
                     })
                 }
             }
@@ -437,7 +419,7 @@ fn spmv_rows<T: Scalar, I: Index>(
             Ok(r) => {
                 let s = r.time.as_secs_f64().max(1e-12);
                 let base_s = r.conv_base.unwrap_or(base_t).as_secs_f64();
-                row.fill = r.fill;
+                row.fill = Some(r.fill);
                 row.conv = r.conv.map(|c| c.as_secs_f64() / base_s);
                 row.time_us = Some(s * 1e6);
                 row.gflops = Some(2.0 * nnz as f64 / s / 1e9);
@@ -492,7 +474,7 @@ fn csr5<T: Scalar, I: Index>(
     };
     let note = format!("omega {} sigma {}", layout.omega(), layout.sigma());
     let (time, x_base, note) = timed(&mut run, note, base);
-    Ok(Measured { fill: Some(1.0), conv: Some(conv), conv_base: Some(conv_base), time, x_base, note })
+    Ok(Measured { fill: 1.0, conv: Some(conv), conv_base: Some(conv_base), time, x_base, note })
 }
 
 /// The SpGEMM baseline: Gustavson's row-by-row product (thesis 9.3) with a dense
@@ -639,7 +621,13 @@ fn main() {
             .map(Input::Generated)
             .collect()
     } else {
-        args.files.iter().cloned().map(Input::File).collect()
+        args.files
+            .iter()
+            .map(|p| {
+                let name = p.file_name().map_or("?".into(), |s| s.to_string_lossy().into_owned());
+                Input::File { path: p.clone(), name }
+            })
+            .collect()
     };
     let precs = args.precisions();
     let (budget, max_products) = (args.budget(), args.spgemm_max_products());
@@ -661,7 +649,7 @@ fn main() {
     );
     let machine = output::Machine::detect(&args.isas);
     let started = Instant::now();
-    println!("{}", output::title(&args, &machine, args.scale));
+    println!("{}", output::title(&args, &machine));
     println!("{}\n", output::LEGEND);
 
     let (mut spmv, mut spgemm_rows) = (Vec::new(), Vec::new());
@@ -693,8 +681,8 @@ fn main() {
                         spmv.push(r);
                     };
                     match &a {
-                        Matrix::F32(b) => spmv_rows(budget, isa, methods, bound, &name, &b.view(), &mut emit),
-                        Matrix::F64(b) => spmv_rows(budget, isa, methods, bound, &name, &b.view(), &mut emit),
+                        Matrix::F32(b) => spmv_rows(budget, isa, methods, bound, name, &b.view(), &mut emit),
+                        Matrix::F64(b) => spmv_rows(budget, isa, methods, bound, name, &b.view(), &mut emit),
                     }
                 }
             }
@@ -710,8 +698,8 @@ fn main() {
                 pb.set_message(format!("SpGEMM {name} {p}"));
                 for &isa in &args.isas {
                     let row = match &a {
-                        Matrix::F32(b) => spgemm_row(budget, isa, max_products, &name, &b.view()),
-                        Matrix::F64(b) => spgemm_row(budget, isa, max_products, &name, &b.view()),
+                        Matrix::F32(b) => spgemm_row(budget, isa, max_products, name, &b.view()),
+                        Matrix::F64(b) => spgemm_row(budget, isa, max_products, name, &b.view()),
                     };
                     if let Some(r) = row {
                         pb.suspend(|| println!("{}", r.line()));

@@ -137,8 +137,9 @@ fn scale_name(scale: SuiteScale) -> &'static str {
 }
 
 /// The first lines of a run.
-pub fn title(args: &Args, machine: &Machine, scale: SuiteScale) -> String {
-    let what = if args.files.is_empty() { format!("{} suite", scale_name(scale)) } else { "files".into() };
+pub fn title(args: &Args, machine: &Machine) -> String {
+    let what =
+        if args.files.is_empty() { format!("{} suite", scale_name(args.scale)) } else { "files".into() };
     format!(
         "spblas {what}: one thread, isa {}, CSR5 gathers {}\nmachine: {}\n",
         machine.isa,
