@@ -339,15 +339,22 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     // canonical `B` each references), from a walk of `A`'s indices and `B`'s `row_ptr`
     // (growing from nothing instead cost more in copies than this walk). The same walk
     // sums the rows' upper bounds, each capped at `ncols`: a bound of `nnz(C)`.
+    // `nnz(C)` is at most rows x `ncols`: where that fits `I`, the bound cannot pass
+    // `I::MAX`, and a `B` that is not canonical (no advance allocation) needs no walk.
     let canonical = order == RowOrder::Canonical;
-    let (lower, bound) = rows.clone().fold((0usize, 0usize), |(lower, bound), i| {
-        if rule.spread {
-            rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
-        }
-        let (ub, longest) = row_bounds(a, b, i);
-        let least = if canonical { longest.min(ncols) } else { 0 };
-        (lower.saturating_add(least), bound.saturating_add(ub.min(ncols)))
-    });
+    let may_overflow = rows.len().saturating_mul(ncols) > I::MAX_USIZE;
+    let (lower, bound) = if !canonical && !may_overflow {
+        (0, 0)
+    } else {
+        rows.clone().fold((0usize, 0usize), |(lower, bound), i| {
+            if rule.spread {
+                rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
+            }
+            let (ub, longest) = row_bounds(a, b, i);
+            let least = if canonical { longest.min(ncols) } else { 0 };
+            (lower.saturating_add(least), bound.saturating_add(ub.min(ncols)))
+        })
+    };
     // A product whose `nnz(C)` cannot fit `I` is refused here, before any room for it is
     // allocated; without this, rows were appended until the count passed `I::MAX`, after
     // gigabytes of output.
