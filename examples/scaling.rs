@@ -12,9 +12,9 @@
 //!
 //! With `--spgemm` it measures the threaded SpGEMM instead (`level3::spgemm` on threads, `A²` of
 //! every square suite matrix with at most 250M candidate products): the median of five
-//! runs per thread count and the speedup over one thread. `--huge-pages` hints the
-//! SpGEMM output, or the SpMV plan's copies, to transparent huge pages
-//! (`SpgemmConfig::huge_pages(true)`, `SpmvConfig::huge_pages(true)`).
+//! runs per thread count and the speedup over one thread. The SpGEMM output carries the
+//! huge page hint by default (`SpgemmConfig::huge_pages`), `--no-huge-pages` drops it;
+//! `--huge-pages` hints the SpMV plan's copies too (`SpmvConfig::huge_pages(true)`).
 //!
 //! For every matrix and thread count the four drivers and a threaded streaming read of
 //! the same number of bytes run interleaved (one call of each per round, the median of
@@ -135,6 +135,7 @@ fn main() {
     let mut spgemm_only = false;
     let mut overhead = false;
     let mut huge_pages = false;
+    let mut spgemm_huge = true;
     let mut only: Vec<String> = Vec::new();
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -143,6 +144,7 @@ fn main() {
             "--spgemm" => spgemm_only = true,
             "--overhead" => overhead = true,
             "--huge-pages" => huge_pages = true,
+            "--no-huge-pages" => spgemm_huge = false,
             "--matrix" => only.push(args.next().unwrap_or_default()),
             "--threads" => {
                 let v = args.next().unwrap_or_default();
@@ -176,7 +178,7 @@ fn main() {
         return;
     }
     if spgemm_only {
-        spgemm_scaling(scale, isa, SpgemmConfig::new().huge_pages(huge_pages), &threads);
+        spgemm_scaling(scale, isa, SpgemmConfig::new().huge_pages(spgemm_huge), &threads);
         return;
     }
     println!("plan huge page hint {}", if huge_pages { "on" } else { "off" });

@@ -63,7 +63,7 @@
 //!
 //! | feature | default | adds |
 //! |---|---|---|
-//! | `std` | yes | runtime NEON detection on AArch64; the choices tuned by timing on this machine ([`CsrMethod::tune`], [`SpmvPlan::tune`], [`AddRule::tune`](level1::AddRule::tune)); on Linux, the opt-in huge page hint for large owned outputs ([`SpgemmConfig::huge_pages`](level3::SpgemmConfig::huge_pages), [`SpmvConfig::huge_pages`]); implies `alloc` |
+//! | `std` | yes | runtime NEON detection on AArch64; the choices tuned by timing on this machine ([`CsrMethod::tune`], [`SpmvPlan::tune`], [`AddRule::tune`](level1::AddRule::tune)); on Linux, the huge page hint for large owned outputs ([`SpgemmConfig::huge_pages`](level3::SpgemmConfig::huge_pages), on by default; [`SpmvConfig::huge_pages`], opt-in); implies `alloc` |
 //! | `alloc` | | owned variants ([`CsrOwned`], [`Csr5Owned`], [`CooOwned`], [`EllOwned`], [`SellOwned`], [`HybOwned`], [`JdsOwned`], [`DiaOwned`], [`SpVecOwned`](level1::SpVecOwned)), [`SpmvPlan`], and [`level3::spgemm`], `spgemm_reuse`, `galerkin`, `a_at` |
 //! | `heapless` | | `CsrHeapless`: an owned CSR in fixed-capacity storage, for firmware without an allocator |
 //! | `parallel` | | threads for [`Exec::threads`]: the SpMV and SpGEMM kernels run as tasks on the caller's rayon pool; `available_threads` |

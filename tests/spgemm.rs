@@ -1018,9 +1018,9 @@ fn huge_page_hint_marks_large_outputs_and_changes_nothing() {
     }
     let a = CsrOwned::<f64, u32>::from_triplets(n, n, &t).unwrap();
     let av = a.view();
-    let off = SpgemmConfig::new();
-    assert!(!off.huge_pages, "off by default");
-    let on = off.huge_pages(true);
+    let on = SpgemmConfig::new();
+    assert!(on.huge_pages, "on by default");
+    let off = on.huge_pages(false);
     let c_on = spgemm(Exec::new(), on, &av, &av).unwrap();
     let c_off = spgemm(Exec::new(), off, &av, &av).unwrap();
     assert_eq!(c_on, c_off);

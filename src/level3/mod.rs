@@ -88,8 +88,8 @@ use stages::{check_buf, check_inner};
 
 /// How to compute an SpGEMM: optionally one accumulation method forced onto every
 /// non-empty row (for tests and benchmarks), and whether the owned products ask for huge
-/// pages (off by default). The width and threads are the [`Exec`] of each call.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+/// pages (on by default). The width and threads are the [`Exec`] of each call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct SpgemmConfig {
     /// `None` (default): the per-bin rule. `Some(m)`: `m` on every non-empty row, the
     /// single-product bin included.
@@ -97,24 +97,32 @@ pub struct SpgemmConfig {
     /// Whether the products that allocate their output (feature `alloc`: [`spgemm`],
     /// [`spgemm_reuse`]) ask the kernel to back output arrays
     /// of 8 MiB or more by transparent huge pages (`madvise(MADV_HUGEPAGE)`; feature
-    /// `std` on Linux, elsewhere nothing). Off by default. The results are the same
-    /// either way; the speed depends on the machine:
+    /// `std` on Linux, elsewhere nothing). On by default, as NumPy does for its arrays
+    /// (and so SciPy's products). The results are the same either way; the speed
+    /// depends on the machine:
     ///
     /// - First-touch page faults of a fresh output were over half the time of a Poisson
     ///   `A²`, and the hint cut them, on one thread and on 16.
-    /// - But on a virtual machine whose balloon driver hands free 2 MiB blocks back to
-    ///   the host (free page reporting), huge pages touched after a pause must be backed
-    ///   again by the host, and products a few seconds apart ran slower with it.
+    /// - On a virtual machine whose balloon driver hands free 2 MiB blocks back to the
+    ///   host (free page reporting), huge pages touched after a pause must be backed
+    ///   again by the host: products a few seconds apart ran slower with the hint than
+    ///   without it there (SciPy's too, whose arrays NumPy hints alike).
     ///
     /// Measurements: `benches/records/kernel-notes-2026-11.md`, "Huge pages for SpGEMM
     /// outputs".
     ///
-    /// Turn it on for back-to-back products, or after measuring on the target machine.
+    /// Turn it off for products spaced seconds apart on such a machine, after measuring.
     pub huge_pages: bool,
 }
 
+impl Default for SpgemmConfig {
+    fn default() -> Self {
+        SpgemmConfig { method: None, huge_pages: true }
+    }
+}
+
 impl SpgemmConfig {
-    /// The per-bin rule, no huge pages.
+    /// The per-bin rule, the huge page hint on.
     pub fn new() -> Self {
         Self::default()
     }
