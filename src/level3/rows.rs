@@ -232,6 +232,8 @@ pub(crate) fn numeric_row<T: Scalar + ScanElem, I: Index + Key>(
             ctx.expand(i, oi, ov);
             let n = if method == RowMethod::Heap {
                 heap_fuse_in_place(ctx.isa, oi, ov)
+            } else if m <= ESC_INSERTION_MAX {
+                esc_insertion(oi, ov)
             } else {
                 esc_in_place(ctx.isa, oi, ov, s.esc)
             };
@@ -547,6 +549,9 @@ pub(crate) fn symbolic_row<T: Scalar, I: Index + Key>(
                     // Not reached: the `Isa` is checked.
                     Err(_) => return 0,
                 }
+            } else if m <= ESC_INSERTION_MAX {
+                insertion_sort(keys);
+                keys
             } else {
                 let _ = bitonic_sort(Exec::from(ctx.isa), keys);
                 keys
@@ -608,6 +613,42 @@ fn spa_sorted_out<T: Scalar, I: Index + Key>(
 /// of sorted rows of `B`, few places apart, where the bitonic network's fixed stages cost
 /// more (`benches/records/kernel-notes-2026-11.md`, "SpGEMM row kernels").
 pub(crate) const SPA_INSERTION_MAX: usize = 32;
+
+/// [`RowMethod::BitonicEsc`] sorts rows of up to this many candidates by insertion
+/// instead of the bitonic network where the register ESC does not run (widths other
+/// than AVX-512, or `B` too wide): the network's fixed stages, head flags, segmented
+/// sum and scan cost more than an insertion sort of a few pairs
+/// (`benches/records/kernel-notes-2026-11.md`, "SpGEMM row kernels").
+pub(crate) const ESC_INSERTION_MAX: usize = 32;
+
+/// The ESC of a short row by insertion: sorts the pairs `oi`/`ov` by column (stable, so
+/// equal columns keep their expansion order) and sums equal columns into the first of
+/// each run, in place. Returns the number of distinct columns, left at the front.
+fn esc_insertion<T: Scalar, I: Index>(oi: &mut [I], ov: &mut [T]) -> usize {
+    let m = oi.len().min(ov.len());
+    for i in 1..m {
+        let (c, v) = (oi[i], ov[i]);
+        let mut j = i;
+        while j > 0 && oi[j - 1] > c {
+            oi[j] = oi[j - 1];
+            ov[j] = ov[j - 1];
+            j -= 1;
+        }
+        oi[j] = c;
+        ov[j] = v;
+    }
+    let mut n = 0;
+    for k in 0..m {
+        if n > 0 && oi[n - 1] == oi[k] {
+            ov[n - 1] = ov[n - 1] + ov[k];
+        } else {
+            oi[n] = oi[k];
+            ov[n] = ov[k];
+            n += 1;
+        }
+    }
+    n
+}
 
 /// Sorts `v` ascending by insertion (for [`SPA_INSERTION_MAX`] entries at most).
 fn insertion_sort<I: Index>(v: &mut [I]) {
