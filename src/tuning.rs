@@ -59,6 +59,9 @@ pub struct Tuning {
     pub spa_sort_ratio: usize,
     /// The SPA sorts up to this many columns by insertion.
     pub spa_insertion_max: usize,
+    /// The bitonic ESC sorts rows of up to this many candidates by insertion where the
+    /// register ESC does not run.
+    pub esc_insertion_max: usize,
     /// The factor `(numerator, denominator)` by which the owned SpGEMM grows its output
     /// arrays when a row does not fit.
     pub spgemm_growth: (usize, usize),
@@ -87,6 +90,7 @@ pub const TUNING: Tuning = Tuning {
     spgemm_long_method: crate::level3::stages::LONG_METHOD,
     spa_sort_ratio: crate::level3::rows::SPA_SORT_RATIO,
     spa_insertion_max: crate::level3::rows::SPA_INSERTION_MAX,
+    esc_insertion_max: crate::level3::rows::ESC_INSERTION_MAX,
     spgemm_growth: crate::level3::stages::GROWTH,
     serial_work: SERIAL_WORK,
 };

@@ -36,7 +36,9 @@ pub enum RowMethod {
     /// 15-step network over two `zmm`, the values fetched by slot, equal columns summed by
     /// a shift-and-masked-add scan and compressed out (`vpcompress`), faster than the
     /// in-memory network on the suite's `A²` (`benches/records/kernel-notes-2026-11.md`,
-    /// "SpGEMM row kernels").
+    /// "SpGEMM row kernels"). Elsewhere rows of at most
+    /// [`Tuning::esc_insertion_max`](crate::Tuning::esc_insertion_max) candidates are
+    /// sorted by insertion, which costs less than the network's fixed stages there.
     BitonicEsc,
     /// Add the scaled rows of `B` into the result one after the other with the
     /// branch-free merge of 7.4.3 (the merge method of 9.4.2, serially). Needs `B`
