@@ -37,7 +37,8 @@ fi
 n=$(echo "$targets" | wc -w)
 share=$(( $(nproc) / (n + 4) ))
 [ "$share" -ge 1 ] || share=1
-before=$(find fuzz/artifacts -type f 2>/dev/null | wc -l)
+mkdir -p fuzz/artifacts  # (find on a missing folder would end the script: pipefail)
+before=$(find fuzz/artifacts -type f | wc -l)
 for t in $targets; do
   w="${WORKERS:-$share}"
   case "$t" in isa_equivalence|spgemm|threads|mtx_stream) [ -n "${WORKERS:-}" ] || w=$((2 * share)) ;; esac
@@ -53,7 +54,7 @@ for t in $targets; do
   echo "$t: ${runs:-0} inputs in ${secs}s ($(grep -ac 'crash-' "$logs/$t.log" || true) crash lines)"
 done
 echo "all targets: $total inputs"
-after=$(find fuzz/artifacts -type f 2>/dev/null | wc -l)
+after=$(find fuzz/artifacts -type f | wc -l)
 if [ "$after" -gt "$before" ]; then
   echo "new crash inputs in fuzz/artifacts/" >&2
   exit 1
