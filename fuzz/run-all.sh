@@ -4,9 +4,9 @@
 #   fuzz/run-all.sh [SECONDS] [LOG_DIR]
 #
 # SECONDS per target (default 30). LOG_DIR (default fuzz/logs, git-ignored) receives one
-# libFuzzer log per target. Each target reads the committed seeds (fuzz/seeds/<target>)
-# and its working corpus (fuzz/corpus/<target>, git-ignored), and adds new inputs to the
-# latter. A crash leaves its input in fuzz/artifacts/<target>/ and stops the script with
+# libFuzzer log per target. Each target reads the committed minimized corpus
+# (fuzz/min/<target>), seeds (fuzz/seeds/<target>) and regressions, and its working corpus
+# (fuzz/corpus/<target>, git-ignored), and adds new inputs to the latter. A crash leaves its input in fuzz/artifacts/<target>/ and stops the script with
 # a non-zero status. Extra cargo-fuzz build flags can be given in FUZZ_BUILD_FLAGS
 # (default: `-O -a`, release with debug assertions, AddressSanitizer). KEEP_GOING=1 runs
 # the remaining targets after a crash (for long unattended runs) and fails at the end.
@@ -22,10 +22,10 @@ targets="${TARGETS:-$(cargo +nightly fuzz list)}"
 # shellcheck disable=SC2086
 cargo +nightly fuzz build $flags
 for t in $targets; do
-  mkdir -p "fuzz/corpus/$t" "fuzz/regressions/$t"
+  mkdir -p "fuzz/corpus/$t" "fuzz/min/$t" "fuzz/regressions/$t"
   echo "--- $t: ${secs}s (log: $logs/$t.log)"
   # shellcheck disable=SC2086
-  if ! cargo +nightly fuzz run $flags "$t" "fuzz/corpus/$t" "fuzz/seeds/$t" "fuzz/regressions/$t" -- \
+  if ! cargo +nightly fuzz run $flags "$t" "fuzz/corpus/$t" "fuzz/min/$t" "fuzz/seeds/$t" "fuzz/regressions/$t" -- \
       -max_total_time="$secs" -print_final_stats=1 >"$logs/$t.log" 2>&1; then
     echo "!!! $t failed; the end of its log:" >&2
     tail -n 60 "$logs/$t.log" >&2

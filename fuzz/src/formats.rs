@@ -182,11 +182,11 @@ fn check_csr_view(csr: &Csr<'_, f64, u32>, dense: &Dense, args: SpmvArgs) {
         assert!(short.iter().all(|&v| v == 7.0), "to_dense wrote on error");
     }
     check_spmv("csr", csr, dense, args);
+    // The reference once, not per method and `Isa`.
+    let (x, y0) = (args.x(dense.ncols), args.y(dense.nrows));
+    let want = dense.spmv(args.alpha(), &x, args.beta(), &y0);
     for method in spblas::CsrMethod::ALL {
         for isa in spblas::Isa::available() {
-            let x = args.x(dense.ncols);
-            let y0 = args.y(dense.nrows);
-            let want = dense.spmv(args.alpha(), &x, args.beta(), &y0);
             let mut y = y0.clone();
             spblas::level2::spmv_csr(Exec::from(isa), csr, method, args.alpha(), &x, args.beta(), &mut y)
                 .unwrap_or_else(|e| panic!("csr {method:?} on {isa}: {e}"));

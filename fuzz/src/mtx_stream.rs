@@ -1,7 +1,7 @@
 //! Target `mtx_stream`: the Matrix Market reader on large files that libFuzzer's 4 KB
 //! inputs cannot hold. The input describes a file (a header, a size line, then chunks:
 //! long comment or garbage lines, entry lines repeated up to a million times, blank
-//! lines) that a `Read` adapter produces lazily, up to 16 MiB; the reader (limits of
+//! lines) that a `Read` adapter produces lazily, up to 3 MiB; the reader (limits of
 //! 2^16 rows and entries, and sometimes a short line limit) returns a matrix within the
 //! limits or an error, never panics, and holds no more than the limits allow (libFuzzer's
 //! RSS limit stops the run otherwise).
@@ -11,14 +11,16 @@ use std::io::{BufReader, Read};
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::io::mtx::{MtxLimits, read_mtx_with};
 
-/// The largest file the adapter produces.
-const MAX_BYTES: u64 = 16 << 20;
+/// The largest file the adapter produces: room for a line past the default 1 MiB line
+/// limit or for more than the 2^16 entries the limits allow, not for both many times over
+/// (the reader's time grows with the bytes it scans; 16 MiB made the slowest inputs).
+const MAX_BYTES: u64 = 3 << 20;
 
 #[derive(Debug, Arbitrary)]
 pub enum Chunk {
-    /// A comment line of `len` bytes (modulo 4 MiB).
+    /// A comment line of `len` bytes (modulo 2 MiB: half of them past the default limit).
     Comment { len: u32 },
-    /// `repeat` (modulo 2^20) copies of one entry line.
+    /// `repeat` (modulo 2^17: half of them past the entry limit) copies of one entry line.
     Entry { i: u16, j: u16, v: i8, repeat: u32 },
     /// Arbitrary bytes, repeated (modulo 2^16), then a newline.
     Garbage { bytes: Vec<u8>, repeat: u16 },
@@ -55,22 +57,24 @@ struct Virtual {
 
 impl Read for Virtual {
     fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        loop {
-            if self.produced >= MAX_BYTES || buf.is_empty() {
-                return Ok(0);
-            }
+        // As many copies of the current piece as fit, not one per call: a short entry
+        // line repeated 100 000 times would be as many calls otherwise.
+        let room = (MAX_BYTES - self.produced).min(buf.len() as u64) as usize;
+        let mut n = 0;
+        while n < room {
             let Some((piece, left, at)) = &mut self.current else {
                 match self.pieces.next() {
-                    Some((p, n)) if n > 0 && !p.is_empty() => self.current = Some((p, n, 0)),
-                    Some(_) => continue,
-                    None => return Ok(0),
+                    Some((p, k)) if k > 0 && !p.is_empty() => self.current = Some((p, k, 0)),
+                    Some(_) => {}
+                    None if n == 0 => return Ok(0),
+                    None => break,
                 }
                 continue;
             };
-            let room = (MAX_BYTES - self.produced).min(buf.len() as u64) as usize;
-            let n = room.min(piece.len() - *at);
-            buf[..n].copy_from_slice(&piece[*at..*at + n]);
-            *at += n;
+            let k = (room - n).min(piece.len() - *at);
+            buf[n..n + k].copy_from_slice(&piece[*at..*at + k]);
+            *at += k;
+            n += k;
             if *at == piece.len() {
                 *at = 0;
                 *left -= 1;
@@ -78,9 +82,9 @@ impl Read for Virtual {
                     self.current = None;
                 }
             }
-            self.produced += n as u64;
-            return Ok(n);
         }
+        self.produced += n as u64;
+        Ok(n)
     }
 }
 
@@ -103,7 +107,7 @@ pub fn run(data: &[u8]) -> usize {
         match c {
             Chunk::Comment { len } => {
                 // One piece of 64 KiB repeated, then the newline: no 4 MiB buffer here.
-                let len = u64::from(*len % (4 << 20));
+                let len = u64::from(*len % (2 << 20));
                 pieces.push((b"%".to_vec(), 1));
                 pieces.push((vec![b'x'; 1 << 16], len >> 16));
                 pieces.push((vec![b'y'; (len & 0xffff) as usize], 1));
@@ -112,7 +116,7 @@ pub fn run(data: &[u8]) -> usize {
             Chunk::Entry { i, j, v, repeat } => {
                 pieces.push((
                     format!("{} {} {v}\n", i % 300 + 1, j % 300 + 1).into_bytes(),
-                    u64::from(repeat % (1 << 20)),
+                    u64::from(repeat % (1 << 17)),
                 ));
             }
             Chunk::Garbage { bytes, repeat } => {

@@ -47,6 +47,18 @@ fn every_regression_input_runs_clean() {
     }
 }
 
+/// The minimized corpus (`fuzz/min/<target>/`, `cargo fuzz cmin` of long runs): every
+/// input runs clean here too, so a library change that breaks one shows up in `cargo test`.
+#[test]
+fn every_minimized_input_runs_clean() {
+    for (target, run) in TARGETS {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("min").join(target);
+        for path in files(&dir) {
+            run(&fs::read(&path).unwrap());
+        }
+    }
+}
+
 fn files(dir: &Path) -> Vec<PathBuf> {
     let mut v: Vec<PathBuf> =
         fs::read_dir(dir).map(|d| d.flatten().map(|e| e.path()).collect()).unwrap_or_default();
