@@ -267,7 +267,8 @@ fn from_lens(m: usize, n: usize, len: impl Fn(usize) -> usize) -> CsrOwned<f64, 
 /// the CSC against the reference on every `Isa`.
 #[test]
 fn edge_shapes_match_the_reference() {
-    let shapes: [(usize, usize, &dyn Fn(usize) -> usize); 6] = [
+    type Lens<'f> = &'f dyn Fn(usize) -> usize;
+    let shapes: [(usize, usize, Lens<'_>); 6] = [
         (0, 0, &|_| 0),
         (0, 7, &|_| 0),
         (7, 0, &|_| 0),
