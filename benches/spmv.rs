@@ -1,9 +1,10 @@
 //! SpMV per format, per `Isa` (every one this machine has), per precision (criterion);
 //! also the SpMV plans (`plan/`, the rule's choice, and `csr5-panels/`, cache blocking),
 //! the CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and width
-//! (`csr5_omega/`), and CSR → CSR5 conversion next to the row-scalar SpMV
-//! (`csr5_conversion/`). Each group has same-run baselines: `loop`, a plain CSR row loop
-//! written here, and every kernel's `portable` path.
+//! (`csr5_omega/`), CSR → CSR5 conversion next to the row-scalar SpMV
+//! (`csr5_conversion/`), and `Aᵀx` next to `Ax` (`spmv_transpose/`). Each group has
+//! same-run baselines: `loop`, a plain CSR row loop written here (a plain scatter loop in
+//! `spmv_transpose/`), and every kernel's `portable` path.
 //!
 //! ```text
 //! cargo bench --bench spmv --features gen,mtx                          # the small suite
@@ -24,7 +25,7 @@ use spblas::SpmvConfig;
 use spblas::TUNING;
 use spblas::formats::Csr5Aux;
 use spblas::formats::csr5::omega_for;
-use spblas::level2::{CsrMethod, SpmvChoice, SpmvPlan, spmv_csr};
+use spblas::level2::{CsrMethod, SpmvChoice, SpmvPlan, spmv_csr, spmv_csr_transpose};
 use spblas::{
     CooOwned, Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, EllLayout, EllOwned, Gathers, HybOwned, Index, Isa,
     JdsOwned, Scalar, SellOwned, SpMv,
@@ -257,6 +258,45 @@ fn bench_conversion<T: Scalar>(
     }
 }
 
+/// The plain scatter loop of `y = Aᵀx` (row `i` adds `a_ij * x[i]` to `y[j]`), written here
+/// as a user would: the same-run baseline of the transposed product.
+fn scatter_loop<T: Scalar>(a: &Csr<'_, T, u32>, x: &[T], y: &mut [T]) {
+    let (rp, ci, v) = (a.row_ptr(), a.col_idx(), a.vals());
+    y.fill(T::ZERO);
+    for (i, &xi) in x.iter().enumerate() {
+        for k in rp[i] as usize..rp[i + 1] as usize {
+            y[ci[k] as usize] += v[k] * xi;
+        }
+    }
+}
+
+/// `Aᵀx` on CSR without forming `Aᵀ` next to `Ax` on the same matrix, ids
+/// `spmv_transpose/<matrix>/<f32|f64>/...`: `loop` (the plain scatter loop), `ax/<isa>`
+/// (`Csr::spmv`, the default `A * x`) and `atx/<isa>` (`level2::spmv_csr_transpose`) on
+/// every path; `atx / ax` is the ratio `benches/records/transpose-*.md` reports.
+fn bench_transpose<T: Scalar>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    a: &CsrOwned<T, u32>,
+) {
+    let a = a.view();
+    let x: Vec<T> = (0..a.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
+    let xt: Vec<T> = (0..a.nrows()).map(|i| T::from_f64(1.0 + (i % 5) as f64)).collect();
+    let (mut y, mut yt) = (vec![T::ZERO; a.nrows()], vec![T::ZERO; a.ncols()]);
+    g.bench_function(format!("{}/loop", T::NAME), |b| {
+        b.iter(|| scatter_loop(&a, black_box(&xt), black_box(&mut yt)))
+    });
+    for isa in Isa::available() {
+        g.bench_function(format!("{}/ax/{}", T::NAME, isa.name()), |b| {
+            b.iter(|| a.spmv(Exec::from(isa), T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+        });
+        g.bench_function(format!("{}/atx/{}", T::NAME, isa.name()), |b| {
+            b.iter(|| {
+                spmv_csr_transpose(Exec::from(isa), &a, T::ONE, black_box(&xt), T::ZERO, black_box(&mut yt))
+            })
+        });
+    }
+}
+
 fn spmv(c: &mut Criterion) {
     for input in inputs::inputs() {
         let name = input.name();
@@ -278,6 +318,12 @@ fn spmv(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("csr5_conversion/{name}"));
         bench_conversion(&mut g, &a);
         bench_conversion(&mut g, &a32);
+        g.finish();
+        let mut g = c.benchmark_group(format!("spmv_transpose/{name}"));
+        g.throughput(Throughput::Bytes(bytes(&a.view())));
+        bench_transpose(&mut g, &a);
+        g.throughput(Throughput::Bytes(bytes(&a32.view())));
+        bench_transpose(&mut g, &a32);
         g.finish();
     }
 }

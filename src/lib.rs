@@ -25,6 +25,7 @@
 //! | format | view | thesis |
 //! |---|---|---|
 //! | CSR | [`Csr`] | 5.2.4 |
+//! | CSC | [`Csc`] | 5.2.4 by columns: the arrays of the CSR of `Aᵀ` ([`level2::spmv_csr_transpose`] is its SpMV) |
 //! | CSR5 | [`Csr5`] ([`Csr5Layout`]) | chapter 6: tiles of `omega` lanes × `sigma` steps, transposed |
 //! | COO | [`Coo`] | 5.2.3 |
 //! | ELL | [`Ell`] | 5.2.2 (column-major, explicit padding) |
@@ -150,7 +151,7 @@ mod tuning;
 pub use error::{DimError, FormatError};
 #[cfg(feature = "heapless")]
 pub use formats::CsrHeapless;
-pub use formats::{Coo, Csr, Csr5, Csr5Layout, RowOrder};
+pub use formats::{Coo, Csc, Csr, Csr5, Csr5Layout, RowOrder};
 #[cfg(feature = "alloc")]
 pub use formats::{CooOwned, Csr5Owned, CsrOwned};
 pub use formats::{Dia, DiaLayout, Jds, JdsLayout};

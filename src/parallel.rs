@@ -346,6 +346,65 @@ fn spmv_csr5_panels<T: Scalar, I: Index>(
     Ok(())
 }
 
+/// [`crate::level2::spmv_csr_transpose`] on `threads` tasks: the rows of `A` in
+/// [`balanced_row_partition`] blocks, the first scattered into `y` (scaled by `beta` first),
+/// each other into a zeroed `y` of its own; then the copies added into `y` in task order,
+/// column blocks in parallel. Tasks are capped at one per `ncols` rows plus entries (each
+/// copy costs `ncols` to clear and to add). One task, or `alpha == 0`, runs the serial
+/// kernel. Errors as the serial kernel, and [`DimError::Overflow`] (`"room"`) if a copy
+/// cannot be allocated; `y` is untouched on error.
+pub(crate) fn spmv_csr_transpose<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    isa: Isa,
+    op: Operands<'_, T>,
+    y: &mut [T],
+    threads: usize,
+) -> Result<(), DimError> {
+    use crate::level2::csc::{scatter_rows, serial_transpose};
+    let Operands { alpha, x, beta } = op;
+    let (m, n) = (a.nrows(), a.ncols());
+    let work = m + a.nnz();
+    let threads = tasks(threads, m.min((work / n.max(1)).max(1)), work);
+    if threads == 1 || alpha == T::ZERO {
+        return serial_transpose(a, isa, alpha, x, beta, y);
+    }
+    check_spmv(isa, n, m, x, y)?;
+    let mut bounds = std::vec![0usize; threads + 1];
+    balanced_row_partition(a, threads, &mut bounds)?;
+    // Every copy is had before `y` is touched. Zeroed by the allocator: fresh pages are
+    // cleared where they are first touched, by the task that scatters into them.
+    let room =
+        DimError::Overflow { what: "room", value: n, max: isize::MAX as usize / size_of::<T>().max(1) };
+    let mut copies: Vec<Vec<T>> = Vec::new();
+    copies.try_reserve_exact(threads - 1).map_err(|_| room)?;
+    for _ in 1..threads {
+        copies.push(bytemuck::allocation::try_zeroed_vec(n).map_err(|_| room)?);
+    }
+    let mut work: Vec<(Range<usize>, &mut [T], bool)> = Vec::with_capacity(threads);
+    work.push((bounds[0]..bounds[1], &mut *y, true));
+    for (w, own) in bounds[1..].windows(2).zip(copies.iter_mut()) {
+        work.push((w[0]..w[1], own.as_mut_slice(), false));
+    }
+    fork(work, |(rows, out, first)| {
+        if first {
+            crate::level2::scale_y(beta, out);
+        }
+        scatter_rows(a, rows, alpha, x, out);
+    });
+    let blocks = threads.min(n.div_ceil(SUM_ROWS)).max(1);
+    let block = n.div_ceil(blocks).max(1);
+    let copies = &copies;
+    on_rows(y, (0..blocks).map(|b| (b, block)), move |b: usize, chunk: &mut [T]| {
+        let cols = b * block..b * block + chunk.len();
+        for own in copies {
+            for (yj, &c) in chunk.iter_mut().zip(&own[cols.clone()]) {
+                *yj += c;
+            }
+        }
+    });
+    Ok(())
+}
+
 /// Rows of `y` below which [`spmv_csr5_panels`] sums the workers' `y`s on one thread.
 const SUM_ROWS: usize = 4096;
 

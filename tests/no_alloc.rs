@@ -1,7 +1,8 @@
 //! Kernels own no memory (ARCHITECTURE.md, principle 1): a counting global allocator proves that
 //! every kernel — SpMV of every format on every available `Isa` and every CSR method,
-//! the CSR5 conversions (copying and in place), the conversions into caller buffers
-//! (canonical CSR from triplets or COO included, and into `CsrHeapless`), the plans in
+//! the transposed CSR product, the CSR5 conversions (copying and in place), the
+//! conversions into caller buffers (CSC both ways, canonical CSR from triplets or COO,
+//! and into `CsrHeapless`), the plans in
 //! caller buffers, the primitives, Level 1 with its workspace, and SpGEMM's symbolic,
 //! numeric and one-pass bounded forms with theirs — makes zero heap allocations.
 //!
@@ -31,8 +32,8 @@ use spblas::primitives::segmented::{
 };
 use spblas::primitives::sort::{bitonic_sort, bitonic_sort_pairs, odd_even_sort};
 use spblas::{
-    Coo, Csr, Csr5, Csr5Layout, CsrMethod, CsrOwned, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout, Index,
-    Isa, Jds, JdsLayout, Sell, SellLayout, SpMv,
+    Coo, Csc, Csr, Csr5, Csr5Layout, CsrMethod, CsrOwned, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout,
+    Index, Isa, Jds, JdsLayout, Sell, SellLayout, SpMv,
 };
 
 struct Counting;
@@ -210,7 +211,24 @@ fn spmv_formats<I: Index>() {
         coo.to_canonical_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap()
     });
 
-    let views: [(&str, &dyn SpMv<f64>); 8] = [
+    // CSC: converted, validated, back to CSR; its SpMV and the transposed CSR product.
+    let (np, cnnz) = Csc::from_csr_len(&a);
+    let (mut cp, mut ri, mut cv) = (vec![I::ZERO; np], vec![I::ZERO; cnnz], vec![0.0; cnnz]);
+    let csc = assert_no_alloc("Csc::from_csr", || Csc::from_csr(&a, &mut cp, &mut ri, &mut cv).unwrap());
+    assert_no_alloc("Csc::new", || {
+        Csc::new(csc.nrows(), csc.ncols(), csc.col_ptr(), csc.row_idx(), csc.vals()).unwrap()
+    });
+    assert_no_alloc("Csc::to_csr", || csc.to_csr(&mut rp2, &mut ci2, &mut v2).map(|_| ()).unwrap());
+    let mut yt = vec![1.0; a.ncols()];
+    for &isa in &isas {
+        for (alpha, beta) in [(1.0, 0.0), (2.0, 0.5), (0.0, 1.0)] {
+            assert_no_alloc("spmv_csr_transpose", || {
+                spblas::level2::spmv_csr_transpose(Exec::from(isa), &a, alpha, &y, beta, &mut yt).unwrap()
+            });
+        }
+    }
+
+    let views: [(&str, &dyn SpMv<f64>); 9] = [
         ("csr", &a),
         ("coo", &coo),
         ("ell", &ell),
@@ -218,6 +236,7 @@ fn spmv_formats<I: Index>() {
         ("jds", &jds),
         ("dia", &dia),
         ("sell", &sell),
+        ("csc", &csc),
         ("csr (again)", &a),
     ];
     for &isa in &isas {

@@ -22,7 +22,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use spblas::generate::{SuiteScale, suite_entries};
-use spblas::level2::{CsrMethod, SpmvConfig, SpmvPlan, spmv_csr};
+use spblas::level2::{CsrMethod, SpmvConfig, SpmvPlan, spmv_csr, spmv_csr_transpose};
 use spblas::level3::{SpgemmConfig, spgemm, spgemm_reuse, upper_bound};
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -42,7 +42,7 @@ const MAX_FILL: f64 = 3.0;
 /// SELL slice height in the table.
 const SELL_HEIGHT: usize = 8;
 /// The SpMV rows of each matrix, in table order.
-const METHODS: [&str; 15] = [
+const METHODS: [&str; 16] = [
     "csr row-scalar",
     "Csr::spmv",
     "SpmvPlan::new",
@@ -51,6 +51,7 @@ const METHODS: [&str; 15] = [
     "csr segsum",
     "csr speculative",
     "csr merge-path",
+    "transpose (Aᵀx)",
     "csr5",
     "coo",
     "ell",
@@ -348,6 +349,7 @@ fn spmv_rows<T: Scalar, I: Index>(
                     Measured { fill: 1.0, conv: Some(conv), conv_base: None, time, x_base, note }
                 })
             }
+            "transpose (Aᵀx)" => transposed(budget, exec, a, &mut base),
             "csr5" => csr5(budget, isa, a, &x, &mut base, &mut timed),
             _ => {
                 // The other formats: fill first (skipped above MAX_FILL), then converted
@@ -436,6 +438,31 @@ fn spmv_rows<T: Scalar, I: Index>(
 /// The timing closure of [`spmv_rows`]: runs, times against the baseline, checks.
 type Timed<'t, T> =
     dyn FnMut(&mut dyn FnMut(&mut [T]), String, &mut dyn FnMut()) -> (Duration, f64, String) + 't;
+
+/// `y = Aᵀx` on the CSR matrix by [`spmv_csr_transpose`] (no copy of `Aᵀ`), timed against
+/// the baseline `Ax` and checked against `Aᵀ` made by `Csr::transpose_into` times `x`.
+fn transposed<T: Scalar, I: Index>(
+    budget: Budget,
+    exec: Exec,
+    a: &Csr<'_, T, I>,
+    base: &mut dyn FnMut(),
+) -> Result<Measured, String> {
+    let (m, n) = (a.nrows(), a.ncols());
+    let xt: Vec<T> = (0..m).map(|i| T::from_f64(1.0 + (i % 7) as f64 * 0.125)).collect();
+    let (np, nnz) = a.transpose_len();
+    let (mut rp, mut ci, mut v) = (vec![I::ZERO; np], vec![I::ZERO; nnz], vec![T::ZERO; nnz]);
+    let at = a.transpose_into(&mut rp, &mut ci, &mut v).map_err(|e| e.to_string())?;
+    let mut y_ref = vec![T::ZERO; n];
+    at.spmv(exec, T::ONE, &xt, T::ZERO, &mut y_ref).map_err(|e| e.to_string())?;
+    let mut yt = vec![T::from_f64(f64::NAN); n];
+    let (tb, t) = median_pair(budget, SPMV_BLOCKS, base, &mut || {
+        spmv_csr_transpose(exec, a, T::ONE, black_box(&xt), T::ZERO, &mut yt).expect("dimensions checked");
+        black_box(&mut yt);
+    });
+    let note = check_note(&yt, &y_ref, "rows scattered into y".into());
+    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
+    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+}
 
 /// CSR5 (thesis ch. 6): the conversion into preallocated buffers (allocation is the
 /// caller's) timed in alternating blocks with the baseline, as the SpMV is, then the SpMV.

@@ -21,6 +21,8 @@ SpMV y = A·x (thesis ch. 6-8), one thread:
            Csr::spmv: the default call on a CSR matrix (its method by rule, in the note)
            SpmvPlan::new / SpmvPlan::tune: the plan chosen by rule / by timing (note: which)
            csr row-vector, segsum, speculative, merge-path: one CSR method forced
+           transpose (Aᵀx): y = Aᵀ·x on the same CSR matrix (level2::spmv_csr_transpose:
+           rows scattered into y, no copy of Aᵀ; x has m entries, y n), against A·x's baseline
            csr5, coo, ell, hyb, jds, sell-8, dia: the matrix converted to that format
   fill     stored slots per entry (the padding of ELL, SELL, DIA); above 3: skipped
   conv     one-time cost (conversion, plan build or tuning) in SpMVs of csr row-scalar

@@ -1,8 +1,10 @@
 //! Target `formats`: every format constructor on arbitrary arrays never panics; when it
 //! accepts, every kernel on the view (SpMV on each available `Isa`, `iter`, `to_dense`,
-//! `to_csr`) runs and matches a dense reference built straight from the raw arrays by
-//! the format's documented layout; and every conversion `X::from_csr` into buffers
-//! sized by its layout query reproduces the matrix.
+//! `to_csr`; for CSR also the transposed product, alone and on threads) runs and matches
+//! a dense reference built straight from the raw arrays by the format's documented
+//! layout; `Csc::new` accepts exactly what `Csr::new` accepts on the same arrays; and
+//! every conversion `X::from_csr` into buffers sized by its layout query reproduces the
+//! matrix.
 //!
 //! Two kinds of input: `Raw` arrays (mostly rejected: the constructors' error paths) and
 //! a `Recipe`, a valid CSR matrix (unsorted rows and duplicates included) converted to
@@ -12,7 +14,7 @@
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::formats::pad;
 use spblas::{
-    Coo, Csr, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout, Jds, JdsLayout, Sell, SellLayout, SpMv,
+    Coo, Csc, Csr, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout, Jds, JdsLayout, Sell, SellLayout, SpMv,
 };
 
 use crate::{Dense, Dim, Idx, MAX_DIM, SpmvArgs, Val, check_spmv, idx, small, vals};
@@ -29,6 +31,7 @@ pub enum RawFormat {
     Dia,
     Sell,
     Csr5,
+    Csc,
 }
 
 /// Arbitrary arrays for one constructor.
@@ -152,6 +155,7 @@ fn run_raw(r: &Raw) -> usize {
             let desc: Vec<u32> = r.offsets.iter().map(|&o| o as u16 as u32 * 0x0001_0001).collect();
             raw_csr5(nrows, ncols, (p, r.param2.0), (&a, &b, &v), (tp, &desc, eop, eo), r.args)
         }
+        RawFormat::Csc => raw_csc(nrows, ncols, &a, &b, &v, r.args),
     };
     usize::from(ok)
 }
@@ -191,6 +195,41 @@ fn check_csr_view(csr: &Csr<'_, f64, u32>, dense: &Dense, args: SpmvArgs) {
             spblas::level2::spmv_csr(Exec::from(isa), csr, method, args.alpha(), &x, args.beta(), &mut y)
                 .unwrap_or_else(|e| panic!("csr {method:?} on {isa}: {e}"));
             assert!(crate::same(&y, &want), "csr {method:?} on {isa}: {y:?} != {want:?}");
+        }
+    }
+    check_transpose(csr, dense, args);
+}
+
+/// `y = alpha * Aᵀ * x + beta * y` by `spmv_csr_transpose` on every `Isa`, on one thread
+/// and on three (exact: small integers), against the transpose of `dense`; wrong lengths
+/// are errors that leave `y` untouched.
+fn check_transpose(csr: &Csr<'_, f64, u32>, dense: &Dense, args: SpmvArgs) {
+    let mut t = Dense::zeros(dense.ncols, dense.nrows);
+    for i in 0..dense.nrows {
+        for j in 0..dense.ncols {
+            t.add(j, i, dense.a[i * dense.ncols + j]);
+        }
+    }
+    let x = args.x(dense.nrows);
+    let y0 = args.y(dense.ncols);
+    let want = t.spmv(args.alpha(), &x, args.beta(), &y0);
+    for isa in spblas::Isa::available() {
+        for threads in [1, 3] {
+            let exec = Exec::from(isa).threads(threads);
+            let mut y = y0.clone();
+            spblas::level2::spmv_csr_transpose(exec, csr, args.alpha(), &x, args.beta(), &mut y)
+                .unwrap_or_else(|e| panic!("csr transpose on {isa}: {e}"));
+            assert!(crate::same(&y, &want), "csr transpose on {isa}, {threads} threads: {y:?} != {want:?}");
+            let mut y = y0.clone();
+            let short = &x[..x.len().saturating_sub(1)];
+            if short.len() != x.len() {
+                let r = spblas::level2::spmv_csr_transpose(exec, csr, 1.0, short, 0.0, &mut y);
+                assert!(r.is_err(), "csr transpose: short x accepted");
+            }
+            y.push(1.0);
+            let r = spblas::level2::spmv_csr_transpose(exec, csr, 1.0, &x, 0.0, &mut y);
+            assert!(r.is_err(), "csr transpose: long y accepted");
+            assert!(crate::same_bits(&y[..y0.len()], &y0), "csr transpose: y written on error");
         }
     }
 }
@@ -233,6 +272,29 @@ fn raw_csr(nrows: usize, ncols: usize, rp: &[u32], ci: &[u32], v: &[f64], args: 
         }
     }
     check_csr_view(&csr, &d, args);
+    true
+}
+
+fn raw_csc(nrows: usize, ncols: usize, cp: &[u32], ri: &[u32], v: &[f64], args: SpmvArgs) -> bool {
+    let csc = Csc::new(nrows, ncols, cp, ri, v);
+    // The arrays are those of the CSR of the transpose: accepted exactly when that is.
+    let t = Csr::new(ncols, nrows, cp, ri, v);
+    assert_eq!(csc.is_ok(), t.is_ok(), "csc: {:?} but csr of the transpose: {:?}", csc.err(), t.err());
+    let Ok(csc) = csc else { return false };
+    if !small(nrows, ncols) {
+        return true;
+    }
+    let mut d = Dense::zeros(nrows, ncols);
+    for j in 0..ncols {
+        for k in cp[j] as usize..cp[j + 1] as usize {
+            d.add(ri[k] as usize, j, v[k]);
+        }
+    }
+    let mut out = vec![f64::NAN; d.a.len()];
+    csc.to_dense(&mut out).expect("csc to_dense into a sized buffer");
+    assert!(crate::same(&out, &d.a), "csc to_dense");
+    check_view("csc", &csc, csc.iter(), &d, args);
+    check_to_csr("csc", csc.nnz(), &d, |a, b, c| csc.to_csr(a, b, c).map(|c| csr_dense(&c)));
     true
 }
 
@@ -506,6 +568,16 @@ fn conversions(
     let (mut sp, mut ci) = (sp.clone(), ci.clone());
     mutate(&mut [&mut sp, &mut ci], mutation);
     accepted += usize::from(raw_sell(nrows, ncols, c, &sp, &ci, &v, args));
+
+    // CSC, through its length query; its arrays with one entry changed go back through
+    // `Csc::new`.
+    let (np, cnnz) = Csc::from_csr_len(csr);
+    let (mut cp, mut ri, mut v) = (vec![0u32; np], vec![0u32; cnnz], vec![0.0; cnnz]);
+    let csc = Csc::from_csr(csr, &mut cp, &mut ri, &mut v).expect("csc from_csr");
+    check_view("csc from_csr", &csc, csc.iter(), dense, args);
+    let (mut cp, mut ri) = (cp.clone(), ri.clone());
+    mutate(&mut [&mut cp, &mut ri], mutation);
+    accepted += usize::from(raw_csc(nrows, ncols, &cp, &ri, &v, args));
 
     // A mutated CSR too.
     let (mut rp, mut ci) = (csr.row_ptr().to_vec(), csr.col_idx().to_vec());

@@ -109,6 +109,20 @@ impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
         Csr { nrows, ncols, row_ptr, col_idx, vals, order }
     }
 
+    /// [`Csr::new_unchecked`] for views whose invariants the crate has established
+    /// (`Csc::new_unchecked` passes its caller's contract on): safe to call, the
+    /// contract stays with the caller.
+    pub(crate) fn trusted(
+        nrows: usize,
+        ncols: usize,
+        row_ptr: &'a [I],
+        col_idx: &'a [I],
+        vals: &'a [T],
+        order: RowOrder,
+    ) -> Self {
+        Csr { nrows, ncols, row_ptr, col_idx, vals, order }
+    }
+
     /// Builds the canonical matrix ([`RowOrder::Canonical`]: rows sorted, no duplicates)
     /// of `(row, col, value)` triplets in any order, in the caller's buffers: no allocator
     /// needed. Duplicates are added up in the order they are given and explicit zeros are

@@ -12,6 +12,7 @@
 //! | format | module | thesis |
 //! |---|---|---|
 //! | CSR  | [`csr`]  | 5.2.4 |
+//! | CSC  | [`csc`]  | 5.2.4 by columns (the CSR of the transpose) |
 //! | CSR5 | [`csr5`] | 6.3 (tiles of omega x sigma, transposed) |
 //! | COO  | [`coo`]  | 5.2.3 |
 //! | ELL  | [`ell`]  | 5.2.2 (column-major, explicit padding) |
@@ -21,6 +22,7 @@
 //! | SELL | [`sell`] | 5.4.1 (sliced ELL) |
 
 pub mod coo;
+pub mod csc;
 pub mod csr;
 pub mod csr5;
 pub mod dia;
@@ -30,6 +32,7 @@ pub mod jds;
 pub mod sell;
 
 pub use coo::Coo;
+pub use csc::Csc;
 pub use csr::{Csr, MAX_PANELS, RowOrder};
 pub use csr5::{Csr5, Csr5Aux, Csr5Layout, Csr5Parts};
 pub use dia::{Dia, DiaLayout};

@@ -14,8 +14,12 @@
 //! matrix on this machine. Where the matrix is multiplied many times, [`SpmvPlan`]
 //! (feature `alloc`) also weighs CSR5 (converting once): by rule
 //! ([`SpmvChoice::choose`]) or by timing ([`SpmvPlan::tune`]).
+//!
+//! `y = alpha * Aᵀ * x + beta * y` on a CSR `A` is [`spmv_csr_transpose`] (rows scattered
+//! into `y`, no copy of `Aᵀ`), which is also the SpMV of [`crate::Csc`].
 
 mod coo;
+pub(crate) mod csc;
 pub(crate) mod csr;
 pub mod csr5;
 pub(crate) mod dia;
@@ -25,6 +29,7 @@ mod jds;
 pub(crate) mod plan;
 mod sell;
 
+pub use csc::spmv_csr_transpose;
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
 #[cfg(feature = "parallel")]
 pub(crate) use plan::{Run, spmv_panels};
