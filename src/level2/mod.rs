@@ -24,6 +24,7 @@ mod hyb;
 mod jds;
 pub(crate) mod plan;
 mod sell;
+pub(crate) mod trsv;
 
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
 #[cfg(feature = "parallel")]
@@ -31,6 +32,7 @@ pub(crate) use plan::{Run, spmv_panels};
 pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
+pub use trsv::{Diagonal, Triangle, TriangularSolve, TrsvMethod, check_triangular, trsm, trsv};
 
 use crate::{DimError, Exec, Index, Isa, Scalar};
 
