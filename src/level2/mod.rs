@@ -14,6 +14,10 @@
 //! matrix on this machine. Where the matrix is multiplied many times, [`SpmvPlan`]
 //! (feature `alloc`) also weighs CSR5 (converting once): by rule
 //! ([`SpmvChoice::choose`]) or by timing ([`SpmvPlan::tune`]).
+//!
+//! The sparse triangular solve ([`trsv`], [`trsm`], [`TriangularSolve`]; the Sparse BLAS
+//! `ussv`) lives here too: serial substitution, level sets and the synchronization-free
+//! method of the thesis author's follow-up (Euro-Par 2016).
 
 mod coo;
 pub(crate) mod csr;
