@@ -22,7 +22,7 @@ use std::vec::Vec;
 use crate::arch::Checked;
 use crate::formats::{Csr, CsrOwned};
 use crate::level2::csr::{serial_csr, spmv_rows_by};
-use crate::level2::trsv::{Levels, RHS_BLOCK, Triangle, row_block, row_one, solve_order};
+use crate::level2::trsv::{LEVEL_WORK, Levels, RHS_BLOCK, Triangle, row_block, row_one, solve_order};
 use crate::level2::{
     Carry, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv, merge_path_splits,
     spmv_merge_path_piece,
@@ -538,21 +538,21 @@ fn copy_out<T: Scalar>(xs: &[AtomicU64], x: &mut [T]) {
 /// that wait on the block's first rows.
 pub(crate) const SYNC_FREE_ROWS: usize = 16;
 
-/// Fewest rows of a level [`trsv_level_set`] gives each task: a smaller level runs on
-/// the calling thread.
-pub(crate) const LEVEL_ROWS: usize = 64;
-
 /// The synchronization-free triangular solve (Liu, Li, Hou and Vinter, Euro-Par 2016) on
 /// `threads` tasks. Workers take blocks of [`SYNC_FREE_ROWS`] consecutive rows in solve
-/// order from one atomic counter and solve them in order; before a row, a worker spins
+/// order (`order`, the rows sorted by level, where the analysis made it: neighbours there
+/// are independent, where in the natural order of a stencil each row reads the one
+/// before) from one atomic counter and solve them in order; before a row, a worker spins
 /// until every row it reads has its flag set (Acquire), and after it sets the row's flag
-/// (Release). Rows are handed out in solve order, so a row only waits on rows already
+/// (Release). Rows are handed out in an order where every row comes after those it
+/// reads, so a row only waits on rows already
 /// taken by a running task, each of which waits only on rows before its own: the first
 /// unsolved row can always go on, whatever the number of tasks the pool runs at once
 /// (one is enough; tasks that start late find no rows left). Returns `false`, having
 /// written nothing, where it runs on one task or the scratch cannot be allocated.
 pub(crate) fn trsv_sync_free<T: Scalar, I: Index>(
     p: Solve<'_, '_, T, I>,
+    order: Option<&[usize]>,
     x: &mut [T],
     threads: usize,
 ) -> bool {
@@ -577,7 +577,7 @@ pub(crate) fn trsv_sync_free<T: Scalar, I: Index>(
                 break;
             }
             for t in first..(first + SYNC_FREE_ROWS).min(n) {
-                let i = solve_order(p.triangle, n, t);
+                let i = order.map_or_else(|| solve_order(p.triangle, n, t), |o| o[t]);
                 for c in &col_idx[row_ptr[i].to_usize()..row_ptr[i + 1].to_usize()] {
                     let j = c.to_usize();
                     if j != i {
@@ -609,8 +609,8 @@ fn wait(flag: &AtomicBool) {
 }
 
 /// The level-set triangular solve on `threads` tasks: level by level, the rows of a level
-/// of at least `2 * LEVEL_ROWS` rows cut into equal parts run as tasks, a join (the end of
-/// the fork) between levels. Returns `false`, having written nothing, where it runs on
+/// of at least `2 * LEVEL_WORK` rows plus entries cut into equal parts run as tasks, a
+/// join (the end of the fork) between levels; smaller levels on the calling thread. Returns `false`, having written nothing, where it runs on
 /// one task or the scratch cannot be allocated.
 pub(crate) fn trsv_level_set<T: Scalar, I: Index>(
     p: Solve<'_, '_, T, I>,
@@ -619,15 +619,21 @@ pub(crate) fn trsv_level_set<T: Scalar, I: Index>(
     threads: usize,
 ) -> bool {
     let n = p.a.nrows();
-    let tasks = tasks(threads, n.div_ceil(LEVEL_ROWS), n + p.a.nnz());
+    let tasks = tasks(threads, n, n + p.a.nnz());
     if tasks == 1 {
         return false;
     }
     let Some(xs) = atomic_values(x.len()) else { return false };
     let (b, xs) = (&*x, &xs[..]);
+    let row_ptr = p.a.row_ptr();
     for w in levels.ptr.windows(2) {
         let rows = &levels.rows[w[0]..w[1]];
-        let parts = (rows.len() / LEVEL_ROWS).clamp(1, tasks);
+        let work = rows.len() * p.nrhs
+            + rows
+                .iter()
+                .map(|&i| (row_ptr[i + 1].to_usize() - row_ptr[i].to_usize()) * p.nrhs)
+                .sum::<usize>();
+        let parts = (work / LEVEL_WORK).clamp(1, tasks.min(rows.len()));
         if parts == 1 {
             rows.iter().for_each(|&i| solve_row_shared(p, i, b, xs));
             continue;

@@ -26,7 +26,8 @@ enum Structure {
 }
 
 /// A triangular test matrix: CSR arrays (rows possibly unsorted, with duplicates) and the
-/// dense matrix they hold, diagonal entries included as stored.
+/// dense matrix they hold, diagonal entries included as stored (for `n <= 1024`; empty
+/// above).
 #[derive(Clone, Debug)]
 struct Tri<T, I> {
     n: usize,
@@ -59,18 +60,21 @@ fn triangular<T: Scalar, I: Index>(
     seed: u64,
 ) -> Tri<T, I> {
     let mut row_ptr = vec![ix::<I>(0)];
-    let (mut col_idx, mut vals, mut dense) = (Vec::new(), Vec::new(), vec![0.0f64; n * n]);
+    // The dense copy only where a reference will use it.
+    let keep_dense = n <= 1024;
+    let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+    let mut dense = vec![0.0f64; if keep_dense { n * n } else { 0 }];
     for i in 0..n {
         let h = |k: u64| splitmix(seed ^ (i as u64).wrapping_mul(0x9E37_79B9) ^ k.wrapping_mul(0x51_7CC1));
         let mut row: Vec<(usize, f64)> = Vec::new();
-        let others: Vec<usize> = match triangle {
-            Triangle::Lower => (0..i).collect(),
-            Triangle::Upper => (i + 1..n).collect(),
+        let others = match triangle {
+            Triangle::Lower => 0..i,
+            Triangle::Upper => i + 1..n,
         };
         match structure {
             Structure::Random if !others.is_empty() => {
                 for k in 0..(h(1) as usize % (2 * density + 1)) {
-                    let j = others[h(10 + k as u64) as usize % others.len()];
+                    let j = others.start + h(10 + k as u64) as usize % others.len();
                     row.push((j, ((h(100 + k as u64) % 5) as f64 - 2.0) * 0.5));
                 }
             }
@@ -85,7 +89,7 @@ fn triangular<T: Scalar, I: Index>(
                     Triangle::Upper => 0,
                 };
                 if i == dense_row {
-                    row.extend(others.iter().map(|&j| (j, if j % 2 == 0 { 0.5 } else { -1.0 })));
+                    row.extend(others.clone().map(|j| (j, if j % 2 == 0 { 0.5 } else { -1.0 })));
                 }
             }
             _ => {}
@@ -108,7 +112,9 @@ fn triangular<T: Scalar, I: Index>(
             let v = T::from_f64(v);
             col_idx.push(ix::<I>(j));
             vals.push(v);
-            dense[i * n + j] += v.to_f64();
+            if keep_dense {
+                dense[i * n + j] += v.to_f64();
+            }
         }
         row_ptr.push(ix::<I>(col_idx.len()));
     }
@@ -343,6 +349,36 @@ mod threaded {
     /// Deadlock freedom: asked for 8 threads inside pools of 1 and 3 threads, and in the
     /// pool of 3 from many solves at once (the pool busy, so spawned tasks start late or
     /// not until the caller's task is done), every solve finishes with the serial bits.
+    /// Levels wide enough for the level-set method to fork (past
+    /// `TUNING.trsv_level_work`): a third of the rows read nothing, so level 0 alone holds
+    /// several tasks' share; and the diagonal alone, one level of `n` rows. Both threaded
+    /// methods equal the substitution bit for bit on 2 to 8 threads.
+    #[test]
+    fn wide_levels_split_between_tasks() {
+        let n = 3 * spblas::TUNING.trsv_level_work;
+        for (st, k) in [(Structure::Random, 1), (Structure::DiagonalOnly, 1), (Structure::Random, 2)] {
+            let m = triangular::<f64, u32>(n, Triangle::Lower, st, 1, true, 21);
+            let a = m.view();
+            let b = rhs::<f64>(n * k, 4);
+            let mut ws = vec![0usize; TriangularSolve::<f64, u32>::levels_len(n)];
+            let s =
+                TriangularSolve::analyse_levels(Exec::new(), &a, Triangle::Lower, Diagonal::NonUnit, &mut ws)
+                    .unwrap();
+            let mut want = b.clone();
+            s.solve_with(Exec::new(), TrsvMethod::Substitution, 2.0, &mut want, k).unwrap();
+            for threads in [2, 3, 8] {
+                for method in [TrsvMethod::LevelSet, TrsvMethod::SyncFree] {
+                    let mut x = b.clone();
+                    wide(|| s.solve_with(Exec::new().threads(threads), method, 2.0, &mut x, k)).unwrap();
+                    assert!(same(&x, &want), "{} on {threads} threads, {st:?}", method.name());
+                }
+            }
+        }
+    }
+
+    // WebAssembly without threads can start no pool (there the solves run serially, as
+    // the tests above check).
+    #[cfg(not(target_family = "wasm"))]
     #[test]
     fn threaded_solves_finish_in_small_and_busy_pools() {
         use rayon::prelude::*;

@@ -70,7 +70,9 @@ pub enum TrsvMethod {
     /// consecutive rows in solve order from one atomic counter and each row busy-waits
     /// until the rows it reads are solved, with no barrier. On CSR a row knows the rows it
     /// reads (its columns), so each waits on those rows' flags instead of the paper's
-    /// in-degree counters (which are for CSC). On one thread, the substitution.
+    /// in-degree counters (which are for CSC). Rows are handed out in level order where
+    /// the analysis made levels (neighbours in the natural order of a stencil read each
+    /// other), else in the natural order. On one thread, the substitution.
     SyncFree,
 }
 
@@ -89,6 +91,12 @@ impl TrsvMethod {
 /// Right-hand sides a row of [`trsm`] works on at once: the row is read once per block
 /// while the block's partial sums stay in registers (the row stays in L1 between blocks).
 pub(crate) const RHS_BLOCK: usize = 8;
+
+/// Fewest rows plus entries (times right-hand sides) of a level the threaded
+/// [`TrsvMethod::LevelSet`] gives each task: a smaller level runs on the calling thread. A
+/// fork and join cost about 30 µs on the 2-vCPU VM (`benches/records/overhead-*.md`), the
+/// work of some 8K rows plus entries.
+pub(crate) const LEVEL_WORK: usize = 8192;
 
 /// Checks what every triangular solve accepts (module docs): square, every entry in
 /// `triangle`, and for [`Diagonal::NonUnit`] a nonzero diagonal in every row. One pass
@@ -406,7 +414,9 @@ impl<'a, T: Scalar, I: Index> TriangularSolve<'a, T, I> {
                 (TrsvMethod::LevelSet, Some(l)) => {
                     crate::parallel::trsv_level_set(p, l, x, exec.thread_limit())
                 }
-                (TrsvMethod::SyncFree, _) => crate::parallel::trsv_sync_free(p, x, exec.thread_limit()),
+                (TrsvMethod::SyncFree, l) => {
+                    crate::parallel::trsv_sync_free(p, l.map(|l| l.rows), x, exec.thread_limit())
+                }
                 _ => false,
             };
             if done {
