@@ -88,7 +88,11 @@ pub fn run(data: &[u8]) -> usize {
             Err(err) if alpha != 0.0 => assert_eq!(got, Err(err)),
             _ => {
                 got.as_ref().expect("a valid solve");
-                let want = if alpha == 0.0 { vec![0.0; n * k] } else { substitute(&rows, triangle, diag, alpha, &b, k) };
+                let want = if alpha == 0.0 {
+                    vec![0.0; n * k]
+                } else {
+                    substitute(&rows, triangle, diag, alpha, &b, k)
+                };
                 assert!(bits(&x, &want), "trsm {x:?}, want {want:?}");
             }
         }
@@ -122,7 +126,11 @@ pub fn run(data: &[u8]) -> usize {
     assert!(x.iter().all(|&v| v == 5.0));
     // The residual, where the solution is moderate (no overflow, little cancellation).
     if alpha != 0.0 && want.iter().all(|v| v.abs() < 1e6) {
-        let dense = Dense::from_iter(n, n, rows.iter().enumerate().flat_map(|(i, r)| r.iter().map(move |&(j, v)| (i, j, v))));
+        let dense = Dense::from_iter(
+            n,
+            n,
+            rows.iter().enumerate().flat_map(|(i, r)| r.iter().map(move |&(j, v)| (i, j, v))),
+        );
         for c in 0..k {
             for i in 0..n {
                 let (mut ax, mut mag) = (0.0f64, 0.0f64);
@@ -142,7 +150,13 @@ pub fn run(data: &[u8]) -> usize {
 
 /// The error a solve must return, by a plain reading of the rows: not square, then row by
 /// row the first entry outside the triangle, then (non-unit) a missing or zero diagonal.
-fn predict(rows: &[Vec<(usize, f64)>], n: usize, ncols: usize, t: Triangle, d: Diagonal) -> Result<(), DimError> {
+fn predict(
+    rows: &[Vec<(usize, f64)>],
+    n: usize,
+    ncols: usize,
+    t: Triangle,
+    d: Diagonal,
+) -> Result<(), DimError> {
     if ncols != n {
         return Err(DimError::NotSquare { nrows: n, ncols });
     }
@@ -165,7 +179,14 @@ fn predict(rows: &[Vec<(usize, f64)>], n: usize, ncols: usize, t: Triangle, d: D
 
 /// Plain substitution over the stored entries: `(alpha b_i - sum a_ij x_j) / sum a_ii`,
 /// the products subtracted in storage order (the documented order of every method).
-fn substitute(rows: &[Vec<(usize, f64)>], t: Triangle, d: Diagonal, alpha: f64, b: &[f64], k: usize) -> Vec<f64> {
+fn substitute(
+    rows: &[Vec<(usize, f64)>],
+    t: Triangle,
+    d: Diagonal,
+    alpha: f64,
+    b: &[f64],
+    k: usize,
+) -> Vec<f64> {
     let n = rows.len();
     let mut x = b.to_vec();
     for s in 0..n {
