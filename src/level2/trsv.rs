@@ -56,7 +56,9 @@ pub enum Diagonal {
     NonUnit,
 }
 
-/// How [`TriangularSolve::solve_with`] runs the rows.
+/// How [`TriangularSolve::solve_with`] runs the rows. On the 2-vCPU VM of
+/// `benches/records/trsv-*.md` both threaded methods ran slower on two threads than the
+/// substitution on one (each dependency a cross-core transfer); measure before threading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum TrsvMethod {
