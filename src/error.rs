@@ -326,6 +326,32 @@ pub enum DimError {
         /// The row's length as computed (a lower bound if larger than `expected`).
         got: usize,
     },
+    /// A triangular solve was given a matrix that is not square.
+    NotSquare {
+        /// Rows of the matrix.
+        nrows: usize,
+        /// Columns of the matrix.
+        ncols: usize,
+    },
+    /// A triangular solve found a stored entry on the other side of the diagonal from the
+    /// declared triangle (above it for a lower solve, below it for an upper one).
+    NotTriangular {
+        /// The entry's row.
+        row: usize,
+        /// The entry's column.
+        col: usize,
+    },
+    /// A triangular solve with a non-unit diagonal found no stored diagonal entry in a row.
+    MissingDiagonal {
+        /// The row.
+        row: usize,
+    },
+    /// A triangular solve with a non-unit diagonal found a row whose diagonal entries add
+    /// up to zero: the matrix is singular.
+    ZeroDiagonal {
+        /// The row.
+        row: usize,
+    },
     /// An entry of an offset operand points past the data it indexes (e.g.
     /// `i + seg_offset[i] >= n`).
     OutOfRange {
@@ -373,6 +399,19 @@ impl fmt::Display for DimError {
                 f,
                 "row {row} has {got} entries but `{operand}` leaves room for {expected}; it was not made by the symbolic phase."
             ),
+            DimError::NotSquare { nrows, ncols } => {
+                write!(f, "the matrix is {nrows} x {ncols}, but a triangular solve needs a square one.")
+            }
+            DimError::NotTriangular { row, col } => write!(
+                f,
+                "the entry at row {row}, column {col} lies outside the triangle the solve was asked for."
+            ),
+            DimError::MissingDiagonal { row } => {
+                write!(f, "row {row} stores no diagonal entry, and the diagonal is not declared unit.")
+            }
+            DimError::ZeroDiagonal { row } => {
+                write!(f, "the diagonal entry of row {row} is zero: the triangular matrix is singular.")
+            }
             DimError::OutOfRange { operand, position, value, max } => {
                 write!(f, "`{operand}[{position}]` = {value} exceeds the largest value allowed there, {max}.")
             }

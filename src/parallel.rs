@@ -14,6 +14,7 @@
 //! refuses threads), every driver runs serially instead of failing.
 
 use core::ops::Range;
+use core::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use std::vec::Vec;
@@ -21,6 +22,7 @@ use std::vec::Vec;
 use crate::arch::Checked;
 use crate::formats::{Csr, CsrOwned};
 use crate::level2::csr::{serial_csr, spmv_rows_by};
+use crate::level2::trsv::{LEVEL_WORK, Levels, RHS_BLOCK, Triangle, row_block, row_one, solve_order};
 use crate::level2::{
     Carry, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv, merge_path_splits,
     spmv_merge_path_piece,
@@ -524,6 +526,185 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
 
 /// Row blocks per task whose candidate products [`spgemm`] sums to place its cuts.
 const SPGEMM_BLOCKS: usize = 16;
+
+/// One triangular solve's operands, as the drivers below read them (checked by
+/// [`crate::level2::TriangularSolve`]).
+#[derive(Clone, Copy)]
+pub(crate) struct Solve<'s, 'a, T, I> {
+    pub a: &'s Csr<'a, T, I>,
+    pub triangle: Triangle,
+    pub unit: bool,
+    pub alpha: T,
+    pub nrhs: usize,
+}
+
+/// The solution of a threaded triangular solve while it is being computed: each value's
+/// bits in an atomic (`f32` through the exact widening to `f64`), so workers read the rows
+/// others solved in safe Rust; Relaxed accesses are plain loads and stores on x86-64 and
+/// AArch64. `None` where the allocation is refused (the caller then solves serially).
+fn atomic_values(len: usize) -> Option<Vec<AtomicU64>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).ok()?;
+    v.resize_with(len, || AtomicU64::new(0));
+    Some(v)
+}
+
+#[inline(always)]
+fn load<T: Scalar>(v: &AtomicU64) -> T {
+    T::from_f64(f64::from_bits(v.load(Ordering::Relaxed)))
+}
+
+#[inline(always)]
+fn store<T: Scalar>(v: &AtomicU64, t: T) {
+    v.store(t.to_f64().to_bits(), Ordering::Relaxed);
+}
+
+/// Solves row `i` reading `b` from `b` and the solved rows from `xs`, writing row `i` of
+/// `xs`: the row kernels of the serial solve, so the same bits.
+#[inline(always)]
+fn solve_row_shared<T: Scalar, I: Index>(p: Solve<'_, '_, T, I>, i: usize, b: &[T], xs: &[AtomicU64]) {
+    let a = p.a;
+    let r = a.row_ptr()[i].to_usize()..a.row_ptr()[i + 1].to_usize();
+    let (cols, vals) = (&a.col_idx()[r.clone()], &a.vals()[r]);
+    let k = p.nrhs;
+    if k == 1 {
+        store(&xs[i], row_one(cols, vals, i, p.unit, p.alpha * b[i], |j| load(&xs[j])));
+        return;
+    }
+    for r0 in (0..k).step_by(RHS_BLOCK) {
+        let w = RHS_BLOCK.min(k - r0);
+        let mut acc = [T::ZERO; RHS_BLOCK];
+        let acc = &mut acc[..w];
+        for (c, s) in acc.iter_mut().enumerate() {
+            *s = p.alpha * b[i * k + r0 + c];
+        }
+        row_block(cols, vals, i, p.unit, acc, |j, c| load(&xs[j * k + r0 + c]));
+        for (c, &s) in acc.iter().enumerate() {
+            store(&xs[i * k + r0 + c], s);
+        }
+    }
+}
+
+/// Copies the solution out of the atomics into `x`.
+fn copy_out<T: Scalar>(xs: &[AtomicU64], x: &mut [T]) {
+    for (xi, v) in x.iter_mut().zip(xs) {
+        *xi = load(v);
+    }
+}
+
+/// Rows each worker of [`trsv_sync_free`] takes from the counter at a time: fewer
+/// round trips on the counter's cache line, at the price of a later start for the rows
+/// that wait on the block's first rows.
+pub(crate) const SYNC_FREE_ROWS: usize = 16;
+
+/// The synchronization-free triangular solve (Liu, Li, Hou and Vinter, Euro-Par 2016) on
+/// `threads` tasks. Workers take blocks of [`SYNC_FREE_ROWS`] consecutive rows in solve
+/// order (`order`, the rows sorted by level, where the analysis made it: neighbours there
+/// are independent, where in the natural order of a stencil each row reads the one
+/// before) from one atomic counter and solve them in order; before a row, a worker spins
+/// until every row it reads has its flag set (Acquire), and after it sets the row's flag
+/// (Release). Rows are handed out in an order where every row comes after those it
+/// reads, so a row only waits on rows already
+/// taken by a running task, each of which waits only on rows before its own: the first
+/// unsolved row can always go on, whatever the number of tasks the pool runs at once
+/// (one is enough; tasks that start late find no rows left). Returns `false`, having
+/// written nothing, where it runs on one task or the scratch cannot be allocated.
+pub(crate) fn trsv_sync_free<T: Scalar, I: Index>(
+    p: Solve<'_, '_, T, I>,
+    order: Option<&[usize]>,
+    x: &mut [T],
+    threads: usize,
+) -> bool {
+    let n = p.a.nrows();
+    let tasks = tasks(threads, n.div_ceil(SYNC_FREE_ROWS), n + p.a.nnz());
+    if tasks == 1 {
+        return false;
+    }
+    let Some(xs) = atomic_values(x.len()) else { return false };
+    let mut done = Vec::new();
+    if done.try_reserve_exact(n).is_err() {
+        return false;
+    }
+    done.resize_with(n, || AtomicBool::new(false));
+    let next = AtomicUsize::new(0);
+    let (b, xs, done, next) = (&*x, &xs[..], &done[..], &next);
+    let (row_ptr, col_idx) = (p.a.row_ptr(), p.a.col_idx());
+    fork((0..tasks).collect(), |_| {
+        loop {
+            let first = next.fetch_add(SYNC_FREE_ROWS, Ordering::Relaxed);
+            if first >= n {
+                break;
+            }
+            for t in first..(first + SYNC_FREE_ROWS).min(n) {
+                let i = order.map_or_else(|| solve_order(p.triangle, n, t), |o| o[t]);
+                for c in &col_idx[row_ptr[i].to_usize()..row_ptr[i + 1].to_usize()] {
+                    let j = c.to_usize();
+                    if j != i {
+                        wait(&done[j]);
+                    }
+                }
+                solve_row_shared(p, i, b, xs);
+                done[i].store(true, Ordering::Release);
+            }
+        }
+    });
+    copy_out(xs, x);
+    true
+}
+
+/// Spins until `flag` is set: a few rounds of `spin_loop`, then yields the core (the
+/// row waited on may belong to a worker this one would otherwise keep off the core).
+#[inline(always)]
+fn wait(flag: &AtomicBool) {
+    let mut spins = 0u32;
+    while !flag.load(Ordering::Acquire) {
+        if spins < 128 {
+            core::hint::spin_loop();
+            spins += 1;
+        } else {
+            std::thread::yield_now();
+        }
+    }
+}
+
+/// The level-set triangular solve on `threads` tasks: level by level, the rows of a level
+/// of at least `2 * LEVEL_WORK` rows plus entries cut into equal parts run as tasks, a
+/// join (the end of the fork) between levels; smaller levels on the calling thread. Returns `false`, having written nothing, where it runs on
+/// one task or the scratch cannot be allocated.
+pub(crate) fn trsv_level_set<T: Scalar, I: Index>(
+    p: Solve<'_, '_, T, I>,
+    levels: Levels<'_>,
+    x: &mut [T],
+    threads: usize,
+) -> bool {
+    let n = p.a.nrows();
+    let tasks = tasks(threads, n, n + p.a.nnz());
+    if tasks == 1 {
+        return false;
+    }
+    let Some(xs) = atomic_values(x.len()) else { return false };
+    let (b, xs) = (&*x, &xs[..]);
+    let row_ptr = p.a.row_ptr();
+    for w in levels.ptr.windows(2) {
+        let rows = &levels.rows[w[0]..w[1]];
+        let work = rows.len() * p.nrhs
+            + rows
+                .iter()
+                .map(|&i| (row_ptr[i + 1].to_usize() - row_ptr[i].to_usize()) * p.nrhs)
+                .sum::<usize>();
+        let parts = (work / LEVEL_WORK).clamp(1, tasks.min(rows.len()));
+        if parts == 1 {
+            rows.iter().for_each(|&i| solve_row_shared(p, i, b, xs));
+            continue;
+        }
+        let cut = |q: usize| rows.len() * q / parts;
+        fork((0..parts).map(|q| &rows[cut(q)..cut(q + 1)]).collect(), |part| {
+            part.iter().for_each(|&i| solve_row_shared(p, i, b, xs));
+        });
+    }
+    copy_out(xs, x);
+    true
+}
 
 #[cfg(test)]
 mod tests {

@@ -68,6 +68,10 @@ pub struct Tuning {
     /// Rows plus entries below which a kernel asked for
     /// [`Exec::threads`](crate::Exec::threads)`(0)` runs on the calling thread.
     pub serial_work: usize,
+    /// Rows plus entries (times right-hand sides) of a level below which the threaded
+    /// [`TrsvMethod::LevelSet`](crate::level2::TrsvMethod::LevelSet) solves it on the calling
+    /// thread; each task gets at least this much.
+    pub trsv_level_work: usize,
 }
 
 /// The thresholds of this build.
@@ -93,6 +97,7 @@ pub const TUNING: Tuning = Tuning {
     esc_insertion_max: crate::level3::rows::ESC_INSERTION_MAX,
     spgemm_growth: crate::level3::stages::GROWTH,
     serial_work: SERIAL_WORK,
+    trsv_level_work: crate::level2::trsv::LEVEL_WORK,
 };
 
 /// Rows plus entries below which a threaded kernel asked for `threads(0)` runs on the

@@ -4,7 +4,8 @@
 //! conversions into caller buffers (CSC both ways, canonical CSR from triplets or COO,
 //! and into `CsrHeapless`), the plans in
 //! caller buffers, the primitives, Level 1 with its workspace, and SpGEMM's symbolic,
-//! numeric and one-pass bounded forms with theirs — makes zero heap allocations.
+//! numeric and one-pass bounded forms with theirs, and the triangular solves with their
+//! analyses — makes zero heap allocations.
 //!
 //! Counting is per thread (the test harness allocates on other threads), and only inside
 //! [`allocations`]. Inputs and buffers are made before counting; `Isa::available()` is
@@ -567,6 +568,67 @@ fn spgemm_phases<I: Index + Key>() {
                 spgemm_bounded(exec, cfg, &a, &b, &mut bp, &mut bi, &mut bv, (&mut wi, &mut wv)).unwrap()
             });
             assert_eq!((got, &bp), (nnz, &row_ptr), "{isa:?} {m:?}");
+        }
+    }
+}
+
+#[test]
+fn triangular_solves_allocate_nothing() {
+    triangular_solves::<u32>();
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn triangular_solves_allocate_nothing_u16() {
+    triangular_solves::<u16>();
+}
+
+/// The one-shot solves (one and three right-hand sides), the analyses (with the level
+/// sets in a caller buffer) and the analysed solves by every method on one thread, on a
+/// lower and an upper triangle with unsorted rows.
+fn triangular_solves<I: Index>() {
+    use spblas::level2::{Diagonal, Triangle, TriangularSolve, TrsvMethod, trsm, trsv};
+    let isas = isas();
+    for tri in [Triangle::Lower, Triangle::Upper] {
+        let (mut row_ptr, mut col_idx, mut vals) = (vec![I::ZERO], Vec::new(), Vec::new());
+        for i in 0..ROWS {
+            // The diagonal first, then up to three entries of the triangle, columns falling.
+            col_idx.push(ix(i));
+            vals.push(4.0);
+            for k in 1..=(i * 7 % 4) {
+                let j = match tri {
+                    Triangle::Lower => i.checked_sub(k * 5),
+                    Triangle::Upper => Some(i + k * 5).filter(|&j| j < ROWS),
+                };
+                if let Some(j) = j {
+                    col_idx.push(ix(j));
+                    vals.push(-1.0);
+                }
+            }
+            row_ptr.push(ix(col_idx.len()));
+        }
+        let a = CsrOwned::from_parts(ROWS, ROWS, row_ptr, col_idx, vals).unwrap();
+        let a = a.view();
+        let mut ws = vec![0usize; TriangularSolve::<f64, I>::levels_len(ROWS)];
+        let (mut x, mut x3) = (vec![1.0f64; ROWS], vec![1.0f64; 3 * ROWS]);
+        for &isa in &isas {
+            let e = Exec::from(isa);
+            for diag in [Diagonal::NonUnit, Diagonal::Unit] {
+                assert_no_alloc("trsv", || trsv(e, &a, tri, diag, 1.0, &mut x).unwrap());
+                assert_no_alloc("trsm", || trsm(e, &a, tri, diag, 0.5, &mut x3, 3).unwrap());
+                assert_no_alloc("TriangularSolve::analyse", || {
+                    TriangularSolve::analyse(e, &a, tri, diag).unwrap();
+                });
+                let s = assert_no_alloc("TriangularSolve::analyse_levels", || {
+                    TriangularSolve::analyse_levels(e, &a, tri, diag, &mut ws).unwrap()
+                });
+                for m in [TrsvMethod::Substitution, TrsvMethod::LevelSet, TrsvMethod::SyncFree] {
+                    assert_no_alloc("TriangularSolve::solve_with", || {
+                        s.solve_with(e, m, 1.0, &mut x, 1).unwrap();
+                        s.solve_with(e, m, 1.0, &mut x3, 3).unwrap();
+                    });
+                }
+            }
         }
     }
 }

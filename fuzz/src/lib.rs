@@ -17,6 +17,7 @@ pub mod mtx;
 pub mod mtx_stream;
 pub mod spgemm;
 pub mod threads;
+pub mod trsv;
 
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::Exec;

@@ -17,6 +17,10 @@
 //!
 //! `y = alpha * Aᵀ * x + beta * y` on a CSR `A` is [`spmv_csr_transpose`] (rows scattered
 //! into `y`, no copy of `Aᵀ`), which is also the SpMV of [`crate::Csc`].
+//!
+//! The sparse triangular solve ([`trsv`], [`trsm`], [`TriangularSolve`]; the Sparse BLAS
+//! `ussv`) lives here too: serial substitution, level sets and the synchronization-free
+//! method of the thesis author's follow-up (Euro-Par 2016).
 
 mod coo;
 pub(crate) mod csc;
@@ -28,6 +32,7 @@ mod hyb;
 mod jds;
 pub(crate) mod plan;
 mod sell;
+pub(crate) mod trsv;
 
 pub use csc::spmv_csr_transpose;
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
@@ -36,6 +41,7 @@ pub(crate) use plan::{Run, spmv_panels};
 pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
+pub use trsv::{Diagonal, Triangle, TriangularSolve, TrsvMethod, check_triangular, trsm, trsv};
 
 use crate::{DimError, Exec, Index, Isa, Scalar};
 
