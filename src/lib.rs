@@ -160,7 +160,9 @@ pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{EllOwned, HybOwned, SellOwned};
 pub use isa::{Exec, Gathers, Isa};
-pub use level2::{CsrMethod, SpMv, SpmvChoice, SpmvPlanLayout, SpmvPlanView};
+pub use level2::{
+    CsrMethod, DenseLayout, DenseMut, DenseRef, SpMm, SpMv, SpmvChoice, SpmvPlanLayout, SpmvPlanView,
+};
 #[cfg(feature = "parallel")]
 pub use parallel::available_threads;
 // The plan is the recommended SpMV for a matrix multiplied many times (an iterative

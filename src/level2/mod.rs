@@ -14,6 +14,9 @@
 //! matrix on this machine. Where the matrix is multiplied many times, [`SpmvPlan`]
 //! (feature `alloc`) also weighs CSR5 (converting once): by rule
 //! ([`SpmvChoice::choose`]) or by timing ([`SpmvPlan::tune`]).
+//!
+//! [`SpMm`] (CSR, [`spmm_csr`]) multiplies by a dense block of `k` columns
+//! ([`DenseRef`], [`DenseMut`]), reading the matrix once for many vectors.
 
 mod coo;
 pub(crate) mod csr;
@@ -24,6 +27,7 @@ mod hyb;
 mod jds;
 pub(crate) mod plan;
 mod sell;
+pub(crate) mod spmm;
 
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
 #[cfg(feature = "parallel")]
@@ -31,6 +35,7 @@ pub(crate) use plan::{Run, spmv_panels};
 pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
+pub use spmm::{DenseLayout, DenseMut, DenseRef, SpMm, spmm_csr};
 
 use crate::{DimError, Exec, Index, Isa, Scalar};
 
