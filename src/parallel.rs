@@ -229,7 +229,7 @@ pub(crate) fn spmm_csr<T: Scalar, I: Index>(
                 let (c0, c1) = (k * p / threads, k * (p + 1) / threads);
                 (c0..c1, (c1 - c0) * ld)
             });
-            on_rows(y.data_mut(), pieces, |cols, chunk| spmm_cols(a, cols, alpha, x, beta, chunk, ys));
+            on_rows(y.data_mut(), pieces, |cols, chunk| spmm_cols(a, isa, cols, alpha, x, beta, chunk, ys));
         }
     }
 }

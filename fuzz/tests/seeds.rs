@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 type Run = fn(&[u8]) -> usize;
 
-const TARGETS: [(&str, Run); 9] = [
+const TARGETS: [(&str, Run); 10] = [
     ("formats", spblas_fuzz::formats::run),
     ("csr5_roundtrip", spblas_fuzz::csr5_roundtrip::run),
     ("isa_equivalence", spblas_fuzz::isa_equivalence::run),
@@ -26,6 +26,7 @@ const TARGETS: [(&str, Run); 9] = [
     ("canonical", spblas_fuzz::canonical::run),
     ("threads", spblas_fuzz::threads::run),
     ("mtx_stream", spblas_fuzz::mtx_stream::run),
+    ("spmm", spblas_fuzz::spmm::run),
 ];
 
 fn seeds_dir(target: &str) -> PathBuf {

@@ -13,7 +13,7 @@ use core::ops::Range;
 use crate::arch::Checked;
 use crate::arch::generic::spmm::{self as kern, RowMajor};
 use crate::formats::Csr;
-use crate::{DimError, Exec, Index, Isa, Scalar};
+use crate::{CsrMethod, DimError, Exec, Index, Isa, Scalar};
 
 /// How a dense block is laid out in its slice.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -237,8 +237,8 @@ impl<T: Scalar, I: Index> SpMm<T> for Csr<'_, T, I> {
 /// `Y = alpha * A * X + beta * Y` for a CSR `A` (thesis 8.3's row loop with `k` sums per
 /// row): row-major `X` and `Y` by the width's vector kernel, reading `A` once per tile of
 /// up to four registers of columns; other layouts by a plain loop over blocks of four
-/// columns. Every `Isa` sums each row's entries in the same two interleaved chains, so
-/// widths agree within rounding (FMA or not). With `exec.threads(..)` (feature
+/// columns; one contiguous column (`k == 1`) by SpMV's row kernels
+/// ([`CsrMethod::choose`]'s). Widths agree within rounding (FMA or not). With `exec.threads(..)` (feature
 /// `parallel`), rows split in blocks of equal entries as [`spmv_csr`](super::spmv_csr)'s
 /// (column-major `Y`: blocks of columns), each by the serial kernel.
 ///
@@ -266,7 +266,7 @@ pub fn spmm_csr<T: Scalar, I: Index>(
     let ys = y.layout.strides(y.ld);
     match y.layout {
         DenseLayout::RowMajor => spmm_rows(a, checked, 0..a.nrows(), alpha, x, beta, y.data, ys),
-        DenseLayout::ColMajor => spmm_cols(a, 0..x.cols, alpha, x, beta, y.data, ys),
+        DenseLayout::ColMajor => spmm_cols(a, checked, 0..x.cols, alpha, x, beta, y.data, ys),
     }
     Ok(())
 }
@@ -324,6 +324,11 @@ pub(crate) fn spmm_rows<T: Scalar, I: Index>(
     y_rows: &mut [T],
     ys: (usize, usize),
 ) {
+    if let Some((xv, yv)) = vectors(&x, ys, y_rows, rows.len()) {
+        let method = CsrMethod::choose(a, isa.isa());
+        super::csr::spmv_rows_by(a, method, isa.isa(), rows, alpha, xv, beta, yv);
+        return;
+    }
     let row_ptr = &a.row_ptr()[rows.start..=rows.end];
     if x.layout == DenseLayout::RowMajor && ys.1 == 1 {
         let s = RowMajor { k: x.cols, ldx: x.ld, ldy: ys.0 };
@@ -333,11 +338,27 @@ pub(crate) fn spmm_rows<T: Scalar, I: Index>(
     }
 }
 
+/// `X` and the `m` rows of `Y` as plain vectors where `k == 1` and both are contiguous:
+/// SpMV's row kernels run them then (the SpMM tiles have no column to vectorise over).
+fn vectors<'x, 'y, T>(
+    x: &DenseRef<'x, T>,
+    ys: (usize, usize),
+    y: &'y mut [T],
+    m: usize,
+) -> Option<(&'x [T], &'y mut [T])> {
+    let contiguous = x.cols == 1 && (x.layout == DenseLayout::ColMajor || x.ld == 1) && (ys.0 == 1 || m <= 1);
+    if !contiguous {
+        return None;
+    }
+    Some((x.data.get(..x.rows)?, y.get_mut(..m)?))
+}
+
 /// Columns `cols` of `Y = alpha * A * X + beta * Y` for a column-major `Y` whose column
 /// `cols.start` starts `y_cols`; the chunk of a thread driver over columns.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn spmm_cols<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
+    isa: Checked,
     cols: Range<usize>,
     alpha: T,
     x: DenseRef<'_, T>,
@@ -345,6 +366,15 @@ pub(crate) fn spmm_cols<T: Scalar, I: Index>(
     y_cols: &mut [T],
     ys: (usize, usize),
 ) {
+    if cols.len() == 1
+        && let Some(xc) = x.data.get(cols.start * x.layout.strides(x.ld).1..)
+        && let Ok(xc) = DenseRef::new(x.rows, 1, x.ld, x.layout, xc)
+        && let Some((xv, yv)) = vectors(&xc, ys, y_cols, a.nrows())
+    {
+        let method = CsrMethod::choose(a, isa.isa());
+        super::csr::spmv_rows_by(a, method, isa.isa(), 0..a.nrows(), alpha, xv, beta, yv);
+        return;
+    }
     strided(a, a.row_ptr(), cols, alpha, x, beta, y_cols, ys);
 }
 

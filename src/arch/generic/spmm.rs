@@ -242,8 +242,8 @@ unsafe fn tile<V: MmVec, I: Index, const R: usize, const B0: bool>(
     }
 }
 
-/// The last columns of a row, fewer than a half register (at most 15): scalar sums, one
-/// pass over the row.
+/// The last columns of a row, fewer than a half register (at most 15): scalar sums in
+/// passes of up to three columns.
 #[inline(always)]
 fn tail<T: Scalar, I: Index, const B0: bool>(
     cols: &[I],
@@ -254,22 +254,56 @@ fn tail<T: Scalar, I: Index, const B0: bool>(
     beta: T,
     yt: &mut [T],
 ) {
-    const MAX: usize = 16;
-    for yt in yt.chunks_mut(MAX) {
-        let n = yt.len();
-        let mut acc = [T::ZERO; MAX];
-        for (&c, &v) in cols.iter().zip(vals) {
-            let j = c.to_usize().min(xr.jmax) * xr.ld + c0;
-            if let Some(xs) = xr.x.get(j..j + n) {
-                for (s, &xv) in acc.iter_mut().zip(xs) {
-                    *s += v * xv;
-                }
+    let mut c = 0;
+    while c < yt.len() {
+        let y = &mut yt[c..];
+        c += match y.len() {
+            1 => tail_n::<T, I, 1, B0>(cols, vals, xr, c0 + c, alpha, beta, y),
+            2 => tail_n::<T, I, 2, B0>(cols, vals, xr, c0 + c, alpha, beta, y),
+            _ => tail_n::<T, I, 3, B0>(cols, vals, xr, c0 + c, alpha, beta, y),
+        };
+    }
+}
+
+/// Columns `c0..c0 + N` of one row (`y` starts at column `c0`), in two sets of `N` sums
+/// (even and odd entries) as the tiles; returns `N`.
+#[inline(always)]
+fn tail_n<T: Scalar, I: Index, const N: usize, const B0: bool>(
+    cols: &[I],
+    vals: &[T],
+    xr: Xrows<'_, T>,
+    c0: usize,
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+) -> usize {
+    let (mut a, mut b) = ([T::ZERO; N], [T::ZERO; N]);
+    let xrow = |c: I| {
+        let j = c.to_usize().min(xr.jmax) * xr.ld + c0;
+        xr.x.get(j..j + N)
+    };
+    let (c2, v2) = (cols.chunks_exact(2), vals.chunks_exact(2));
+    let (cr, vr) = (c2.remainder(), v2.remainder());
+    for (c, v) in c2.zip(v2) {
+        if let (Some(p), Some(q)) = (xrow(c[0]), xrow(c[1])) {
+            for l in 0..N {
+                a[l] += v[0] * p[l];
+                b[l] += v[1] * q[l];
             }
         }
-        for (yv, &s) in yt.iter_mut().zip(&acc) {
-            *yv = if B0 { alpha * s } else { alpha * s + beta * *yv };
+    }
+    if let (Some(&c), Some(&v)) = (cr.first(), vr.first())
+        && let Some(p) = xrow(c)
+    {
+        for l in 0..N {
+            a[l] += v * p[l];
         }
     }
+    for (l, yv) in y.iter_mut().take(N).enumerate() {
+        let s = a[l] + b[l];
+        *yv = if B0 { alpha * s } else { alpha * s + beta * *yv };
+    }
+    N
 }
 
 /// Stamps out a width's `#[target_feature]` SpMM entry points `rows_f64` and `rows_f32`
