@@ -197,7 +197,7 @@ impl<'a, T> DenseMut<'a, T> {
         self.data
     }
     /// The same block, read-only.
-    pub fn as_ref(&self) -> DenseRef<'_, T> {
+    pub fn view(&self) -> DenseRef<'_, T> {
         DenseRef { rows: self.rows, cols: self.cols, ld: self.ld, layout: self.layout, data: self.data }
     }
 }
