@@ -37,6 +37,13 @@ fn shape(rows: usize, cols: usize, layout: DenseLayout, pad: u8, cut: u8) -> (us
     (ld, len.saturating_sub(usize::from(cut % 3)))
 }
 
+/// Whether a `rows × cols` block in `layout` with leading dimension `ld` fits `len`
+/// elements (the documented rule of `DenseRef::new`).
+fn fits(rows: usize, cols: usize, layout: DenseLayout, ld: usize, len: usize) -> bool {
+    let (outer, inner) = if layout == DenseLayout::RowMajor { (rows, cols) } else { (cols, rows) };
+    ld >= inner && (outer == 0 || inner == 0 || (outer - 1) * ld + inner <= len)
+}
+
 fn pos(layout: DenseLayout, ld: usize, i: usize, j: usize) -> usize {
     if layout == DenseLayout::RowMajor { i * ld + j } else { i + j * ld }
 }
@@ -49,7 +56,8 @@ pub fn run(data: &[u8]) -> usize {
     let (nrows, ncols, rp, ci, v) = recipe_csr(&input.recipe);
     let a = Csr::new(nrows, ncols, &rp, &ci, &v).expect("a recipe is valid CSR");
     let k = usize::from(input.k % 80);
-    let lay = |bit: u8| if input.layouts >> bit & 1 == 1 { DenseLayout::ColMajor } else { DenseLayout::RowMajor };
+    let lay =
+        |bit: u8| if input.layouts >> bit & 1 == 1 { DenseLayout::ColMajor } else { DenseLayout::RowMajor };
     let (lx, ly) = (lay(0), lay(1));
     let threads = usize::from(input.layouts >> 2) % 9;
     let (ldx, nx) = shape(ncols, k, lx, input.pad.0, input.cut.0);
@@ -65,16 +73,16 @@ pub fn run(data: &[u8]) -> usize {
     let x = match DenseRef::new(ncols, k, ldx, lx, &xv) {
         Ok(x) => x,
         Err(_) => {
-            let (ld_ok, len_ok) = shape(ncols, k, lx, 0, 0);
-            assert!(ldx < ld_ok || nx < len_ok, "X refused: ld {ldx}, len {nx}");
+            assert!(!fits(ncols, k, lx, ldx, nx), "X refused: ld {ldx}, len {nx}");
             return 0;
         }
     };
     if DenseMut::new(nrows, k, ldy, ly, &mut y0).is_err() {
-        let (ld_ok, len_ok) = shape(nrows, k, ly, 0, 0);
-        assert!(ldy < ld_ok || ny < len_ok, "Y refused: ld {ldy}, len {ny}");
+        assert!(!fits(nrows, k, ly, ldy, ny), "Y refused: ld {ldy}, len {ny}");
         return 0;
     }
+    assert!(fits(nrows, k, ly, ldy, ny), "Y accepted: ld {ldy}, len {ny}");
+    assert!(fits(ncols, k, lx, ldx, nx), "X accepted: ld {ldx}, len {nx}");
     for i in 0..nrows {
         for c in 0..k {
             let yv = if beta == 0.0 { f64::NAN } else { ((i * 5 + c * 3) % 7) as f64 - 3.0 };
@@ -103,11 +111,9 @@ pub fn run(data: &[u8]) -> usize {
             compared += 1;
         }
         // A `Y` with a row too few or too many is refused, untouched.
-        for d in [input.wrong & 1 == 1 && nrows > 0, input.wrong & 2 == 2] {
-            if !d {
-                continue;
-            }
-            let m = if input.wrong & 1 == 1 { nrows - 1 } else { nrows + 1 };
+        let fewer = (input.wrong & 1 == 1).then(|| nrows.checked_sub(1)).flatten();
+        let more = (input.wrong & 2 == 2).then_some(nrows + 1);
+        for m in fewer.into_iter().chain(more) {
             let (ld, len) = shape(m, k, ly, 0, 0);
             let mut yv = vec![sentinel; len];
             let mut y = DenseMut::new(m, k, ld, ly, &mut yv).expect("packed block");
