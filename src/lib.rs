@@ -53,7 +53,8 @@
 //! - [`formats`]: the views above and their conversions.
 //! - [`level1`]: sparse vectors ([`level1::SpVec`]), sparse + sparse addition by four
 //!   methods (chapter 7), dot products, axpy, gather/scatter.
-//! - [`level2`]: the [`SpMv`] trait for every format, the CSR methods and the plans.
+//! - [`level2`]: the [`SpMv`] trait for every format, the CSR methods and the plans; CSR
+//!   SpMM ([`SpMm`]: dense `X`, `Y` of `k` columns, [`DenseRef`], [`DenseMut`]).
 //! - [`level3`]: SpGEMM `C = A·B` in CSR (chapter 9): upper bound, binning, per-bin row
 //!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
 //!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`.
