@@ -55,7 +55,8 @@
 //! - [`level1`]: sparse vectors ([`level1::SpVec`]), sparse + sparse addition by four
 //!   methods (chapter 7), dot products, axpy, gather/scatter.
 //! - [`level2`]: the [`SpMv`] trait for every format, the CSR methods and the plans;
-//!   the sparse triangular solve ([`level2::trsv`], [`level2::TriangularSolve`]).
+//!   the sparse triangular solve ([`level2::trsv`], [`level2::TriangularSolve`]); CSR
+//!   SpMM ([`SpMm`]: dense `X`, `Y` of `k` columns, [`DenseRef`], [`DenseMut`]).
 //! - [`level3`]: SpGEMM `C = A·B` in CSR (chapter 9): upper bound, binning, per-bin row
 //!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
 //!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`.
@@ -162,7 +163,9 @@ pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{EllOwned, HybOwned, SellOwned};
 pub use isa::{Exec, Gathers, Isa};
-pub use level2::{CsrMethod, SpMv, SpmvChoice, SpmvPlanLayout, SpmvPlanView};
+pub use level2::{
+    CsrMethod, DenseLayout, DenseMut, DenseRef, SpMm, SpMv, SpmvChoice, SpmvPlanLayout, SpmvPlanView,
+};
 #[cfg(feature = "parallel")]
 pub use parallel::available_threads;
 // The plan is the recommended SpMV for a matrix multiplied many times (an iterative

@@ -23,9 +23,10 @@ use crate::arch::Checked;
 use crate::formats::{Csr, CsrOwned};
 use crate::level2::csr::{serial_csr, spmv_rows_by};
 use crate::level2::trsv::{LEVEL_WORK, Levels, RHS_BLOCK, Triangle, row_block, row_one, solve_order};
+use crate::level2::spmm::{spmm_cols, spmm_rows};
 use crate::level2::{
-    Carry, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv, merge_path_splits,
-    spmv_merge_path_piece,
+    Carry, DenseLayout, DenseMut, DenseRef, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv,
+    merge_path_splits, spmv_merge_path_piece,
 };
 use crate::level3::{
     Piece, Rule, SpgemmConfig, advise, count_nnz, hybrid_product, hybrid_rows, row_upper_bound,
@@ -193,6 +194,46 @@ pub(crate) fn spmv_csr<T: Scalar, I: Index>(
     let pieces = bounds.windows(2).map(|w| (w[0]..w[1], w[1] - w[0]));
     on_rows(y, pieces, |rows, chunk| spmv_rows_by(a, method, isa, rows, op.alpha, op.x, op.beta, chunk));
     Ok(())
+}
+
+/// [`crate::level2::spmm_csr`] on `threads` tasks (`alpha != 0`, shapes checked): a
+/// row-major `Y` by [`balanced_row_partition`] blocks of rows (weighted by `k`), a
+/// column-major one by equal blocks of columns, each chunk by the serial kernel, so the
+/// result equals the serial one bit for bit.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spmm_csr<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    isa: Checked,
+    alpha: T,
+    x: DenseRef<'_, T>,
+    beta: T,
+    y: &mut DenseMut<'_, T>,
+    threads: usize,
+) {
+    let (k, m) = (x.cols(), a.nrows());
+    let work = (m + a.nnz()).saturating_mul(k.max(1));
+    let (ld, layout) = (y.ld(), y.layout());
+    let ys = layout.strides(ld);
+    match layout {
+        DenseLayout::RowMajor => {
+            let threads = tasks(threads, m, work);
+            let mut bounds = std::vec![0usize; threads + 1];
+            if threads == 1 || balanced_row_partition(a, threads, &mut bounds).is_err() {
+                spmm_rows(a, isa, 0..m, alpha, x, beta, y.data_mut(), ys);
+                return;
+            }
+            let pieces = bounds.windows(2).map(|w| (w[0]..w[1], (w[1] - w[0]) * ld));
+            on_rows(y.data_mut(), pieces, |rows, chunk| spmm_rows(a, isa, rows, alpha, x, beta, chunk, ys));
+        }
+        DenseLayout::ColMajor => {
+            let threads = tasks(threads, k, work);
+            let pieces = (0..threads).map(|p| {
+                let (c0, c1) = (k * p / threads, k * (p + 1) / threads);
+                (c0..c1, (c1 - c0) * ld)
+            });
+            on_rows(y.data_mut(), pieces, |cols, chunk| spmm_cols(a, isa, cols, alpha, x, beta, chunk, ys));
+        }
+    }
 }
 
 /// A [`SpmvPlan`]'s SpMV on `isa`, on `threads` tasks: a CSR5 plan as [`spmv_csr5`] (equal

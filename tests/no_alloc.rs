@@ -1,6 +1,6 @@
 //! Kernels own no memory (ARCHITECTURE.md, principle 1): a counting global allocator proves that
 //! every kernel — SpMV of every format on every available `Isa` and every CSR method,
-//! the transposed CSR product, the CSR5 conversions (copying and in place), the
+//! CSR SpMM, the transposed CSR product, the CSR5 conversions (copying and in place), the
 //! conversions into caller buffers (CSC both ways, canonical CSR from triplets or COO,
 //! and into `CsrHeapless`), the plans in
 //! caller buffers, the primitives, Level 1 with its workspace, and SpGEMM's symbolic,
@@ -36,6 +36,7 @@ use spblas::{
     Coo, Csc, Csr, Csr5, Csr5Layout, CsrMethod, CsrOwned, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout,
     Index, Isa, Jds, JdsLayout, Sell, SellLayout, SpMv,
 };
+use spblas::{DenseLayout, DenseMut, DenseRef, SpMm};
 
 struct Counting;
 
@@ -295,6 +296,42 @@ fn spmv_formats<I: Index>() {
     });
     let (x, mut y) = (vec![1.0; 300], vec![0.0; 300]);
     assert_no_alloc("SpmvPlanView spmv dia", || plan.spmv(Exec::new(), 1.0, &x, 0.0, &mut y).unwrap());
+}
+
+#[test]
+fn spmm_allocates_nothing() {
+    spmm::<u32>();
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn spmm_allocates_nothing_u16() {
+    spmm::<u16>();
+}
+
+/// CSR SpMM on every `Isa`, both layouts, `k` across the register tiles, and building
+/// the dense views.
+fn spmm<I: Index>() {
+    let isas = isas();
+    let owned = matrix::<I>();
+    let a = owned.view();
+    for k in [1usize, 7, 8, 17, if cfg!(miri) { 20 } else { 64 }] {
+        let x: Vec<f64> = (0..a.ncols() * k).map(|p| (p % 9) as f64).collect();
+        let mut y = vec![1.0; a.nrows() * k];
+        for layout in [DenseLayout::RowMajor, DenseLayout::ColMajor] {
+            let (ldx, ldy) = if layout == DenseLayout::RowMajor { (k, k) } else { (a.ncols(), a.nrows()) };
+            let xd =
+                assert_no_alloc("DenseRef::new", || DenseRef::new(a.ncols(), k, ldx, layout, &x).unwrap());
+            let mut yd = assert_no_alloc("DenseMut::new", || {
+                DenseMut::new(a.nrows(), k, ldy, layout, &mut y).unwrap()
+            });
+            for &isa in &isas {
+                for (alpha, beta) in [(1.0, 0.0), (2.0, 0.5), (0.0, 1.0)] {
+                    assert_no_alloc("spmm", || a.spmm(Exec::from(isa), alpha, xd, beta, &mut yd).unwrap());
+                }
+            }
+        }
+    }
 }
 
 #[test]

@@ -16,6 +16,7 @@ pub mod level1;
 pub mod mtx;
 pub mod mtx_stream;
 pub mod spgemm;
+pub mod spmm;
 pub mod threads;
 pub mod trsv;
 

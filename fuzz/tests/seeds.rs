@@ -27,6 +27,7 @@ const TARGETS: [(&str, Run); 10] = [
     ("threads", spblas_fuzz::threads::run),
     ("mtx_stream", spblas_fuzz::mtx_stream::run),
     ("trsv", spblas_fuzz::trsv::run),
+    ("spmm", spblas_fuzz::spmm::run),
 ];
 
 fn seeds_dir(target: &str) -> PathBuf {

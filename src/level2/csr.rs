@@ -482,7 +482,6 @@ fn row_scalar_dot<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
 /// which splits the work its own way (by merge path pieces on threads), as the row loop.
 /// Lengths must have been checked as for [`spmv_rows`]; an unavailable `isa` runs the
 /// row-scalar loop.
-#[cfg(feature = "parallel")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn spmv_rows_by<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,

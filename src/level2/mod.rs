@@ -21,6 +21,9 @@
 //! The sparse triangular solve ([`trsv`], [`trsm`], [`TriangularSolve`]; the Sparse BLAS
 //! `ussv`) lives here too: serial substitution, level sets and the synchronization-free
 //! method of the thesis author's follow-up (Euro-Par 2016).
+//!
+//! [`SpMm`] (CSR, [`spmm_csr`]) multiplies by a dense block of `k` columns
+//! ([`DenseRef`], [`DenseMut`]), reading the matrix once for many vectors.
 
 mod coo;
 pub(crate) mod csc;
@@ -33,6 +36,7 @@ mod jds;
 pub(crate) mod plan;
 mod sell;
 pub(crate) mod trsv;
+pub(crate) mod spmm;
 
 pub use csc::spmv_csr_transpose;
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
@@ -42,6 +46,7 @@ pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
 pub use trsv::{Diagonal, Triangle, TriangularSolve, TrsvMethod, check_triangular, trsm, trsv};
+pub use spmm::{DenseLayout, DenseMut, DenseRef, SpMm, spmm_csr};
 
 use crate::{DimError, Exec, Index, Isa, Scalar};
 

@@ -1,5 +1,5 @@
 //! Each algorithm of `arch` written once, over the narrow vector trait its family needs
-//! (`ScanVec`, `Unit`, `HeapVec`, `MergeVec`, `DotVec`, `Lanes`); the widths
+//! (`ScanVec`, `Unit`, `HeapVec`, `MergeVec`, `DotVec`, `Lanes`, `MmVec`); the widths
 //! (`portable`, `x86_64::{avx2, avx512}`, `aarch64::neon`) implement the traits and hold
 //! the thin `#[target_feature]` entry points. Each family's file also holds its
 //! dispatcher: the one way from a [`Checked`](super::Checked) `Isa` into a width.
@@ -9,6 +9,7 @@ pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;
 pub(crate) mod sort;
+pub(crate) mod spmm;
 pub(crate) mod spmv_csr;
 pub(crate) mod spmv_csr5;
 pub(crate) mod transpose;

@@ -812,7 +812,7 @@ pub(crate) fn cast_mut<A: bytemuck::Pod, B: bytemuck::Pod>(s: &mut [A]) -> Optio
 
 /// `v` as a `B` when `A` is `B`.
 #[inline(always)]
-fn cast_val<A: bytemuck::Pod, B: bytemuck::Pod>(v: A) -> Option<B> {
+pub(crate) fn cast_val<A: bytemuck::Pod, B: bytemuck::Pod>(v: A) -> Option<B> {
     if same_type::<A, B>() { bytemuck::try_cast(v).ok() } else { None }
 }
 

@@ -6,5 +6,6 @@ pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;
 pub(crate) mod sort;
+pub(crate) mod spmm;
 pub(crate) mod spmv_csr;
 pub(crate) mod spmv_csr5;

@@ -221,6 +221,55 @@ macro_rules! heap_vec {
     };
 }
 
+/// One register of SpMM sums (`generic::spmm::MmVec`) from its intrinsics.
+macro_rules! mm_vec {
+    ($name:ident($reg:ty): $t:ty, lanes $w:literal, half $half:ty;
+        splat $splat:ident, load $load:ident, store $store:ident,
+        fmadd $fmadd:ident, mul $mul:ident, add $add:ident) => {
+        /// One register of SpMM sums.
+        #[derive(Clone, Copy)]
+        pub(crate) struct $name($reg);
+
+        impl MmVec for $name {
+            type T = $t;
+            type Half = $half;
+            const W: usize = $w;
+            #[inline(always)]
+            unsafe fn splat(v: $t) -> Self {
+                // SAFETY: the caller promises the width's target features.
+                $name(unsafe { $splat(v) })
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const $t) -> Self {
+                // SAFETY: the caller promises the features and a register of readable
+                // elements at `p` (unaligned load).
+                $name(unsafe { $load(p) })
+            }
+            #[inline(always)]
+            unsafe fn store(self, p: *mut $t) {
+                // SAFETY: the caller promises the features and a register of writable
+                // elements at `p` (unaligned store).
+                unsafe { $store(p, self.0) }
+            }
+            #[inline(always)]
+            unsafe fn fma(acc: Self, a: Self, b: Self) -> Self {
+                // SAFETY: the caller promises the width's target features.
+                $name(unsafe { $fmadd(a.0, b.0, acc.0) })
+            }
+            #[inline(always)]
+            unsafe fn mul(a: Self, b: Self) -> Self {
+                // SAFETY: the caller promises the width's target features.
+                $name(unsafe { $mul(a.0, b.0) })
+            }
+            #[inline(always)]
+            unsafe fn add(a: Self, b: Self) -> Self {
+                // SAFETY: the caller promises the width's target features.
+                $name(unsafe { $add(a.0, b.0) })
+            }
+        }
+    };
+}
+
 pub(crate) mod avx2;
 pub(crate) mod avx512;
 

@@ -1,0 +1,379 @@
+//! The CSR SpMM row kernel shared by every width: `Y = alpha * A * X + beta * Y` with `X`
+//! and `Y` dense and row-major, `k` columns each.
+//!
+//! Each entry `a_ij` of row `i` adds `a_ij * X[j, ..]` to the row's `k` sums, a vector
+//! FMA over contiguous `X[j, c0..]` (no gather), so `A` is read once per tile of columns
+//! rather than once per column as `k` SpMVs would (thesis 8.3's row loop, with the dot
+//! product widened to `k` lanes). A tile is up to four registers ([`MmVec`]) of sums
+//! kept in registers across the row, in two sets (even and odd entries) so that two
+//! FMA chains are in flight even for one register; `k` past four registers runs several
+//! tiles, rest columns a half-width register ([`MmVec::Half`]) and then scalar sums.
+//!
+//! Sound for *any* slices: rows of `Y` that do not fit are skipped, row ranges are taken
+//! with `get`, and every column `j` is clamped so that `X[j, ..k]` lies inside `x` (one
+//! `min` per entry); a validated `Csr` and `DenseRef` never trigger either.
+
+// The entry-point macro serves the SIMD widths only; targets without one leave it unused.
+#![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_macros))]
+
+use crate::arch::Checked;
+use crate::arch::generic::spmv_csr::{cast, cast_mut, cast_val};
+use crate::arch::portable::spmm as portable;
+use crate::{Index, Scalar};
+
+/// One register of `W` lanes of `T` for the SpMM tiles: a broadcast, unaligned loads and
+/// stores, and the FMA `acc + a * b`.
+pub(crate) trait MmVec: Copy {
+    /// The lane type.
+    type T: Scalar;
+    /// A register of half the lanes (or this one where there is none narrower) for the
+    /// columns left after the full registers.
+    type Half: MmVec<T = Self::T>;
+    /// Lanes.
+    const W: usize;
+    /// `v` in every lane.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn splat(v: Self::T) -> Self;
+    /// `W` elements from `p` (unaligned).
+    ///
+    /// # Safety
+    /// The features; `p` readable for `W` elements.
+    unsafe fn load(p: *const Self::T) -> Self;
+    /// `W` elements to `p` (unaligned).
+    ///
+    /// # Safety
+    /// The features; `p` writable for `W` elements.
+    unsafe fn store(self, p: *mut Self::T);
+    /// `acc + a * b` (fused where the width has an FMA).
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn fma(acc: Self, a: Self, b: Self) -> Self;
+    /// `a * b`.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn mul(a: Self, b: Self) -> Self;
+    /// `a + b`.
+    ///
+    /// # Safety
+    /// The width's target features are enabled.
+    unsafe fn add(a: Self, b: Self) -> Self;
+}
+
+/// The shape of the row-major operands: `k` columns, `X`'s rows `ldx` apart, `Y`'s `ldy`.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct RowMajor {
+    pub k: usize,
+    pub ldx: usize,
+    pub ldy: usize,
+}
+
+/// `Y[i, ..k] = alpha * (row i of A) * X + beta * Y[i, ..k]` for the rows bounded by
+/// `row_ptr` (`row_ptr.len() - 1` rows; `Y`'s row `i` starts at `i * ldy` of `y`). `beta
+/// == 0` never reads `y`.
+///
+/// # Safety
+/// `V`'s target features are enabled.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) unsafe fn rows_row_major<V: MmVec, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[V::T],
+    x: &[V::T],
+    alpha: V::T,
+    beta: V::T,
+    y: &mut [V::T],
+    s: RowMajor,
+) {
+    // SAFETY (both): the caller's promise of the features; the rows bound their reads.
+    if beta == V::T::ZERO {
+        unsafe { rows_by::<V, I, true>(row_ptr, col_idx, vals, x, alpha, beta, y, s) }
+    } else {
+        unsafe { rows_by::<V, I, false>(row_ptr, col_idx, vals, x, alpha, beta, y, s) }
+    }
+}
+
+/// [`rows_row_major`] for `beta == 0` (`B0`) or not.
+///
+/// # Safety
+/// As [`rows_row_major`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn rows_by<V: MmVec, I: Index, const B0: bool>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[V::T],
+    x: &[V::T],
+    alpha: V::T,
+    beta: V::T,
+    y: &mut [V::T],
+    s: RowMajor,
+) {
+    let k = s.k;
+    if k == 0 {
+        return;
+    }
+    // `X[j, ..k]` lies inside `x` for every `j <= jmax`; without one row of `X` no entry is
+    // read (a valid matrix has none then).
+    let (col_idx, jmax) = match x.len().checked_sub(k) {
+        Some(room) => (col_idx, room.checked_div(s.ldx).unwrap_or(0)),
+        None => (&[][..], 0),
+    };
+    let xr = Xrows { x, ld: s.ldx, jmax };
+    for (i, w) in row_ptr.windows(2).enumerate() {
+        let Some(yr) = i.checked_mul(s.ldy).and_then(|o| y.get_mut(o..o.checked_add(k)?)) else {
+            break;
+        };
+        let r = w[0].to_usize()..w[1].to_usize();
+        let (cols, vs) = match (col_idx.get(r.clone()), vals.get(r)) {
+            (Some(c), Some(v)) => (c, v),
+            _ => (&[][..], &[][..]),
+        };
+        // SAFETY: the caller's promise of the features; `yr` holds `k` elements and `xr`
+        // clamps its rows.
+        unsafe { row::<V, I, B0>(cols, vs, xr, alpha, beta, yr) };
+    }
+}
+
+/// `x` as rows of `ld` elements, of which rows `0..=jmax` hold at least `k` columns.
+#[derive(Clone, Copy)]
+struct Xrows<'x, T> {
+    x: &'x [T],
+    ld: usize,
+    jmax: usize,
+}
+
+impl<T> Xrows<'_, T> {
+    /// The first element of row `min(j, jmax)`, plus `c0`: `k - c0` elements are readable
+    /// from it.
+    #[inline(always)]
+    fn at<I: Index>(self, j: I, c0: usize) -> *const T {
+        self.x.as_ptr().wrapping_add(j.to_usize().min(self.jmax) * self.ld + c0)
+    }
+}
+
+/// One row of `Y` (`yr`, `k` elements) in tiles of four registers, then one, two or three,
+/// then a half register, then scalar sums.
+///
+/// # Safety
+/// `V`'s target features are enabled; `jmax` of `xr` keeps `yr.len()` columns readable.
+#[inline(always)]
+unsafe fn row<V: MmVec, I: Index, const B0: bool>(
+    cols: &[I],
+    vals: &[V::T],
+    xr: Xrows<'_, V::T>,
+    alpha: V::T,
+    beta: V::T,
+    yr: &mut [V::T],
+) {
+    let (k, w) = (yr.len(), V::W);
+    let mut c0 = 0;
+    // SAFETY (every tile): the features are the caller's; each tile covers columns
+    // `c0..c0 + R W <= k`.
+    unsafe {
+        while c0 + 4 * w <= k {
+            tile::<V, I, 4, B0>(cols, vals, xr, c0, alpha, beta, yr);
+            c0 += 4 * w;
+        }
+        match (k - c0) / w {
+            3 => tile::<V, I, 3, B0>(cols, vals, xr, c0, alpha, beta, yr),
+            2 => tile::<V, I, 2, B0>(cols, vals, xr, c0, alpha, beta, yr),
+            1 => tile::<V, I, 1, B0>(cols, vals, xr, c0, alpha, beta, yr),
+            _ => {}
+        }
+        c0 += (k - c0) / w * w;
+        if V::Half::W < w && c0 + V::Half::W <= k {
+            tile::<V::Half, I, 1, B0>(cols, vals, xr, c0, alpha, beta, yr);
+            c0 += V::Half::W;
+        }
+    }
+    if c0 < k {
+        tail::<V::T, I, B0>(cols, vals, xr, c0, alpha, beta, &mut yr[c0..]);
+    }
+}
+
+/// Columns `c0..c0 + R W` of one row: `R` registers of sums for the even entries and `R`
+/// for the odd ones, added at the end.
+///
+/// # Safety
+/// `V`'s target features are enabled; `c0 + R W <= yr.len()`, and `xr` keeps `yr.len()`
+/// columns of every clamped row readable.
+#[inline(always)]
+unsafe fn tile<V: MmVec, I: Index, const R: usize, const B0: bool>(
+    cols: &[I],
+    vals: &[V::T],
+    xr: Xrows<'_, V::T>,
+    c0: usize,
+    alpha: V::T,
+    beta: V::T,
+    yr: &mut [V::T],
+) {
+    let w = V::W;
+    // SAFETY: the features are the caller's; every load reads `W` elements at column
+    // `c0 + r W`, `r < R`, of a clamped row of `X` (inside `x` by `jmax`), and the stores
+    // write columns `c0..c0 + R W` of `yr`, all within its `k` elements.
+    unsafe {
+        let zero = V::splat(V::T::ZERO);
+        let (mut a, mut b) = ([zero; R], [zero; R]);
+        let (c2, v2) = (cols.chunks_exact(2), vals.chunks_exact(2));
+        let (cr, vr) = (c2.remainder(), v2.remainder());
+        for (c, v) in c2.zip(v2) {
+            let (p0, p1) = (xr.at(c[0], c0), xr.at(c[1], c0));
+            let (s0, s1) = (V::splat(v[0]), V::splat(v[1]));
+            for r in 0..R {
+                a[r] = V::fma(a[r], s0, V::load(p0.add(r * w)));
+                b[r] = V::fma(b[r], s1, V::load(p1.add(r * w)));
+            }
+        }
+        if let (Some(&c), Some(&v)) = (cr.first(), vr.first()) {
+            let (p, s) = (xr.at(c, c0), V::splat(v));
+            for (r, ar) in a.iter_mut().enumerate() {
+                *ar = V::fma(*ar, s, V::load(p.add(r * w)));
+            }
+        }
+        let (al, be) = (V::splat(alpha), V::splat(beta));
+        let yp = yr.as_mut_ptr().add(c0);
+        for (r, (&ar, &br)) in a.iter().zip(&b).enumerate() {
+            let t = V::mul(al, V::add(ar, br));
+            let out = if B0 { t } else { V::fma(t, be, V::load(yp.add(r * w))) };
+            out.store(yp.add(r * w));
+        }
+    }
+}
+
+/// The last columns of a row, fewer than a half register (at most 15): scalar sums in
+/// passes of up to three columns.
+#[inline(always)]
+fn tail<T: Scalar, I: Index, const B0: bool>(
+    cols: &[I],
+    vals: &[T],
+    xr: Xrows<'_, T>,
+    c0: usize,
+    alpha: T,
+    beta: T,
+    yt: &mut [T],
+) {
+    let mut c = 0;
+    while c < yt.len() {
+        let y = &mut yt[c..];
+        c += match y.len() {
+            1 => tail_n::<T, I, 1, B0>(cols, vals, xr, c0 + c, alpha, beta, y),
+            2 => tail_n::<T, I, 2, B0>(cols, vals, xr, c0 + c, alpha, beta, y),
+            _ => tail_n::<T, I, 3, B0>(cols, vals, xr, c0 + c, alpha, beta, y),
+        };
+    }
+}
+
+/// Columns `c0..c0 + N` of one row (`y` starts at column `c0`), in two sets of `N` sums
+/// (even and odd entries) as the tiles; returns `N`.
+#[inline(always)]
+fn tail_n<T: Scalar, I: Index, const N: usize, const B0: bool>(
+    cols: &[I],
+    vals: &[T],
+    xr: Xrows<'_, T>,
+    c0: usize,
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+) -> usize {
+    let (mut a, mut b) = ([T::ZERO; N], [T::ZERO; N]);
+    let xrow = |c: I| {
+        let j = c.to_usize().min(xr.jmax) * xr.ld + c0;
+        xr.x.get(j..j + N)
+    };
+    let (c2, v2) = (cols.chunks_exact(2), vals.chunks_exact(2));
+    let (cr, vr) = (c2.remainder(), v2.remainder());
+    for (c, v) in c2.zip(v2) {
+        if let (Some(p), Some(q)) = (xrow(c[0]), xrow(c[1])) {
+            for l in 0..N {
+                a[l] += v[0] * p[l];
+                b[l] += v[1] * q[l];
+            }
+        }
+    }
+    if let (Some(&c), Some(&v)) = (cr.first(), vr.first())
+        && let Some(p) = xrow(c)
+    {
+        for l in 0..N {
+            a[l] += v * p[l];
+        }
+    }
+    for (l, yv) in y.iter_mut().take(N).enumerate() {
+        let s = a[l] + b[l];
+        *yv = if B0 { alpha * s } else { alpha * s + beta * *yv };
+    }
+    N
+}
+
+/// Stamps out a width's `#[target_feature]` SpMM entry points `rows_f64` and `rows_f32`
+/// ([`rows_row_major`] over the width's registers).
+macro_rules! spmm_kernels {
+    ($feature:literal, $f64:ty, $f32:ty) => {
+        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f64, f64, $f64);
+        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32);
+    };
+    (@one $feature:literal, $name:ident, $t:ty, $vec:ty) => {
+        /// The row-major CSR SpMM on this width; see
+        /// [`rows_row_major`](crate::arch::generic::spmm::rows_row_major).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe fn $name<I: $crate::Index>(
+            row_ptr: &[I],
+            col_idx: &[I],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+            s: $crate::arch::generic::spmm::RowMajor,
+        ) {
+            // SAFETY: the features are enabled on this function; the kernel bounds its
+            // own reads and writes.
+            unsafe {
+                $crate::arch::generic::spmm::rows_row_major::<$vec, I>(row_ptr, col_idx, vals, x, alpha, beta, y, s)
+            }
+        }
+    };
+}
+
+#[allow(unused_imports)]
+pub(crate) use spmm_kernels;
+
+/// The row-major CSR SpMM ([`rows_row_major`]) on `isa`'s registers; every index type
+/// runs the same kernel.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn rows<T: Scalar, I: Index>(
+    isa: Checked,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    s: RowMajor,
+) {
+    macro_rules! on {
+        ($t:ty, $f:ident) => {
+            if let (Some(v), Some(xx), Some(al), Some(be)) =
+                (cast::<T, $t>(vals), cast::<T, $t>(x), cast_val::<T, $t>(alpha), cast_val::<T, $t>(beta))
+                && let Some(yy) = cast_mut::<T, $t>(y)
+            {
+                crate::arch::dispatch!(isa, spmm::$f(row_ptr, col_idx, v, xx, al, be, yy, s), else portable::$f(
+                    row_ptr, col_idx, v, xx, al, be, yy, s
+                ));
+                return;
+            }
+        };
+    }
+    on!(f64, rows_f64);
+    on!(f32, rows_f32);
+}

@@ -1,0 +1,97 @@
+//! The `portable` width of the CSR SpMM row kernel: `generic::spmm`'s tiles over plain
+//! arrays of four lanes, whose loops the compiler vectorises with whatever the target's
+//! baseline has (SSE2 on x86-64, NEON on AArch64), under the names the SIMD widths'
+//! entry points share.
+
+use crate::Index;
+use crate::Scalar;
+use crate::arch::generic::spmm::{MmVec, RowMajor, rows_row_major};
+
+/// `N` lanes of `T` as a plain array.
+#[derive(Clone, Copy)]
+pub(crate) struct Plain<T, const N: usize>([T; N]);
+
+macro_rules! plain {
+    ($n:literal, half $h:literal) => {
+        impl<T: Scalar> MmVec for Plain<T, $n> {
+            type T = T;
+            type Half = Plain<T, $h>;
+            const W: usize = $n;
+            #[inline(always)]
+            unsafe fn splat(v: T) -> Self {
+                Plain([v; $n])
+            }
+            #[inline(always)]
+            unsafe fn load(p: *const T) -> Self {
+                // SAFETY: the caller promises `N` readable elements at `p`.
+                Plain(unsafe { p.cast::<[T; $n]>().read_unaligned() })
+            }
+            #[inline(always)]
+            unsafe fn store(self, p: *mut T) {
+                // SAFETY: the caller promises `N` writable elements at `p`.
+                unsafe { p.cast::<[T; $n]>().write_unaligned(self.0) }
+            }
+            #[inline(always)]
+            unsafe fn fma(acc: Self, a: Self, b: Self) -> Self {
+                Plain(core::array::from_fn(|l| acc.0[l] + a.0[l] * b.0[l]))
+            }
+            #[inline(always)]
+            unsafe fn mul(a: Self, b: Self) -> Self {
+                Plain(core::array::from_fn(|l| a.0[l] * b.0[l]))
+            }
+            #[inline(always)]
+            unsafe fn add(a: Self, b: Self) -> Self {
+                Plain(core::array::from_fn(|l| a.0[l] + b.0[l]))
+            }
+        }
+    };
+}
+
+plain!(4, half 2);
+plain!(2, half 2);
+
+/// The row-major CSR SpMM on four plain lanes.
+#[allow(clippy::too_many_arguments)]
+fn rows_plain<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    s: RowMajor,
+) {
+    // SAFETY: `Plain` needs no target feature; the kernel bounds its reads and writes.
+    unsafe { rows_row_major::<Plain<T, 4>, I>(row_ptr, col_idx, vals, x, alpha, beta, y, s) }
+}
+
+/// [`rows_plain`] for `f64`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rows_f64<I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[f64],
+    x: &[f64],
+    alpha: f64,
+    beta: f64,
+    y: &mut [f64],
+    s: RowMajor,
+) {
+    rows_plain(row_ptr, col_idx, vals, x, alpha, beta, y, s)
+}
+
+/// [`rows_plain`] for `f32`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn rows_f32<I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[f32],
+    x: &[f32],
+    alpha: f32,
+    beta: f32,
+    y: &mut [f32],
+    s: RowMajor,
+) {
+    rows_plain(row_ptr, col_idx, vals, x, alpha, beta, y, s)
+}
