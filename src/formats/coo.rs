@@ -45,7 +45,7 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
         // out-of-bounds index.
         if any_at_or_above(row_idx, nrows) || any_at_or_above(col_idx, ncols) {
             for (k, (&r, &c)) in row_idx.iter().zip(col_idx).enumerate() {
-                check_row(r, nrows, k)?;
+                check_row("row_idx", r, nrows, k)?;
                 check_col(c, ncols, r.to_usize(), k)?;
             }
         }

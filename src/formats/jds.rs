@@ -410,7 +410,7 @@ fn check_perm<I: Index>(perm: &[I], bits: &mut [u64]) -> Result<(), FormatError>
     }
     let n = perm.len();
     for (p, &r) in perm.iter().enumerate() {
-        check_row(r, n, p)?;
+        check_row("perm", r, n, p)?;
     }
     let window = bits.len().saturating_mul(64);
     let mut first_repeat: Option<(usize, usize)> = None;

@@ -37,7 +37,7 @@ pub mod tile;
 
 use self::build::{TileRows, advance, walk_tile};
 pub use self::tile::{DescFormat, TileDesc};
-use crate::formats::{Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr};
+use crate::formats::{Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr, negative};
 use crate::{FormatError, Index, Isa, Scalar};
 
 /// The tile width `omega` (6.3.2) for `T` on `isa`: the SIMD lanes of `T` the kernel
@@ -557,6 +557,9 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
                 } else {
                     pos
                 };
+                if let Some(e) = negative("col_idx", pos, c) {
+                    return Err(e);
+                }
                 if c.try_to_usize().is_none_or(|c| c >= ncols) {
                     r = advance(row_ptr, 0, orig);
                 }
