@@ -37,7 +37,9 @@ pub mod tile;
 
 use self::build::{TileRows, advance, walk_tile};
 pub use self::tile::{DescFormat, TileDesc};
-use crate::formats::{Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr, negative};
+use crate::formats::{
+    Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr, negative,
+};
 use crate::{FormatError, Index, Isa, Scalar};
 
 /// The tile width `omega` (6.3.2) for `T` on `isa`: the SIMD lanes of `T` the kernel
