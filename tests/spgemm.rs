@@ -1097,7 +1097,7 @@ fn u16_products_past_65535_entries_are_an_overflow() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(32))]
 
     #[test]
     fn spgemm_matches_dense_every_method_and_isa_f64_i32((a, b) in operands::<f64, i32>()) {
