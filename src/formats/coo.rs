@@ -29,7 +29,8 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
     ///
     /// # Errors
     /// [`FormatError::Length`], [`FormatError::TooLarge`], [`FormatError::RowOutOfBounds`]
-    /// or [`FormatError::ColumnOutOfBounds`] for the first offending entry.
+    /// or [`FormatError::ColumnOutOfBounds`] for the first offending entry
+    /// ([`FormatError::NegativeIndex`] where its index is a negative `i32` / `i64`).
     pub fn new(
         nrows: usize,
         ncols: usize,

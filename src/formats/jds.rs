@@ -104,7 +104,8 @@ impl<'a, T: Scalar, I: Index> Jds<'a, T, I> {
     /// [`FormatError::JaggedDiagonal`] (a diagonal longer than `nrows` or than the one
     /// before it), [`FormatError::RowOutOfBounds`] (first `perm[p] >= nrows`),
     /// [`FormatError::NotAPermutation`] (the first position that repeats a row),
-    /// [`FormatError::ColumnOutOfBounds`].
+    /// [`FormatError::ColumnOutOfBounds`] ([`FormatError::NegativeIndex`] for a negative
+    /// `i32` / `i64` entry of `jd_ptr`, `perm` or `col_idx`).
     pub fn new(
         nrows: usize,
         ncols: usize,

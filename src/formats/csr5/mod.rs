@@ -527,7 +527,8 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
     /// [`Csr5Layout::with_params`]; the CSR errors of [`Csr::new`] (for a column out of
     /// bounds, `row` is the row of the entry's CSR position); [`FormatError::Length`] for
     /// an auxiliary array of the wrong length; [`FormatError::Csr5Mismatch`] naming the
-    /// first entry that differs.
+    /// first entry that differs. A negative `i32` / `i64` entry of `row_ptr` or `col_idx`
+    /// is [`FormatError::NegativeIndex`] (`col_idx`: its storage position).
     pub fn new(
         nrows: usize,
         ncols: usize,
