@@ -1,10 +1,11 @@
 //! SpMV per format, per `Isa` (every one this machine has), per precision (criterion);
 //! also the SpMV plans (`plan/`, the rule's choice, and `csr5-panels/`, cache blocking),
 //! the CSR methods (`csr_methods/`), CSR5's tile height (`csr5_sigma/`) and width
-//! (`csr5_omega/`), CSR → CSR5 conversion next to the row-scalar SpMV
-//! (`csr5_conversion/`), and `Aᵀx` next to `Ax` (`spmv_transpose/`). Each group has
-//! same-run baselines: `loop`, a plain CSR row loop written here (a plain scatter loop in
-//! `spmv_transpose/`), and every kernel's `portable` path.
+//! (`csr5_omega/`), CSR and CSR5 with each index type (`index_type/`: `u32`, `i32`, `u64`,
+//! `i64`), CSR → CSR5 conversion next to the row-scalar SpMV (`csr5_conversion/`), and
+//! `Aᵀx` next to `Ax` (`spmv_transpose/`). Each group has same-run baselines: `loop`, a
+//! plain CSR row loop written here (a plain scatter loop in `spmv_transpose/`), and every
+//! kernel's `portable` path.
 //!
 //! ```text
 //! cargo bench --bench spmv --features gen,mtx                          # the small suite
@@ -297,6 +298,50 @@ fn bench_transpose<T: Scalar>(
     }
 }
 
+/// The index type is memory traffic: `u32` and `i32` (SciPy's, MKL's) must run at one
+/// speed, as must `u64` and `i64` (the signed types take the unsigned kernels), with
+/// the 64-bit types slower by their extra bytes. CSR and CSR5 SpMV on every `Isa`, ids
+/// `<T>/<format>-<I>/<isa>`, beside the plain loop (`<T>/loop`, `u32`).
+fn bench_index<T: Scalar>(
+    g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+    a: &CsrOwned<T, u32>,
+) {
+    fn same<T: Scalar, I: Index>(a: &Csr<'_, T, u32>) -> CsrOwned<T, I> {
+        let map = |v: &[u32]| v.iter().map(|&i| I::from_usize(i as usize).unwrap()).collect();
+        CsrOwned::from_parts(a.nrows(), a.ncols(), map(a.row_ptr()), map(a.col_idx()), a.vals().to_vec())
+            .unwrap()
+    }
+    fn one<T: Scalar, I: Index>(
+        g: &mut criterion::BenchmarkGroup<'_, criterion::measurement::WallTime>,
+        a: &CsrOwned<T, I>,
+        x: &[T],
+        y: &mut [T],
+    ) {
+        let a = a.view();
+        for isa in Isa::available() {
+            g.bench_function(format!("{}/csr-{}/{}", T::NAME, I::NAME, isa.name()), |b| {
+                b.iter(|| a.spmv(Exec::from(isa), T::ONE, black_box(x), T::ZERO, black_box(&mut *y)))
+            });
+            if let Ok(c5) = Csr5Owned::from_csr(Exec::from(isa), &a) {
+                let c5 = c5.view();
+                g.bench_function(format!("{}/csr5-{}/{}", T::NAME, I::NAME, isa.name()), |b| {
+                    b.iter(|| c5.spmv(Exec::from(isa), T::ONE, black_box(x), T::ZERO, black_box(&mut *y)))
+                });
+            }
+        }
+    }
+    let v = a.view();
+    let x: Vec<T> = (0..v.ncols()).map(|j| T::from_f64(1.0 + (j % 5) as f64)).collect();
+    let mut y = vec![T::ZERO; v.nrows()];
+    g.bench_function(format!("{}/loop", T::NAME), |b| {
+        b.iter(|| row_loop(&v, black_box(&x), black_box(&mut y)))
+    });
+    one(g, a, &x, &mut y);
+    one(g, &same::<T, i32>(&v), &x, &mut y);
+    one(g, &same::<T, u64>(&v), &x, &mut y);
+    one(g, &same::<T, i64>(&v), &x, &mut y);
+}
+
 fn spmv(c: &mut Criterion) {
     for input in inputs::inputs() {
         let name = input.name();
@@ -314,6 +359,10 @@ fn spmv(c: &mut Criterion) {
         let mut g = c.benchmark_group(format!("csr5_omega/{name}"));
         bench_omega(&mut g, &a);
         bench_omega(&mut g, &a32);
+        g.finish();
+        let mut g = c.benchmark_group(format!("index_type/{name}"));
+        bench_index(&mut g, &a);
+        bench_index(&mut g, &a32);
         g.finish();
         let mut g = c.benchmark_group(format!("csr5_conversion/{name}"));
         bench_conversion(&mut g, &a);

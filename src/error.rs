@@ -83,6 +83,16 @@ pub enum FormatError {
         /// The number of rows.
         nrows: usize,
     },
+    /// An index of a signed type (`i32`, `i64`) is negative. Checked with the other
+    /// bounds, so it costs the valid arrays nothing.
+    NegativeIndex {
+        /// Name of the array (`"row_ptr"`, `"col_idx"`, `"row_idx"`, `"perm"`, ...).
+        array: &'static str,
+        /// The position in that array.
+        position: usize,
+        /// The value found.
+        value: i64,
+    },
     /// A padding slot (column index `I::MAX`, see [`crate::formats::pad`]) is followed by a real
     /// entry in the same row, or holds a non-zero value.
     Padding {
@@ -201,6 +211,9 @@ impl fmt::Display for FormatError {
             ),
             FormatError::RowOutOfBounds { position, row, nrows } => {
                 write!(f, "row index {row} at position {position} is not below nrows = {nrows}.")
+            }
+            FormatError::NegativeIndex { array, position, value } => {
+                write!(f, "`{array}` holds the negative index {value} at position {position}.")
             }
             FormatError::Padding { row, position } => write!(
                 f,

@@ -555,6 +555,8 @@ fn csr5_layout_rejects_bad_parameters() {
 fn csr5_validation_rejects_corrupted_descriptors() {
     corrupted_descriptors::<u32>();
     corrupted_descriptors::<u16>();
+    corrupted_descriptors::<i32>();
+    corrupted_descriptors::<i64>();
 }
 
 fn corrupted_descriptors<I: Index>() {
@@ -714,4 +716,66 @@ fn csr5_u16_holds_32767_rows_and_refuses_32768() {
         assert_close(&y, &want, &bound, 4.0).unwrap();
     }
     assert!(Csr5Layout::with_params(&a, 4, 4).is_err_and(|e| too_many(&e)));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn csr5_roundtrip_preserves_entries_i32(raw in csr::<f64, i32>(40, 9, false)) {
+        check_roundtrip(&raw)?;
+    }
+
+    #[test]
+    fn csr5_roundtrip_preserves_entries_i64_f32(raw in csr::<f32, i64>(40, 9, false)) {
+        check_roundtrip(&raw)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f64_i32(raw in csr::<f64, i32>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al, be, s)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f32_i32(raw in csr::<f32, i32>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al as f32, be as f32, s)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f64_i64(raw in csr::<f64, i64>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al, be, s)?;
+    }
+
+    #[test]
+    fn csr5_spmv_matches_reference_f32_i64(raw in csr::<f32, i64>(48, 12, false), (al, be) in scalars(), s in any::<u64>()) {
+        check_spmv(&raw, al as f32, be as f32, s)?;
+    }
+}
+
+/// The signed types flag a tile with empty rows by its sign, the thesis's negative
+/// `tile_ptr`, with the bits of the unsigned flag: the `i32` conversion writes the
+/// `u32` arrays' bits, and some tiles are flagged.
+#[test]
+fn csr5_i32_tile_ptr_is_negative_where_u32_has_its_top_bit() {
+    let lens: Vec<usize> = (0..300).map(|r| [0, 1, 3, 0, 7, 0, 0, 2][r % 8]).collect();
+    let a = from_lens::<f64, u32>(37, &lens);
+    let b = RawCsr::<f64, i32> {
+        nrows: a.nrows,
+        ncols: a.ncols,
+        row_ptr: a.row_ptr.iter().map(|&p| p as i32).collect(),
+        col_idx: a.col_idx.iter().map(|&c| c as i32).collect(),
+        vals: a.vals.clone(),
+    };
+    let (a, b) = (a.owned(), b.owned());
+    let (a, b) = (a.view(), b.view());
+    let layout = Csr5Layout::with_params(&a, 4, 4).unwrap();
+    let (ua, sb) = (build(&a, &layout), build(&b, &layout));
+    let (va, vb) = (ua.view(&a, &layout), sb.view(&b, &layout));
+    let flagged = vb.tile_ptr().iter().filter(|&&p| p < 0).count();
+    assert!(flagged > 0);
+    assert_eq!(va.tile_ptr().iter().filter(|&&p| p >> 31 == 1).count(), flagged);
+    let bits: Vec<u32> = vb.tile_ptr().iter().map(|&p| p as u32).collect();
+    assert_eq!(va.tile_ptr(), &bits[..]);
+    let bits: Vec<u32> = vb.empty_offset().iter().map(|&p| p as u32).collect();
+    assert_eq!(va.empty_offset(), &bits[..]);
 }

@@ -309,6 +309,8 @@ proptest! {
         let t: Vec<(usize, usize, f64)> = raw.into_iter().filter(|e| e.0 < nrows && e.1 < ncols).map(|(r, c, v)| (r, c, v as f64)).collect();
         triplets_check::<u32>(nrows, ncols, &t)?;
         triplets_check::<u16>(nrows, ncols, &t)?;
+        triplets_check::<i32>(nrows, ncols, &t)?;
+        triplets_check::<i64>(nrows, ncols, &t)?;
     }
 
     #[test]
@@ -775,4 +777,84 @@ fn heapless_csr_reports_exceeded_capacity() {
         CsrHeapless::<f64, u32, 4, 2>::from_csr(&unsorted).unwrap_err(),
         FormatError::BufferTooSmall { array: "col_idx", needed: 3, got: 2 }
     );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn csr_and_coo_spmv_equal_dense_reference_f64_i32(raw in csr::<f64, i32>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn csr_and_coo_spmv_equal_dense_reference_f32_i32(raw in csr::<f32, i32>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn csr_and_coo_spmv_equal_dense_reference_f64_i64(raw in csr::<f64, i64>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn csr_and_coo_spmv_equal_dense_reference_f32_i64(raw in csr::<f32, i64>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_csr_spmv(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn csr_coo_csr_roundtrip_preserves_entries_signed(raw in csr::<f64, i32>(40, 12, false), wide in csr::<f64, i64>(30, 8, false)) {
+        roundtrip_check(&raw)?;
+        roundtrip_check(&wide)?;
+    }
+
+    #[test]
+    fn column_panels_split_every_row_by_columns_i32(raw in csr::<f64, i32>(30, 12, false), w in 1usize..8) {
+        panels_check(&raw, w)?;
+    }
+
+    #[test]
+    fn coo_to_csr_is_a_stable_sort_of_shuffled_entries_signed(raw in csr::<f64, i32>(30, 10, true), wide in csr::<f64, i64>(20, 6, true), seed: u64) {
+        coo_shuffle_check(&raw, seed)?;
+        coo_shuffle_check(&wide, seed)?;
+    }
+
+    #[test]
+    fn validation_matches_a_row_by_row_reference_i32(
+        raw in csr::<f64, i32>(40, 8, false),
+        picks in proptest::collection::vec(any::<usize>(), 0..3),
+        over in 0usize..3,
+    ) {
+        validation_check(&raw, &picks, over)?;
+    }
+
+    #[test]
+    fn coo_validation_matches_an_entry_by_entry_reference_i64(
+        raw in csr::<f64, i64>(40, 8, true),
+        seed: u64,
+        picks in proptest::collection::vec((any::<usize>(), any::<bool>()), 0..3),
+        over in 0usize..3,
+    ) {
+        coo_validation_check(&raw, seed, &picks, over)?;
+    }
+
+    #[test]
+    fn corrupted_csr_is_rejected_with_the_matching_error_signed(raw in csr::<f64, i32>(20, 6, false), wide in csr::<f64, i64>(20, 6, false), which in 0usize..6, pick: usize) {
+        corrupted_check(&raw, which, pick)?;
+        corrupted_check(&wide, which, pick)?;
+    }
+}
+
+/// `i32` at its limits: `i32::MAX` stays free as the padding marker, so
+/// `i32::MAX - 1` columns are a matrix and `i32::MAX` (as many as `u32` would take
+/// halved) are `TooLarge`.
+#[test]
+fn dimensions_that_do_not_fit_i32_are_rejected() {
+    let row_ptr = [0i32];
+    let r = Csr::<f64, i32>::new(0, i32::MAX as usize, &row_ptr, &[], &[]);
+    assert!(matches!(r, Err(FormatError::TooLarge { what: "ncols", .. })));
+    let r = Csr::<f64, i32>::new(0, i32::MAX as usize - 1, &row_ptr, &[], &[]);
+    assert!(r.is_ok());
+    let r = Csr::<f64, i32>::new(0, u32::MAX as usize - 1, &row_ptr, &[], &[]);
+    assert!(matches!(r, Err(FormatError::TooLarge { what: "ncols", .. })));
 }

@@ -1,5 +1,5 @@
 //! CSR SpMV methods (thesis 8.3–8.4): every `CsrMethod` on every available `Isa`, for
-//! f32/f64 values and u16/u32/u64/usize indices, against the dense reference; BLAS edge cases,
+//! f32/f64 values and u16/u32/u64/usize/i32/i64 indices, against the dense reference; BLAS edge cases,
 //! errors, determinism, and the merge-path piece API.
 
 mod common;
@@ -247,6 +247,16 @@ fn every_method_equals_the_reference_on_structured_shapes_f32_u16() {
 }
 
 #[test]
+fn every_method_equals_the_reference_on_structured_shapes_f64_i32() {
+    structured::<f64, i32>();
+}
+
+#[test]
+fn every_method_equals_the_reference_on_structured_shapes_f32_i64() {
+    structured::<f32, i64>();
+}
+
+#[test]
 fn every_method_equals_the_reference_on_structured_shapes_f64_usize() {
     structured::<f64, usize>();
 }
@@ -361,6 +371,10 @@ proptest! {
         let m = from_runs::<f32, u16>(nrows, ncols, seed);
         check_methods(&m.view(), a as f32, b as f32, seed)?;
         let m = from_runs::<f64, u16>(nrows, ncols, seed);
+        check_methods(&m.view(), a, b, seed)?;
+        let m = from_runs::<f32, i32>(nrows, ncols, seed);
+        check_methods(&m.view(), a as f32, b as f32, seed)?;
+        let m = from_runs::<f64, i64>(nrows, ncols, seed);
         check_methods(&m.view(), a, b, seed)?;
     }
 
@@ -1167,4 +1181,86 @@ fn dia_plans_equal_the_row_loop() {
         Err(DimError::Length { operand: "layout", .. })
     ));
     assert_ne!(SpmvPlan::new(Exec::from(Isa::Portable), &bent).unwrap().choice(), SpmvChoice::Dia);
+}
+
+/// `raw`'s arrays as another index type (every value fits).
+fn reindex<T: Scalar, I: Index, J: Index>(raw: &RawCsr<T, I>) -> RawCsr<T, J> {
+    let map = |v: &[I]| v.iter().map(|i| J::from_usize(i.to_usize()).unwrap()).collect();
+    RawCsr {
+        nrows: raw.nrows,
+        ncols: raw.ncols,
+        row_ptr: map(&raw.row_ptr),
+        col_idx: map(&raw.col_idx),
+        vals: raw.vals.clone(),
+    }
+}
+
+/// Every method on every `Isa` with `I` and with `J` indices: the same bits. (`i32` and
+/// `i64` run the kernels of `u32` and `u64`, whose bits a valid signed index has.)
+fn same_bits<T: Scalar, I: Index, J: Index>(
+    raw: &RawCsr<T, I>,
+    alpha: T,
+    beta: T,
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let (a, b) = (raw.owned(), reindex::<T, I, J>(raw).owned());
+    let (a, b) = (a.view(), b.view());
+    let x = vector::<T>(a.ncols(), seed);
+    let y0 = vector::<T>(a.nrows(), seed.wrapping_add(1));
+    for isa in Isa::available() {
+        for method in CsrMethod::ALL {
+            let (mut ya, mut yb) = (y0.clone(), y0.clone());
+            spmv_csr(Exec::from(isa), &a, method, alpha, &x, beta, &mut ya).unwrap();
+            spmv_csr(Exec::from(isa), &b, method, alpha, &x, beta, &mut yb).unwrap();
+            let bits = |y: &[T]| y.iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>();
+            prop_assert_eq!(bits(&ya), bits(&yb), "{} on {}: {} against {}", method, isa, I::NAME, J::NAME);
+        }
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn every_method_equals_the_reference_f64_i32(raw in csr::<f64, i32>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn every_method_equals_the_reference_f32_i32_long_rows(raw in csr::<f32, i32>(30, 150, true), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn every_method_equals_the_reference_f32_i64(raw in csr::<f32, i64>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn every_method_equals_the_reference_f64_i64_long_rows(raw in csr::<f64, i64>(30, 150, true), (a, b) in scalars(), seed: u64) {
+        check_raw(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn signed_indices_give_the_bits_of_the_unsigned_ones(raw in csr::<f64, u32>(24, 60, false), (a, b) in scalars(), seed: u64) {
+        same_bits::<f64, u32, i32>(&raw, a, b, seed)?;
+        same_bits::<f64, u64, i64>(&reindex::<f64, u32, u64>(&raw), a, b, seed)?;
+        let vals = raw.vals.iter().map(|&v| v as f32).collect();
+        let raw = RawCsr { nrows: raw.nrows, ncols: raw.ncols, row_ptr: raw.row_ptr, col_idx: raw.col_idx, vals };
+        same_bits::<f32, u32, i32>(&raw, a as f32, b as f32, seed)?;
+        same_bits::<f32, u64, i64>(&reindex::<f32, u32, u64>(&raw), a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn merge_path_pieces_in_any_order_equal_the_whole_run_i32(
+        raw in csr::<f32, i32>(60, 30, false),
+        pieces in 1usize..12,
+        (alpha, beta) in scalars(),
+        seed: u64,
+    ) {
+        let a = raw.owned();
+        let a = a.view();
+        merge_pieces_check(&a, pieces, alpha as f32, beta as f32, seed)?;
+    }
 }

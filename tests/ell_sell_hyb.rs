@@ -872,3 +872,47 @@ fn empty_shapes_work() {
     );
     assert_eq!(pad::<u32>(), u32::MAX);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn ell_sell_hyb_roundtrip_and_spmv_f64_i32(raw in csr::<f64, i32>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_ell(&raw, a, b, seed)?;
+        check_sell(&raw, a, b, seed)?;
+        check_hyb(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn ell_sell_hyb_roundtrip_and_spmv_f32_i32_canonical(raw in csr::<f32, i32>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_ell(&raw, a as f32, b as f32, seed)?;
+        check_sell(&raw, a as f32, b as f32, seed)?;
+        check_hyb(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn ell_sell_hyb_roundtrip_and_spmv_f64_i64(raw in csr::<f64, i64>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_ell(&raw, a, b, seed)?;
+        check_sell(&raw, a, b, seed)?;
+        check_hyb(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn ell_sell_hyb_roundtrip_and_spmv_f32_i64_canonical(raw in csr::<f32, i64>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_ell(&raw, a as f32, b as f32, seed)?;
+        check_sell(&raw, a as f32, b as f32, seed)?;
+        check_hyb(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn corrupted_ell_and_sell_are_rejected_with_the_matching_error_signed(raw in csr::<f64, i32>(30, 6, false), wide in csr::<f64, i64>(20, 6, false), ci in 0usize..6, which in 0usize..10, pick: usize) {
+        corrupted_ell(&raw, which % 6, pick)?;
+        corrupted_ell(&wide, which % 6, pick)?;
+        corrupted_sell(&raw, ci, which, pick)?;
+    }
+
+    #[test]
+    fn layouts_made_for_another_matrix_never_write_out_of_bounds_i32(raw in csr::<f64, i32>(20, 6, false), other in csr::<f64, i32>(20, 6, false)) {
+        foreign_layouts(&raw, &other)?;
+    }
+}

@@ -886,3 +886,41 @@ fn jds_accessors_never_panic_on_any_index() {
     assert_eq!(d.row_range(isize::MIN), 2..2);
     assert_eq!(d.row_range(isize::MAX), 0..0);
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    #[test]
+    fn csr_jds_dia_roundtrip_and_spmv_f64_i32(raw in csr::<f64, i32>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_jds_roundtrip(&raw)?;
+        check_jds_spmv(&raw, a, b, seed)?;
+        check_dia_roundtrip(&raw)?;
+        check_dia_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn csr_jds_dia_roundtrip_and_spmv_f32_i64_canonical(raw in csr::<f32, i64>(30, 8, true), (a, b) in scalars(), seed: u64) {
+        check_jds_roundtrip(&raw)?;
+        check_jds_spmv(&raw, a as f32, b as f32, seed)?;
+        check_dia_roundtrip(&raw)?;
+        check_dia_spmv(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn csr_jds_dia_roundtrip_and_spmv_f32_i32(raw in csr::<f32, i32>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_jds_spmv(&raw, a as f32, b as f32, seed)?;
+        check_dia_spmv(&raw, a as f32, b as f32, seed)?;
+    }
+
+    #[test]
+    fn csr_jds_dia_roundtrip_and_spmv_f64_i64(raw in csr::<f64, i64>(40, 12, false), (a, b) in scalars(), seed: u64) {
+        check_jds_spmv(&raw, a, b, seed)?;
+        check_dia_spmv(&raw, a, b, seed)?;
+    }
+
+    #[test]
+    fn corrupted_jds_is_rejected_with_the_matching_error_signed(raw in csr::<f64, i32>(20, 6, false), wide in csr::<f64, i64>(20, 6, false), which in 0usize..10, pick: usize) {
+        corrupted_jds(&raw, which, pick)?;
+        corrupted_jds(&wide, which, pick)?;
+    }
+}

@@ -1,5 +1,5 @@
 //! Level 1 (thesis chapter 7): sparse vector addition by every method on every `Isa`
-//! this machine can run, f32/f64 values, u16/u32/u64 indices, against a dense reference;
+//! this machine can run, f32/f64 values, u16/u32/u64/i32/i64 indices, against a dense reference;
 //! dot products, axpy, gather and scatter; every error case, with outputs untouched.
 
 mod common;
@@ -311,6 +311,10 @@ typed_tests!(f64_u32, f64, u32);
 typed_tests!(f64_u64, f64, u64);
 typed_tests!(f32_u16, f32, u16);
 typed_tests!(f64_u16, f64, u16);
+typed_tests!(f32_i32, f32, i32);
+typed_tests!(f64_i32, f64, i32);
+typed_tests!(f32_i64, f32, i64);
+typed_tests!(f64_i64, f64, i64);
 
 /// `u16` vectors of dimension 65 536, whose last index is `u16::MAX` (the largest key,
 /// which the sorting networks and heaps also use as their padding): every method on

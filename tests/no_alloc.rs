@@ -5,7 +5,8 @@
 //! and into `CsrHeapless`), the plans in
 //! caller buffers, the primitives, Level 1 with its workspace, and SpGEMM's symbolic,
 //! numeric and one-pass bounded forms with theirs, and the triangular solves with their
-//! analyses — makes zero heap allocations.
+//! analyses — makes zero heap allocations, with `u32` indices and again with `u16`, `i32`
+//! (a `Csr<f64, i32>` SpMV as SciPy's arrays give it) and `i64`.
 //!
 //! Counting is per thread (the test harness allocates on other threads), and only inside
 //! [`allocations`]. Inputs and buffers are made before counting; `Isa::available()` is
@@ -151,6 +152,15 @@ fn spmv_of_every_format_and_csr_method_allocates_nothing() {
 #[cfg_attr(miri, ignore)]
 fn spmv_of_every_format_and_csr_method_allocates_nothing_u16() {
     spmv_formats::<u16>();
+}
+
+#[test]
+// The generic code with the index types of C, MKL and SciPy: `i32` SpMV runs the `u32`
+// kernels, `i64` the `u64` ones. Natively only, as the `u16` case.
+#[cfg_attr(miri, ignore)]
+fn spmv_of_every_format_and_csr_method_allocates_nothing_i32_i64() {
+    spmv_formats::<i32>();
+    spmv_formats::<i64>();
 }
 
 fn spmv_formats<I: Index>() {
@@ -346,6 +356,12 @@ fn csr5_conversions_and_spmv_allocate_nothing_u16() {
     csr5_conversions::<u16>();
 }
 
+#[test]
+#[cfg_attr(miri, ignore)]
+fn csr5_conversions_and_spmv_allocate_nothing_i32() {
+    csr5_conversions::<i32>();
+}
+
 fn csr5_conversions<I: Index>() {
     let isas = isas();
     let owned = matrix::<I>();
@@ -519,6 +535,12 @@ fn level1_with_workspace_allocates_nothing_u16() {
     level1_with_workspace::<u16>();
 }
 
+#[test]
+#[cfg_attr(miri, ignore)]
+fn level1_with_workspace_allocates_nothing_i64() {
+    level1_with_workspace::<i64>();
+}
+
 fn level1_with_workspace<I: Index + Key>() {
     let isas = isas();
     let n = 3 * N;
@@ -560,6 +582,12 @@ fn spgemm_symbolic_numeric_and_bounded_allocate_nothing() {
 #[cfg_attr(miri, ignore)]
 fn spgemm_symbolic_numeric_and_bounded_allocate_nothing_u16() {
     spgemm_phases::<u16>();
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn spgemm_symbolic_numeric_and_bounded_allocate_nothing_i32() {
+    spgemm_phases::<i32>();
 }
 
 fn spgemm_phases<I: Index + Key>() {

@@ -1095,3 +1095,27 @@ fn u16_products_past_65535_entries_are_an_overflow() {
         assert_eq!(aat.is_ok(), fits, "{:?}", aat.map(|c| c.nnz()));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(32))]
+
+    #[test]
+    fn spgemm_matches_dense_every_method_and_isa_f64_i32((a, b) in operands::<f64, i32>()) {
+        check_all(&a.view(), &b.view())?;
+    }
+
+    #[test]
+    fn spgemm_matches_dense_every_method_and_isa_f32_i32((a, b) in operands::<f32, i32>()) {
+        check_all(&a.view(), &b.view())?;
+    }
+
+    #[test]
+    fn spgemm_matches_dense_every_method_and_isa_f64_i64((a, b) in operands::<f64, i64>()) {
+        check_all(&a.view(), &b.view())?;
+    }
+
+    #[test]
+    fn spgemm_matches_dense_every_method_and_isa_f32_i64((a, b) in operands::<f32, i64>()) {
+        check_all(&a.view(), &b.view())?;
+    }
+}

@@ -6,6 +6,9 @@
 //! every conversion `X::from_csr` into buffers sized by its layout query reproduces the
 //! matrix.
 //!
+//! Raw CSR, COO, ELL, JDS and SELL arrays also go to the `i32` constructors, read as
+//! signed (so half of the values are negative).
+//!
 //! Two kinds of input: `Raw` arrays (mostly rejected: the constructors' error paths) and
 //! a `Recipe`, a valid CSR matrix (unsorted rows and duplicates included) converted to
 //! each format, whose arrays are then fed back to the constructors with at most one
@@ -136,17 +139,28 @@ fn run_raw(r: &Raw) -> usize {
     let (a, b, c, v) = (idx(&r.a), idx(&r.b), idx(&r.c), vals(&r.v));
     let offsets: Vec<isize> = r.offsets.iter().map(|&o| isize::from(o)).collect();
     let ok = match r.format {
-        RawFormat::Csr => raw_csr(nrows, ncols, &a, &b, &v, r.args),
-        RawFormat::Coo => raw_coo(nrows, ncols, &a, &b, &v, r.args),
-        RawFormat::Ell => raw_ell(nrows, ncols, p, &b, &v, r.args),
+        RawFormat::Csr => {
+            raw_signed(r.format, (nrows, ncols, p), (&a, &b, &c), &v, r.args);
+            raw_csr(nrows, ncols, &a, &b, &v, r.args)
+        }
+        RawFormat::Coo => {
+            raw_signed(r.format, (nrows, ncols, p), (&a, &b, &c), &v, r.args);
+            raw_coo(nrows, ncols, &a, &b, &v, r.args)
+        }
+        RawFormat::Ell | RawFormat::Jds | RawFormat::Sell => {
+            raw_signed(r.format, (nrows, ncols, p), (&a, &b, &c), &v, r.args);
+            match r.format {
+                RawFormat::Ell => raw_ell(nrows, ncols, p, &b, &v, r.args),
+                RawFormat::Jds => raw_jds(nrows, ncols, &a, &c, &b, &v, r.args),
+                _ => raw_sell(nrows, ncols, p, &a, &b, &v, r.args),
+            }
+        }
         RawFormat::Hyb => {
             let split = v.len().min(b.len());
             let (ev, cv) = v.split_at(split);
             raw_hyb(nrows, ncols, p, (&b, ev), (&a, &c, cv), r.args)
         }
-        RawFormat::Jds => raw_jds(nrows, ncols, &a, &c, &b, &v, r.args),
         RawFormat::Dia => raw_dia(nrows, ncols, &offsets, &v, r.args),
-        RawFormat::Sell => raw_sell(nrows, ncols, p, &a, &b, &v, r.args),
         RawFormat::Csr5 => {
             // tile_ptr, empty_offset_ptr and empty_offset share `c`, cut in three; the
             // descriptor words are the raw offsets.
@@ -158,6 +172,77 @@ fn run_raw(r: &Raw) -> usize {
         RawFormat::Csc => raw_csc(nrows, ncols, &a, &b, &v, r.args),
     };
     usize::from(ok)
+}
+
+/// The raw arrays read as `i32` (the index type of C, MKL and SciPy): values from
+/// `2^31` up are negative. The constructor never panics; an accepted view holds no
+/// negative index, and multiplies as the dense reference; a negative index the `u32`
+/// view would take is refused by naming it (`NegativeIndex`), and with every index
+/// non-negative `i32` accepts exactly what `u32` accepts (below `i32`'s size limits).
+fn raw_signed(
+    format: RawFormat,
+    (nrows, ncols, p): (usize, usize, usize),
+    (a, b, c): (&[u32], &[u32], &[u32]),
+    v: &[f64],
+    args: SpmvArgs,
+) {
+    let cast = |x: &[u32]| x.iter().map(|&u| u as i32).collect::<Vec<i32>>();
+    let (sa, sb, sc) = (cast(a), cast(b), cast(c));
+    let fits = |x: &[u32]| x.iter().all(|&u| u <= i32::MAX as u32);
+    let limits = nrows < i32::MAX as usize && ncols < i32::MAX as usize;
+    let (signed, unsigned, arrays_fit) = match format {
+        RawFormat::Csr => {
+            let s = Csr::<f64, i32>::new(nrows, ncols, &sa, &sb, v);
+            if let Ok(m) = &s
+                && small(nrows, ncols)
+            {
+                let mut d = Dense::zeros(nrows, ncols);
+                for (i, j, x) in m.iter() {
+                    d.add(i, j, x);
+                }
+                check_csr_view_i32(m, &d, args);
+            }
+            (s.map(|_| ()), Csr::<f64, u32>::new(nrows, ncols, a, b, v).map(|_| ()), fits(a) && fits(b))
+        }
+        RawFormat::Coo => {
+            let s = Coo::<f64, i32>::new(nrows, ncols, &sa, &sb, v);
+            if let Ok(m) = &s
+                && small(nrows, ncols)
+            {
+                let mut d = Dense::zeros(nrows, ncols);
+                for k in 0..v.len() {
+                    d.add(a[k] as usize, b[k] as usize, v[k]);
+                }
+                check_spmv("coo i32", m, &d, args);
+            }
+            (s.map(|_| ()), Coo::<f64, u32>::new(nrows, ncols, a, b, v).map(|_| ()), fits(a) && fits(b))
+        }
+        RawFormat::Ell => {
+            // `u32`'s padding is `u32::MAX`, `i32`'s `i32::MAX`: no equivalence to check.
+            (Ell::<f64, i32>::new(nrows, ncols, p, &sb, v).map(|_| ()), Ok(()), false)
+        }
+        RawFormat::Jds => (
+            Jds::<f64, i32>::new(nrows, ncols, &sa, &sc, &sb, v).map(|_| ()),
+            Jds::<f64, u32>::new(nrows, ncols, a, c, b, v).map(|_| ()),
+            fits(a) && fits(b) && fits(c),
+        ),
+        _ => (Sell::<f64, i32>::new(nrows, ncols, p, &sa, &sb, v).map(|_| ()), Ok(()), false),
+    };
+    match signed {
+        Ok(()) => {
+            assert!(!arrays_fit || unsigned.is_ok() || !limits, "{format:?}: i32 accepts what u32 refuses")
+        }
+        Err(spblas::FormatError::NegativeIndex { value, .. }) => assert!(value < 0),
+        Err(_) => {}
+    }
+    if arrays_fit && limits && unsigned.is_ok() {
+        assert!(signed.is_ok(), "{format:?}: u32 accepts, i32 refuses: {signed:?}");
+    }
+}
+
+/// SpMV of an `i32` CSR view on every `Isa` against the dense reference.
+fn check_csr_view_i32(csr: &Csr<'_, f64, i32>, dense: &Dense, args: SpmvArgs) {
+    check_spmv("csr i32", csr, dense, args);
 }
 
 /// Applies `mutation` to a copy of one of `arrays` (chosen by its first field).

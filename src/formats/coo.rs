@@ -29,7 +29,8 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
     ///
     /// # Errors
     /// [`FormatError::Length`], [`FormatError::TooLarge`], [`FormatError::RowOutOfBounds`]
-    /// or [`FormatError::ColumnOutOfBounds`] for the first offending entry.
+    /// or [`FormatError::ColumnOutOfBounds`] for the first offending entry
+    /// ([`FormatError::NegativeIndex`] where its index is a negative `i32` / `i64`).
     pub fn new(
         nrows: usize,
         ncols: usize,
@@ -45,7 +46,7 @@ impl<'a, T: Scalar, I: Index> Coo<'a, T, I> {
         // out-of-bounds index.
         if any_at_or_above(row_idx, nrows) || any_at_or_above(col_idx, ncols) {
             for (k, (&r, &c)) in row_idx.iter().zip(col_idx).enumerate() {
-                check_row(r, nrows, k)?;
+                check_row("row_idx", r, nrows, k)?;
                 check_col(c, ncols, r.to_usize(), k)?;
             }
         }

@@ -47,7 +47,8 @@ impl<'a, T: Scalar, I: Index> Csr<'a, T, I> {
     /// # Errors
     /// The first violated invariant: [`FormatError::Length`], [`FormatError::TooLarge`],
     /// [`FormatError::PtrStart`], [`FormatError::PtrDecreasing`], [`FormatError::PtrEnd`]
-    /// or [`FormatError::ColumnOutOfBounds`].
+    /// or [`FormatError::ColumnOutOfBounds`]; [`FormatError::NegativeIndex`] for a negative
+    /// `i32` / `i64` entry of `row_ptr` or `col_idx` in their place.
     pub fn new(
         nrows: usize,
         ncols: usize,

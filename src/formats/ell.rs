@@ -106,7 +106,8 @@ impl<'a, T: Scalar, I: Index> Ell<'a, T, I> {
     /// entry count, or `nrows * width` overflowing), [`FormatError::Length`],
     /// [`FormatError::Padding`] (a padding slot with a non-zero value, or one followed by
     /// a real entry of its row; `position` names the padding slot) or
-    /// [`FormatError::ColumnOutOfBounds`].
+    /// [`FormatError::ColumnOutOfBounds`] ([`FormatError::NegativeIndex`] for a negative
+    /// `i32` / `i64` column).
     pub fn new(
         nrows: usize,
         ncols: usize,

@@ -104,7 +104,8 @@ impl<'a, T: Scalar, I: Index> Jds<'a, T, I> {
     /// [`FormatError::JaggedDiagonal`] (a diagonal longer than `nrows` or than the one
     /// before it), [`FormatError::RowOutOfBounds`] (first `perm[p] >= nrows`),
     /// [`FormatError::NotAPermutation`] (the first position that repeats a row),
-    /// [`FormatError::ColumnOutOfBounds`].
+    /// [`FormatError::ColumnOutOfBounds`] ([`FormatError::NegativeIndex`] for a negative
+    /// `i32` / `i64` entry of `jd_ptr`, `perm` or `col_idx`).
     pub fn new(
         nrows: usize,
         ncols: usize,
@@ -410,7 +411,7 @@ fn check_perm<I: Index>(perm: &[I], bits: &mut [u64]) -> Result<(), FormatError>
     }
     let n = perm.len();
     for (p, &r) in perm.iter().enumerate() {
-        check_row(r, n, p)?;
+        check_row("perm", r, n, p)?;
     }
     let window = bits.len().saturating_mul(64);
     let mut first_repeat: Option<(usize, usize)> = None;

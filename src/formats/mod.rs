@@ -138,11 +138,18 @@ pub(crate) fn check_ptr<I: Index>(array: &'static str, ptr: &[I], end: usize) ->
         return Err(FormatError::Length { array, expected: 1, got: 0 });
     };
     if *first != I::ZERO {
+        if let Some(value) = first.negative() {
+            return Err(FormatError::NegativeIndex { array, position: 0, value });
+        }
         return Err(FormatError::PtrStart { array, got: first.try_to_usize().unwrap_or(usize::MAX) });
     }
-    // One branch-free pass the compiler vectorises; the position only on failure.
+    // One branch-free pass the compiler vectorises; the position only on failure. From a
+    // first entry of 0, a negative entry is a descent.
     if count_descents(ptr) > 0 {
         let position = ptr.windows(2).position(|w| w[1] < w[0]).unwrap_or(0);
+        if let Some(value) = ptr.get(position + 1).and_then(|v| v.negative()) {
+            return Err(FormatError::NegativeIndex { array, position: position + 1, value });
+        }
         return Err(FormatError::PtrDecreasing { array, position });
     }
     let last = ptr[ptr.len() - 1];
@@ -214,16 +221,16 @@ fn pair_blocks(n: usize, block: usize) -> impl Iterator<Item = core::ops::Range<
 /// Pairs per block of [`count_pairs`] (its `u32` counts cannot overflow).
 const PAIR_BLOCK: usize = 1 << 16;
 
-/// Whether any index in `v` is `>= bound` (branch-free, vectorised; see
+/// Whether any index in `v` is `>= bound` or negative (branch-free, vectorised; see
 /// [`count_descents`]).
 pub(crate) fn any_at_or_above<I: Index>(v: &[I], bound: usize) -> bool {
     match bound.checked_sub(1).map(I::from_usize) {
         // `bound == 0`: every index is out.
         None => !v.is_empty(),
-        // `bound - 1` fits `I`: compare in `I`.
-        Some(Some(max)) => v.iter().fold(false, |any, &c| any | (c > max)),
-        // Above `I::MAX`: no index is out.
-        Some(None) => false,
+        // `bound - 1` fits `I`: compare in `I` (negative values exceed it).
+        Some(Some(max)) => v.iter().fold(false, |any, &c| any | c.exceeds(max)),
+        // Above `I::MAX`: only negative indices are out.
+        Some(None) => v.iter().fold(false, |any, &c| any | c.exceeds(I::MAX)),
     }
 }
 
@@ -254,7 +261,7 @@ pub(crate) fn padded_slots<T: crate::Scalar, I: Index>(
         let (cb, vb) = (&col_idx[start..end], &vals[start..end]);
         let (n, out) = cb.iter().fold((0u32, false), |(n, out), &c| {
             let is_pad = c == pad;
-            (n + u32::from(!is_pad), out | (!is_pad & (c > last)))
+            (n + u32::from(!is_pad), out | (!is_pad & c.exceeds(last)))
         });
         let pad_value = cb.iter().zip(vb).fold(false, |any, (&c, &v)| any | ((c == pad) & (v != T::ZERO)));
         // Slots from `stride` on against their predecessor in the row.
@@ -325,7 +332,7 @@ pub(crate) fn checked_mul(what: &'static str, a: usize, b: usize) -> Result<usiz
     a.checked_mul(b).ok_or(FormatError::TooLarge { what, value: usize::MAX, max: usize::MAX })
 }
 
-/// Checks one column index against `ncols`.
+/// Checks one column index (at `position` of `col_idx`) against `ncols`.
 #[inline]
 pub(crate) fn check_col<I: Index>(
     c: I,
@@ -335,17 +342,37 @@ pub(crate) fn check_col<I: Index>(
 ) -> Result<(), FormatError> {
     match c.try_to_usize() {
         Some(col) if col < ncols => Ok(()),
-        col => Err(FormatError::ColumnOutOfBounds { row, position, col: col.unwrap_or(usize::MAX), ncols }),
+        col => Err(negative("col_idx", position, c).unwrap_or(FormatError::ColumnOutOfBounds {
+            row,
+            position,
+            col: col.unwrap_or(usize::MAX),
+            ncols,
+        })),
     }
 }
 
-/// Checks one row index against `nrows`.
+/// Checks one row index (at `position` of `array`) against `nrows`.
 #[inline]
-pub(crate) fn check_row<I: Index>(r: I, nrows: usize, position: usize) -> Result<(), FormatError> {
+pub(crate) fn check_row<I: Index>(
+    array: &'static str,
+    r: I,
+    nrows: usize,
+    position: usize,
+) -> Result<(), FormatError> {
     match r.try_to_usize() {
         Some(row) if row < nrows => Ok(()),
-        row => Err(FormatError::RowOutOfBounds { position, row: row.unwrap_or(usize::MAX), nrows }),
+        row => Err(negative(array, position, r).unwrap_or(FormatError::RowOutOfBounds {
+            position,
+            row: row.unwrap_or(usize::MAX),
+            nrows,
+        })),
     }
+}
+
+/// [`FormatError::NegativeIndex`] when `v` (at `position` of `array`) is negative.
+#[inline]
+pub(crate) fn negative<I: Index>(array: &'static str, position: usize, v: I) -> Option<FormatError> {
+    v.negative().map(|value| FormatError::NegativeIndex { array, position, value })
 }
 
 #[cfg(test)]

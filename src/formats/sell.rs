@@ -121,7 +121,8 @@ impl<'a, T: Scalar, I: Index> Sell<'a, T, I> {
     /// [`FormatError::PtrDecreasing`], [`FormatError::PtrEnd`] (all on `slice_ptr`),
     /// then slice by slice in storage order [`FormatError::SliceLength`],
     /// [`FormatError::Padding`] (`position` names the padding slot) or
-    /// [`FormatError::ColumnOutOfBounds`].
+    /// [`FormatError::ColumnOutOfBounds`] ([`FormatError::NegativeIndex`] for a negative
+    /// `i32` / `i64` entry of `slice_ptr` or `col_idx`).
     pub fn new(
         nrows: usize,
         ncols: usize,

@@ -36,7 +36,8 @@ impl<'a, T: Scalar, I: Index> SpVec<'a, T, I> {
     /// # Errors
     /// The first violation, the vector read as row 0 of a `1 x n` matrix:
     /// [`FormatError::Length`] (`"vals"`) if the lengths differ, then for the first bad
-    /// position [`FormatError::ColumnOutOfBounds`] (index `>= n`),
+    /// position [`FormatError::NegativeIndex`] (`"indices"`),
+    /// [`FormatError::ColumnOutOfBounds`] (index `>= n`),
     /// [`FormatError::UnsortedRow`] (index smaller than its predecessor) or
     /// [`FormatError::DuplicateEntry`] (index equal to its predecessor).
     pub fn new(n: usize, indices: &'a [I], vals: &'a [T]) -> Result<Self, FormatError> {
@@ -48,6 +49,9 @@ impl<'a, T: Scalar, I: Index> SpVec<'a, T, I> {
             let col = match i.try_to_usize() {
                 Some(col) if col < n => col,
                 col => {
+                    if let Some(e) = crate::formats::negative("indices", position, i) {
+                        return Err(e);
+                    }
                     return Err(FormatError::ColumnOutOfBounds {
                         row: 0,
                         position,

@@ -11,10 +11,10 @@
 //!   computed at once inside [`row_loop`] (one load of `x` per entry instead of a
 //!   gather or a load per row), with the lane tables [`StencilTab`];
 //! - the dispatchers [`rows`], [`dot`], [`products`]: the generic `(T, I)` of the level-2
-//!   code cast to the concrete pair (an exact `TypeId` match, `usize` as the unsigned type
-//!   of its width), then a `match` on a [`Checked`] `Isa` — the only way from the safe
-//!   layers into a width's `unsafe` kernels. Any other pair (`u16` indices) matches none
-//!   and runs the portable kernels.
+//!   code cast to the concrete pair (an exact `TypeId` match, `usize`, `i32` and `i64` as
+//!   the unsigned type of their width), then a `match` on a [`Checked`] `Isa` — the only
+//!   way from the safe layers into a width's `unsafe` kernels. Any other pair (`u16`
+//!   indices) matches none and runs the portable kernels.
 //!
 //! Every kernel is sound for *any* slices: row ranges are taken with `get`, and every
 //! gathered column index is clamped to `x.len() - 1` (one `min` per register, far cheaper
@@ -788,13 +788,15 @@ macro_rules! spmv_csr_kernels {
 #[allow(unused_imports)]
 pub(crate) use spmv_csr_kernels;
 
-/// Whether `A` is exactly `B`, or `usize` standing for the unsigned type of its width.
+/// Whether `A` is exactly `B`, or `usize`, `i32` or `i64` standing for the unsigned type
+/// of its width: a validated view holds no negative `i32` / `i64` index, and a
+/// non-negative one has the bits of the unsigned value (the `Index` contract).
 #[inline(always)]
 fn same_type<A: 'static, B: 'static>() -> bool {
     let (a, b) = (TypeId::of::<A>(), TypeId::of::<B>());
     a == b
-        || (a == TypeId::of::<usize>()
-            && size_of::<usize>() == size_of::<B>()
+        || ((a == TypeId::of::<usize>() || a == TypeId::of::<i32>() || a == TypeId::of::<i64>())
+            && size_of::<A>() == size_of::<B>()
             && (b == TypeId::of::<u64>() || b == TypeId::of::<u32>()))
 }
 

@@ -37,7 +37,9 @@ pub mod tile;
 
 use self::build::{TileRows, advance, walk_tile};
 pub use self::tile::{DescFormat, TileDesc};
-use crate::formats::{Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr};
+use crate::formats::{
+    Csr, any_at_or_above, check_buf, check_col, check_dims, check_len, check_ptr, negative,
+};
 use crate::{FormatError, Index, Isa, Scalar};
 
 /// The tile width `omega` (6.3.2) for `T` on `isa`: the SIMD lanes of `T` the kernel
@@ -525,7 +527,8 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
     /// [`Csr5Layout::with_params`]; the CSR errors of [`Csr::new`] (for a column out of
     /// bounds, `row` is the row of the entry's CSR position); [`FormatError::Length`] for
     /// an auxiliary array of the wrong length; [`FormatError::Csr5Mismatch`] naming the
-    /// first entry that differs.
+    /// first entry that differs. A negative `i32` / `i64` entry of `row_ptr` or `col_idx`
+    /// is [`FormatError::NegativeIndex`] (`col_idx`: its storage position).
     pub fn new(
         nrows: usize,
         ncols: usize,
@@ -557,6 +560,9 @@ impl<'a, T: Scalar, I: Index> Csr5<'a, T, I> {
                 } else {
                     pos
                 };
+                if let Some(e) = negative("col_idx", pos, c) {
+                    return Err(e);
+                }
                 if c.try_to_usize().is_none_or(|c| c >= ncols) {
                     r = advance(row_ptr, 0, orig);
                 }
