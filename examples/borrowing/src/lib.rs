@@ -1,0 +1,1 @@
+//! Nothing but the tests: `tests/borrowing.rs`.
