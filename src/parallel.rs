@@ -22,8 +22,8 @@ use std::vec::Vec;
 use crate::arch::Checked;
 use crate::formats::{Csr, CsrOwned};
 use crate::level2::csr::{serial_csr, spmv_rows_by};
-use crate::level2::trsv::{LEVEL_WORK, Levels, RHS_BLOCK, Triangle, row_block, row_one, solve_order};
 use crate::level2::spmm::{spmm_cols, spmm_rows};
+use crate::level2::trsv::{LEVEL_WORK, Levels, RHS_BLOCK, Triangle, row_block, row_one, solve_order};
 use crate::level2::{
     Carry, DenseLayout, DenseMut, DenseRef, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv,
     merge_path_splits, spmv_merge_path_piece,

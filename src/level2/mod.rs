@@ -35,8 +35,8 @@ mod hyb;
 mod jds;
 pub(crate) mod plan;
 mod sell;
-pub(crate) mod trsv;
 pub(crate) mod spmm;
+pub(crate) mod trsv;
 
 pub use csc::spmv_csr_transpose;
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
@@ -45,8 +45,8 @@ pub(crate) use plan::{Run, spmv_panels};
 pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
-pub use trsv::{Diagonal, Triangle, TriangularSolve, TrsvMethod, check_triangular, trsm, trsv};
 pub use spmm::{DenseLayout, DenseMut, DenseRef, SpMm, spmm_csr};
+pub use trsv::{Diagonal, Triangle, TriangularSolve, TrsvMethod, check_triangular, trsm, trsv};
 
 use crate::{DimError, Exec, Index, Isa, Scalar};
 
