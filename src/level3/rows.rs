@@ -642,7 +642,7 @@ fn esc_insertion<T: Scalar, I: Index>(oi: &mut [I], ov: &mut [T]) -> usize {
     let mut n = 0;
     for k in 0..m {
         if n > 0 && oi[n - 1] == oi[k] {
-            ov[n - 1] = ov[n - 1] + ov[k];
+            ov[n - 1] += ov[k];
         } else {
             oi[n] = oi[k];
             ov[n] = ov[k];
