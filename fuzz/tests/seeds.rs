@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 type Run = fn(&[u8]) -> usize;
 
-const TARGETS: [(&str, Run); 10] = [
+const TARGETS: [(&str, Run); 11] = [
     ("formats", spblas_fuzz::formats::run),
     ("csr5_roundtrip", spblas_fuzz::csr5_roundtrip::run),
     ("isa_equivalence", spblas_fuzz::isa_equivalence::run),
