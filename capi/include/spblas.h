@@ -11,8 +11,11 @@
  * length says, outputs overlap no input, and nothing else writes the arrays during a
  * call. Arrays of length 0 may be NULL.
  *
- * Values are double or float, indices uint32_t or uint64_t, named by suffix: _f64_u32,
- * _f64_u64, _f32_u32, _f32_u64. The f64_u32 functions carry the full documentation.
+ * Values are double or float, indices uint32_t, uint64_t, int32_t or int64_t (the
+ * MKL_INT / SciPy / CSparse arrays, borrowed as they are: a negative index is
+ * SPBLAS_ERR_INVALID_MATRIX), named by suffix: _f64_u32, _f64_u64, _f64_i32, _f64_i64,
+ * _f32_u32, _f32_u64, _f32_i32, _f32_i64. The f64_u32 functions carry the full
+ * documentation.
  * Kernels run on the widest instruction set of this machine (spblas_isa_name()), on
  * the calling thread. Only the plan functions allocate.
  *
@@ -33,12 +36,32 @@
 // An inspector-executor SpMV plan (opaque to C): the method chosen for one matrix on
 // this machine and the copies it needs, over the caller's arrays. Made by
 // `spblas_plan_*_create`, freed by `spblas_plan_*_destroy`.
+typedef struct spblas_plan_f32_i32 spblas_plan_f32_i32;
+
+// An inspector-executor SpMV plan (opaque to C): the method chosen for one matrix on
+// this machine and the copies it needs, over the caller's arrays. Made by
+// `spblas_plan_*_create`, freed by `spblas_plan_*_destroy`.
+typedef struct spblas_plan_f32_i64 spblas_plan_f32_i64;
+
+// An inspector-executor SpMV plan (opaque to C): the method chosen for one matrix on
+// this machine and the copies it needs, over the caller's arrays. Made by
+// `spblas_plan_*_create`, freed by `spblas_plan_*_destroy`.
 typedef struct spblas_plan_f32_u32 spblas_plan_f32_u32;
 
 // An inspector-executor SpMV plan (opaque to C): the method chosen for one matrix on
 // this machine and the copies it needs, over the caller's arrays. Made by
 // `spblas_plan_*_create`, freed by `spblas_plan_*_destroy`.
 typedef struct spblas_plan_f32_u64 spblas_plan_f32_u64;
+
+// An inspector-executor SpMV plan (opaque to C): the method chosen for one matrix on
+// this machine and the copies it needs, over the caller's arrays. Made by
+// `spblas_plan_*_create`, freed by `spblas_plan_*_destroy`.
+typedef struct spblas_plan_f64_i32 spblas_plan_f64_i32;
+
+// An inspector-executor SpMV plan (opaque to C): the method chosen for one matrix on
+// this machine and the copies it needs, over the caller's arrays. Made by
+// `spblas_plan_*_create`, freed by `spblas_plan_*_destroy`.
+typedef struct spblas_plan_f64_i64 spblas_plan_f64_i64;
 
 // An inspector-executor SpMV plan (opaque to C): the method chosen for one matrix on
 // this machine and the copies it needs, over the caller's arrays. Made by
@@ -257,6 +280,194 @@ typedef struct spblas_csr5_f32_u64 {
   // `layout.empty_offset_len` entries.
   uint64_t *empty_offset;
 } spblas_csr5_f32_u64;
+
+// A CSR matrix given by its arrays (borrowed: the library never frees or keeps them past
+// the call).
+//
+// `row_ptr` has `nrows + 1` entries starting at 0, non-decreasing, the last one the
+// entry count `nnz`; `col_idx` and `vals` have `nnz` entries, every column below
+// `ncols`. Rows need not be sorted. Arrays of length 0 may be NULL.
+typedef struct spblas_csr_f64_i32 {
+  // Rows.
+  size_t nrows;
+  // Columns.
+  size_t ncols;
+  // `nrows + 1` row offsets.
+  const int32_t *row_ptr;
+  // `nnz` column indices.
+  const int32_t *col_idx;
+  // `nnz` values.
+  const double *vals;
+} spblas_csr_f64_i32;
+
+// A CSR5 matrix (thesis chapter 5) in caller memory. Before `spblas_csr5_build_*` the
+// caller sets the six buffer pointers, each to an array of the length the layout gives;
+// the build fills them and sets `layout`, `nrows`, `ncols` and `row_ptr` (the CSR
+// matrix's, shared). The struct and its arrays then describe the matrix for
+// `spblas_csr5_spmv_*` as long as nothing changes them.
+typedef struct spblas_csr5_f64_i32 {
+  // Set by the build.
+  struct spblas_csr5_layout layout;
+  // Set by the build.
+  size_t nrows;
+  // Set by the build.
+  size_t ncols;
+  // Set by the build: the CSR matrix's `row_ptr`, which must outlive this struct.
+  const int32_t *row_ptr;
+  // `layout.nnz` column indices, tiles transposed.
+  int32_t *col_idx;
+  // `layout.nnz` values, tiles transposed.
+  double *vals;
+  // `layout.tile_ptr_len` entries.
+  int32_t *tile_ptr;
+  // `layout.tile_desc_len` words.
+  uint32_t *tile_desc;
+  // `layout.tile_ptr_len` entries.
+  int32_t *empty_offset_ptr;
+  // `layout.empty_offset_len` entries.
+  int32_t *empty_offset;
+} spblas_csr5_f64_i32;
+
+// A CSR matrix given by its arrays (borrowed: the library never frees or keeps them past
+// the call).
+//
+// `row_ptr` has `nrows + 1` entries starting at 0, non-decreasing, the last one the
+// entry count `nnz`; `col_idx` and `vals` have `nnz` entries, every column below
+// `ncols`. Rows need not be sorted. Arrays of length 0 may be NULL.
+typedef struct spblas_csr_f64_i64 {
+  // Rows.
+  size_t nrows;
+  // Columns.
+  size_t ncols;
+  // `nrows + 1` row offsets.
+  const int64_t *row_ptr;
+  // `nnz` column indices.
+  const int64_t *col_idx;
+  // `nnz` values.
+  const double *vals;
+} spblas_csr_f64_i64;
+
+// A CSR5 matrix (thesis chapter 5) in caller memory. Before `spblas_csr5_build_*` the
+// caller sets the six buffer pointers, each to an array of the length the layout gives;
+// the build fills them and sets `layout`, `nrows`, `ncols` and `row_ptr` (the CSR
+// matrix's, shared). The struct and its arrays then describe the matrix for
+// `spblas_csr5_spmv_*` as long as nothing changes them.
+typedef struct spblas_csr5_f64_i64 {
+  // Set by the build.
+  struct spblas_csr5_layout layout;
+  // Set by the build.
+  size_t nrows;
+  // Set by the build.
+  size_t ncols;
+  // Set by the build: the CSR matrix's `row_ptr`, which must outlive this struct.
+  const int64_t *row_ptr;
+  // `layout.nnz` column indices, tiles transposed.
+  int64_t *col_idx;
+  // `layout.nnz` values, tiles transposed.
+  double *vals;
+  // `layout.tile_ptr_len` entries.
+  int64_t *tile_ptr;
+  // `layout.tile_desc_len` words.
+  uint32_t *tile_desc;
+  // `layout.tile_ptr_len` entries.
+  int64_t *empty_offset_ptr;
+  // `layout.empty_offset_len` entries.
+  int64_t *empty_offset;
+} spblas_csr5_f64_i64;
+
+// A CSR matrix given by its arrays (borrowed: the library never frees or keeps them past
+// the call).
+//
+// `row_ptr` has `nrows + 1` entries starting at 0, non-decreasing, the last one the
+// entry count `nnz`; `col_idx` and `vals` have `nnz` entries, every column below
+// `ncols`. Rows need not be sorted. Arrays of length 0 may be NULL.
+typedef struct spblas_csr_f32_i32 {
+  // Rows.
+  size_t nrows;
+  // Columns.
+  size_t ncols;
+  // `nrows + 1` row offsets.
+  const int32_t *row_ptr;
+  // `nnz` column indices.
+  const int32_t *col_idx;
+  // `nnz` values.
+  const float *vals;
+} spblas_csr_f32_i32;
+
+// A CSR5 matrix (thesis chapter 5) in caller memory. Before `spblas_csr5_build_*` the
+// caller sets the six buffer pointers, each to an array of the length the layout gives;
+// the build fills them and sets `layout`, `nrows`, `ncols` and `row_ptr` (the CSR
+// matrix's, shared). The struct and its arrays then describe the matrix for
+// `spblas_csr5_spmv_*` as long as nothing changes them.
+typedef struct spblas_csr5_f32_i32 {
+  // Set by the build.
+  struct spblas_csr5_layout layout;
+  // Set by the build.
+  size_t nrows;
+  // Set by the build.
+  size_t ncols;
+  // Set by the build: the CSR matrix's `row_ptr`, which must outlive this struct.
+  const int32_t *row_ptr;
+  // `layout.nnz` column indices, tiles transposed.
+  int32_t *col_idx;
+  // `layout.nnz` values, tiles transposed.
+  float *vals;
+  // `layout.tile_ptr_len` entries.
+  int32_t *tile_ptr;
+  // `layout.tile_desc_len` words.
+  uint32_t *tile_desc;
+  // `layout.tile_ptr_len` entries.
+  int32_t *empty_offset_ptr;
+  // `layout.empty_offset_len` entries.
+  int32_t *empty_offset;
+} spblas_csr5_f32_i32;
+
+// A CSR matrix given by its arrays (borrowed: the library never frees or keeps them past
+// the call).
+//
+// `row_ptr` has `nrows + 1` entries starting at 0, non-decreasing, the last one the
+// entry count `nnz`; `col_idx` and `vals` have `nnz` entries, every column below
+// `ncols`. Rows need not be sorted. Arrays of length 0 may be NULL.
+typedef struct spblas_csr_f32_i64 {
+  // Rows.
+  size_t nrows;
+  // Columns.
+  size_t ncols;
+  // `nrows + 1` row offsets.
+  const int64_t *row_ptr;
+  // `nnz` column indices.
+  const int64_t *col_idx;
+  // `nnz` values.
+  const float *vals;
+} spblas_csr_f32_i64;
+
+// A CSR5 matrix (thesis chapter 5) in caller memory. Before `spblas_csr5_build_*` the
+// caller sets the six buffer pointers, each to an array of the length the layout gives;
+// the build fills them and sets `layout`, `nrows`, `ncols` and `row_ptr` (the CSR
+// matrix's, shared). The struct and its arrays then describe the matrix for
+// `spblas_csr5_spmv_*` as long as nothing changes them.
+typedef struct spblas_csr5_f32_i64 {
+  // Set by the build.
+  struct spblas_csr5_layout layout;
+  // Set by the build.
+  size_t nrows;
+  // Set by the build.
+  size_t ncols;
+  // Set by the build: the CSR matrix's `row_ptr`, which must outlive this struct.
+  const int64_t *row_ptr;
+  // `layout.nnz` column indices, tiles transposed.
+  int64_t *col_idx;
+  // `layout.nnz` values, tiles transposed.
+  float *vals;
+  // `layout.tile_ptr_len` entries.
+  int64_t *tile_ptr;
+  // `layout.tile_desc_len` words.
+  uint32_t *tile_desc;
+  // `layout.tile_ptr_len` entries.
+  int64_t *empty_offset_ptr;
+  // `layout.empty_offset_len` entries.
+  int64_t *empty_offset;
+} spblas_csr5_f32_i64;
 
 // Success.
 #define SPBLAS_OK 0
@@ -625,6 +836,286 @@ int32_t spblas_spgemm_numeric_f32_u64(const struct spblas_csr_f32_u64 *a,
                                       uint64_t *c_col_idx,
                                       float *c_vals,
                                       uint64_t *workspace_idx,
+                                      size_t workspace_idx_len,
+                                      float *workspace_vals,
+                                      size_t workspace_vals_len);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_csr_spmv_f64_i32(size_t nrows,
+                                size_t ncols,
+                                const int32_t *row_ptr,
+                                const int32_t *col_idx,
+                                const double *vals,
+                                double alpha,
+                                const double *x,
+                                double beta,
+                                double *y);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_plan_f64_i32_create(size_t nrows,
+                                   size_t ncols,
+                                   const int32_t *row_ptr,
+                                   const int32_t *col_idx,
+                                   const double *vals,
+                                   struct spblas_plan_f64_i32 **out);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_plan_f64_i32_spmv(const struct spblas_plan_f64_i32 *plan,
+                                 double alpha,
+                                 const double *x,
+                                 double beta,
+                                 double *y);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+void spblas_plan_f64_i32_destroy(struct spblas_plan_f64_i32 *plan);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_csr5_layout_f64_i32(const struct spblas_csr_f64_i32 *a,
+                                   struct spblas_csr5_layout *out);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_csr5_build_f64_i32(const struct spblas_csr_f64_i32 *a,
+                                  const struct spblas_csr5_layout *layout,
+                                  struct spblas_csr5_f64_i32 *out);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_csr5_spmv_f64_i32(const struct spblas_csr5_f64_i32 *m,
+                                 double alpha,
+                                 const double *x,
+                                 double beta,
+                                 double *y);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_spgemm_workspace_f64_i32(const struct spblas_csr_f64_i32 *a,
+                                        const struct spblas_csr_f64_i32 *b,
+                                        size_t *idx_len,
+                                        size_t *vals_len);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_spgemm_symbolic_f64_i32(const struct spblas_csr_f64_i32 *a,
+                                       const struct spblas_csr_f64_i32 *b,
+                                       int32_t *c_row_ptr,
+                                       int32_t *workspace,
+                                       size_t workspace_len,
+                                       size_t *c_nnz);
+
+// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+int32_t spblas_spgemm_numeric_f64_i32(const struct spblas_csr_f64_i32 *a,
+                                      const struct spblas_csr_f64_i32 *b,
+                                      const int32_t *c_row_ptr,
+                                      int32_t *c_col_idx,
+                                      double *c_vals,
+                                      int32_t *workspace_idx,
+                                      size_t workspace_idx_len,
+                                      double *workspace_vals,
+                                      size_t workspace_vals_len);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_csr_spmv_f64_i64(size_t nrows,
+                                size_t ncols,
+                                const int64_t *row_ptr,
+                                const int64_t *col_idx,
+                                const double *vals,
+                                double alpha,
+                                const double *x,
+                                double beta,
+                                double *y);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_plan_f64_i64_create(size_t nrows,
+                                   size_t ncols,
+                                   const int64_t *row_ptr,
+                                   const int64_t *col_idx,
+                                   const double *vals,
+                                   struct spblas_plan_f64_i64 **out);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_plan_f64_i64_spmv(const struct spblas_plan_f64_i64 *plan,
+                                 double alpha,
+                                 const double *x,
+                                 double beta,
+                                 double *y);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+void spblas_plan_f64_i64_destroy(struct spblas_plan_f64_i64 *plan);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_csr5_layout_f64_i64(const struct spblas_csr_f64_i64 *a,
+                                   struct spblas_csr5_layout *out);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_csr5_build_f64_i64(const struct spblas_csr_f64_i64 *a,
+                                  const struct spblas_csr5_layout *layout,
+                                  struct spblas_csr5_f64_i64 *out);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_csr5_spmv_f64_i64(const struct spblas_csr5_f64_i64 *m,
+                                 double alpha,
+                                 const double *x,
+                                 double beta,
+                                 double *y);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_spgemm_workspace_f64_i64(const struct spblas_csr_f64_i64 *a,
+                                        const struct spblas_csr_f64_i64 *b,
+                                        size_t *idx_len,
+                                        size_t *vals_len);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_spgemm_symbolic_f64_i64(const struct spblas_csr_f64_i64 *a,
+                                       const struct spblas_csr_f64_i64 *b,
+                                       int64_t *c_row_ptr,
+                                       int64_t *workspace,
+                                       size_t workspace_len,
+                                       size_t *c_nnz);
+
+// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+int32_t spblas_spgemm_numeric_f64_i64(const struct spblas_csr_f64_i64 *a,
+                                      const struct spblas_csr_f64_i64 *b,
+                                      const int64_t *c_row_ptr,
+                                      int64_t *c_col_idx,
+                                      double *c_vals,
+                                      int64_t *workspace_idx,
+                                      size_t workspace_idx_len,
+                                      double *workspace_vals,
+                                      size_t workspace_vals_len);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_csr_spmv_f32_i32(size_t nrows,
+                                size_t ncols,
+                                const int32_t *row_ptr,
+                                const int32_t *col_idx,
+                                const float *vals,
+                                float alpha,
+                                const float *x,
+                                float beta,
+                                float *y);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_plan_f32_i32_create(size_t nrows,
+                                   size_t ncols,
+                                   const int32_t *row_ptr,
+                                   const int32_t *col_idx,
+                                   const float *vals,
+                                   struct spblas_plan_f32_i32 **out);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_plan_f32_i32_spmv(const struct spblas_plan_f32_i32 *plan,
+                                 float alpha,
+                                 const float *x,
+                                 float beta,
+                                 float *y);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+void spblas_plan_f32_i32_destroy(struct spblas_plan_f32_i32 *plan);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_csr5_layout_f32_i32(const struct spblas_csr_f32_i32 *a,
+                                   struct spblas_csr5_layout *out);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_csr5_build_f32_i32(const struct spblas_csr_f32_i32 *a,
+                                  const struct spblas_csr5_layout *layout,
+                                  struct spblas_csr5_f32_i32 *out);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_csr5_spmv_f32_i32(const struct spblas_csr5_f32_i32 *m,
+                                 float alpha,
+                                 const float *x,
+                                 float beta,
+                                 float *y);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_spgemm_workspace_f32_i32(const struct spblas_csr_f32_i32 *a,
+                                        const struct spblas_csr_f32_i32 *b,
+                                        size_t *idx_len,
+                                        size_t *vals_len);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_spgemm_symbolic_f32_i32(const struct spblas_csr_f32_i32 *a,
+                                       const struct spblas_csr_f32_i32 *b,
+                                       int32_t *c_row_ptr,
+                                       int32_t *workspace,
+                                       size_t workspace_len,
+                                       size_t *c_nnz);
+
+// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+int32_t spblas_spgemm_numeric_f32_i32(const struct spblas_csr_f32_i32 *a,
+                                      const struct spblas_csr_f32_i32 *b,
+                                      const int32_t *c_row_ptr,
+                                      int32_t *c_col_idx,
+                                      float *c_vals,
+                                      int32_t *workspace_idx,
+                                      size_t workspace_idx_len,
+                                      float *workspace_vals,
+                                      size_t workspace_vals_len);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_csr_spmv_f32_i64(size_t nrows,
+                                size_t ncols,
+                                const int64_t *row_ptr,
+                                const int64_t *col_idx,
+                                const float *vals,
+                                float alpha,
+                                const float *x,
+                                float beta,
+                                float *y);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_plan_f32_i64_create(size_t nrows,
+                                   size_t ncols,
+                                   const int64_t *row_ptr,
+                                   const int64_t *col_idx,
+                                   const float *vals,
+                                   struct spblas_plan_f32_i64 **out);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_plan_f32_i64_spmv(const struct spblas_plan_f32_i64 *plan,
+                                 float alpha,
+                                 const float *x,
+                                 float beta,
+                                 float *y);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+void spblas_plan_f32_i64_destroy(struct spblas_plan_f32_i64 *plan);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_csr5_layout_f32_i64(const struct spblas_csr_f32_i64 *a,
+                                   struct spblas_csr5_layout *out);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_csr5_build_f32_i64(const struct spblas_csr_f32_i64 *a,
+                                  const struct spblas_csr5_layout *layout,
+                                  struct spblas_csr5_f32_i64 *out);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_csr5_spmv_f32_i64(const struct spblas_csr5_f32_i64 *m,
+                                 float alpha,
+                                 const float *x,
+                                 float beta,
+                                 float *y);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_spgemm_workspace_f32_i64(const struct spblas_csr_f32_i64 *a,
+                                        const struct spblas_csr_f32_i64 *b,
+                                        size_t *idx_len,
+                                        size_t *vals_len);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_spgemm_symbolic_f32_i64(const struct spblas_csr_f32_i64 *a,
+                                       const struct spblas_csr_f32_i64 *b,
+                                       int64_t *c_row_ptr,
+                                       int64_t *workspace,
+                                       size_t workspace_len,
+                                       size_t *c_nnz);
+
+// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+int32_t spblas_spgemm_numeric_f32_i64(const struct spblas_csr_f32_i64 *a,
+                                      const struct spblas_csr_f32_i64 *b,
+                                      const int64_t *c_row_ptr,
+                                      int64_t *c_col_idx,
+                                      float *c_vals,
+                                      int64_t *workspace_idx,
                                       size_t workspace_idx_len,
                                       float *workspace_vals,
                                       size_t workspace_vals_len);

@@ -617,3 +617,563 @@ pub unsafe extern "C" fn spblas_spgemm_numeric_f32_u64(
         )
     }
 }
+
+// ---------------------------------------------------------------------------------------
+// `double` values, `int32_t` indices.
+// ---------------------------------------------------------------------------------------
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spblas_csr_spmv_f64_i32(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: *const i32,
+    col_idx: *const i32,
+    vals: *const f64,
+    alpha: f64,
+    x: *const f64,
+    beta: f64,
+    y: *mut f64,
+) -> Status {
+    // SAFETY: the header's promise for these arrays.
+    unsafe { ops::csr_spmv(nrows, ncols, row_ptr, col_idx, vals, alpha, x, beta, y) }
+}
+
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f64_i32_create(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: *const i32,
+    col_idx: *const i32,
+    vals: *const f64,
+    out: *mut *mut Plan<f64, i32>,
+) -> Status {
+    // SAFETY: the header's promise for these arrays, which outlive the plan.
+    unsafe { ops::plan_create(nrows, ncols, row_ptr, col_idx, vals, out) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f64_i32_spmv(
+    plan: *const Plan<f64, i32>,
+    alpha: f64,
+    x: *const f64,
+    beta: f64,
+    y: *mut f64,
+) -> Status {
+    // SAFETY: the header's promise: a live plan and vectors of its dimensions.
+    unsafe { ops::plan_spmv(plan, alpha, x, beta, y) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f64_i32_destroy(plan: *mut Plan<f64, i32>) {
+    // SAFETY: the header's promise: NULL or a plan not destroyed before.
+    unsafe { ops::plan_destroy(plan) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_layout_f64_i32(
+    a: *const CsrArrays<f64, i32>,
+    out: *mut spblas_csr5_layout,
+) -> Status {
+    // SAFETY: the header's promise for `a`'s arrays and `out`.
+    unsafe { ops::csr5_layout(a, out) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_build_f64_i32(
+    a: *const CsrArrays<f64, i32>,
+    layout: *const spblas_csr5_layout,
+    out: *mut Csr5Matrix<f64, i32>,
+) -> Status {
+    // SAFETY: the header's promise for `a`'s arrays, `layout` and `out`'s buffers.
+    unsafe { ops::csr5_build(a, layout, out) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_spmv_f64_i32(
+    m: *const Csr5Matrix<f64, i32>,
+    alpha: f64,
+    x: *const f64,
+    beta: f64,
+    y: *mut f64,
+) -> Status {
+    // SAFETY: the header's promise for `m`'s arrays and the vectors.
+    unsafe { ops::csr5_spmv(m, alpha, x, beta, y) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_spgemm_workspace_f64_i32(
+    a: *const CsrArrays<f64, i32>,
+    b: *const CsrArrays<f64, i32>,
+    idx_len: *mut usize,
+    vals_len: *mut usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the outputs.
+    unsafe { ops::spgemm_workspace(a, b, idx_len, vals_len) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_spgemm_symbolic_f64_i32(
+    a: *const CsrArrays<f64, i32>,
+    b: *const CsrArrays<f64, i32>,
+    c_row_ptr: *mut i32,
+    workspace: *mut i32,
+    workspace_len: usize,
+    c_nnz: *mut usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the buffers.
+    unsafe { ops::spgemm_symbolic(a, b, c_row_ptr, workspace, workspace_len, c_nnz) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spblas_spgemm_numeric_f64_i32(
+    a: *const CsrArrays<f64, i32>,
+    b: *const CsrArrays<f64, i32>,
+    c_row_ptr: *const i32,
+    c_col_idx: *mut i32,
+    c_vals: *mut f64,
+    workspace_idx: *mut i32,
+    workspace_idx_len: usize,
+    workspace_vals: *mut f64,
+    workspace_vals_len: usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the buffers.
+    unsafe {
+        ops::spgemm_numeric(
+            a,
+            b,
+            c_row_ptr,
+            c_col_idx,
+            c_vals,
+            workspace_idx,
+            workspace_idx_len,
+            workspace_vals,
+            workspace_vals_len,
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// `double` values, `int64_t` indices.
+// ---------------------------------------------------------------------------------------
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spblas_csr_spmv_f64_i64(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: *const i64,
+    col_idx: *const i64,
+    vals: *const f64,
+    alpha: f64,
+    x: *const f64,
+    beta: f64,
+    y: *mut f64,
+) -> Status {
+    // SAFETY: the header's promise for these arrays.
+    unsafe { ops::csr_spmv(nrows, ncols, row_ptr, col_idx, vals, alpha, x, beta, y) }
+}
+
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f64_i64_create(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: *const i64,
+    col_idx: *const i64,
+    vals: *const f64,
+    out: *mut *mut Plan<f64, i64>,
+) -> Status {
+    // SAFETY: the header's promise for these arrays, which outlive the plan.
+    unsafe { ops::plan_create(nrows, ncols, row_ptr, col_idx, vals, out) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f64_i64_spmv(
+    plan: *const Plan<f64, i64>,
+    alpha: f64,
+    x: *const f64,
+    beta: f64,
+    y: *mut f64,
+) -> Status {
+    // SAFETY: the header's promise: a live plan and vectors of its dimensions.
+    unsafe { ops::plan_spmv(plan, alpha, x, beta, y) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f64_i64_destroy(plan: *mut Plan<f64, i64>) {
+    // SAFETY: the header's promise: NULL or a plan not destroyed before.
+    unsafe { ops::plan_destroy(plan) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_layout_f64_i64(
+    a: *const CsrArrays<f64, i64>,
+    out: *mut spblas_csr5_layout,
+) -> Status {
+    // SAFETY: the header's promise for `a`'s arrays and `out`.
+    unsafe { ops::csr5_layout(a, out) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_build_f64_i64(
+    a: *const CsrArrays<f64, i64>,
+    layout: *const spblas_csr5_layout,
+    out: *mut Csr5Matrix<f64, i64>,
+) -> Status {
+    // SAFETY: the header's promise for `a`'s arrays, `layout` and `out`'s buffers.
+    unsafe { ops::csr5_build(a, layout, out) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_spmv_f64_i64(
+    m: *const Csr5Matrix<f64, i64>,
+    alpha: f64,
+    x: *const f64,
+    beta: f64,
+    y: *mut f64,
+) -> Status {
+    // SAFETY: the header's promise for `m`'s arrays and the vectors.
+    unsafe { ops::csr5_spmv(m, alpha, x, beta, y) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_spgemm_workspace_f64_i64(
+    a: *const CsrArrays<f64, i64>,
+    b: *const CsrArrays<f64, i64>,
+    idx_len: *mut usize,
+    vals_len: *mut usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the outputs.
+    unsafe { ops::spgemm_workspace(a, b, idx_len, vals_len) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_spgemm_symbolic_f64_i64(
+    a: *const CsrArrays<f64, i64>,
+    b: *const CsrArrays<f64, i64>,
+    c_row_ptr: *mut i64,
+    workspace: *mut i64,
+    workspace_len: usize,
+    c_nnz: *mut usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the buffers.
+    unsafe { ops::spgemm_symbolic(a, b, c_row_ptr, workspace, workspace_len, c_nnz) }
+}
+/// As the `f64_u32` function of the same name, for `double` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spblas_spgemm_numeric_f64_i64(
+    a: *const CsrArrays<f64, i64>,
+    b: *const CsrArrays<f64, i64>,
+    c_row_ptr: *const i64,
+    c_col_idx: *mut i64,
+    c_vals: *mut f64,
+    workspace_idx: *mut i64,
+    workspace_idx_len: usize,
+    workspace_vals: *mut f64,
+    workspace_vals_len: usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the buffers.
+    unsafe {
+        ops::spgemm_numeric(
+            a,
+            b,
+            c_row_ptr,
+            c_col_idx,
+            c_vals,
+            workspace_idx,
+            workspace_idx_len,
+            workspace_vals,
+            workspace_vals_len,
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// `float` values, `int32_t` indices.
+// ---------------------------------------------------------------------------------------
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spblas_csr_spmv_f32_i32(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: *const i32,
+    col_idx: *const i32,
+    vals: *const f32,
+    alpha: f32,
+    x: *const f32,
+    beta: f32,
+    y: *mut f32,
+) -> Status {
+    // SAFETY: the header's promise for these arrays.
+    unsafe { ops::csr_spmv(nrows, ncols, row_ptr, col_idx, vals, alpha, x, beta, y) }
+}
+
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f32_i32_create(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: *const i32,
+    col_idx: *const i32,
+    vals: *const f32,
+    out: *mut *mut Plan<f32, i32>,
+) -> Status {
+    // SAFETY: the header's promise for these arrays, which outlive the plan.
+    unsafe { ops::plan_create(nrows, ncols, row_ptr, col_idx, vals, out) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f32_i32_spmv(
+    plan: *const Plan<f32, i32>,
+    alpha: f32,
+    x: *const f32,
+    beta: f32,
+    y: *mut f32,
+) -> Status {
+    // SAFETY: the header's promise: a live plan and vectors of its dimensions.
+    unsafe { ops::plan_spmv(plan, alpha, x, beta, y) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f32_i32_destroy(plan: *mut Plan<f32, i32>) {
+    // SAFETY: the header's promise: NULL or a plan not destroyed before.
+    unsafe { ops::plan_destroy(plan) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_layout_f32_i32(
+    a: *const CsrArrays<f32, i32>,
+    out: *mut spblas_csr5_layout,
+) -> Status {
+    // SAFETY: the header's promise for `a`'s arrays and `out`.
+    unsafe { ops::csr5_layout(a, out) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_build_f32_i32(
+    a: *const CsrArrays<f32, i32>,
+    layout: *const spblas_csr5_layout,
+    out: *mut Csr5Matrix<f32, i32>,
+) -> Status {
+    // SAFETY: the header's promise for `a`'s arrays, `layout` and `out`'s buffers.
+    unsafe { ops::csr5_build(a, layout, out) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_spmv_f32_i32(
+    m: *const Csr5Matrix<f32, i32>,
+    alpha: f32,
+    x: *const f32,
+    beta: f32,
+    y: *mut f32,
+) -> Status {
+    // SAFETY: the header's promise for `m`'s arrays and the vectors.
+    unsafe { ops::csr5_spmv(m, alpha, x, beta, y) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_spgemm_workspace_f32_i32(
+    a: *const CsrArrays<f32, i32>,
+    b: *const CsrArrays<f32, i32>,
+    idx_len: *mut usize,
+    vals_len: *mut usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the outputs.
+    unsafe { ops::spgemm_workspace(a, b, idx_len, vals_len) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_spgemm_symbolic_f32_i32(
+    a: *const CsrArrays<f32, i32>,
+    b: *const CsrArrays<f32, i32>,
+    c_row_ptr: *mut i32,
+    workspace: *mut i32,
+    workspace_len: usize,
+    c_nnz: *mut usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the buffers.
+    unsafe { ops::spgemm_symbolic(a, b, c_row_ptr, workspace, workspace_len, c_nnz) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int32_t` indices.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spblas_spgemm_numeric_f32_i32(
+    a: *const CsrArrays<f32, i32>,
+    b: *const CsrArrays<f32, i32>,
+    c_row_ptr: *const i32,
+    c_col_idx: *mut i32,
+    c_vals: *mut f32,
+    workspace_idx: *mut i32,
+    workspace_idx_len: usize,
+    workspace_vals: *mut f32,
+    workspace_vals_len: usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the buffers.
+    unsafe {
+        ops::spgemm_numeric(
+            a,
+            b,
+            c_row_ptr,
+            c_col_idx,
+            c_vals,
+            workspace_idx,
+            workspace_idx_len,
+            workspace_vals,
+            workspace_vals_len,
+        )
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// `float` values, `int64_t` indices.
+// ---------------------------------------------------------------------------------------
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spblas_csr_spmv_f32_i64(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: *const i64,
+    col_idx: *const i64,
+    vals: *const f32,
+    alpha: f32,
+    x: *const f32,
+    beta: f32,
+    y: *mut f32,
+) -> Status {
+    // SAFETY: the header's promise for these arrays.
+    unsafe { ops::csr_spmv(nrows, ncols, row_ptr, col_idx, vals, alpha, x, beta, y) }
+}
+
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f32_i64_create(
+    nrows: usize,
+    ncols: usize,
+    row_ptr: *const i64,
+    col_idx: *const i64,
+    vals: *const f32,
+    out: *mut *mut Plan<f32, i64>,
+) -> Status {
+    // SAFETY: the header's promise for these arrays, which outlive the plan.
+    unsafe { ops::plan_create(nrows, ncols, row_ptr, col_idx, vals, out) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f32_i64_spmv(
+    plan: *const Plan<f32, i64>,
+    alpha: f32,
+    x: *const f32,
+    beta: f32,
+    y: *mut f32,
+) -> Status {
+    // SAFETY: the header's promise: a live plan and vectors of its dimensions.
+    unsafe { ops::plan_spmv(plan, alpha, x, beta, y) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[cfg(feature = "std")]
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_plan_f32_i64_destroy(plan: *mut Plan<f32, i64>) {
+    // SAFETY: the header's promise: NULL or a plan not destroyed before.
+    unsafe { ops::plan_destroy(plan) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_layout_f32_i64(
+    a: *const CsrArrays<f32, i64>,
+    out: *mut spblas_csr5_layout,
+) -> Status {
+    // SAFETY: the header's promise for `a`'s arrays and `out`.
+    unsafe { ops::csr5_layout(a, out) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_build_f32_i64(
+    a: *const CsrArrays<f32, i64>,
+    layout: *const spblas_csr5_layout,
+    out: *mut Csr5Matrix<f32, i64>,
+) -> Status {
+    // SAFETY: the header's promise for `a`'s arrays, `layout` and `out`'s buffers.
+    unsafe { ops::csr5_build(a, layout, out) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_csr5_spmv_f32_i64(
+    m: *const Csr5Matrix<f32, i64>,
+    alpha: f32,
+    x: *const f32,
+    beta: f32,
+    y: *mut f32,
+) -> Status {
+    // SAFETY: the header's promise for `m`'s arrays and the vectors.
+    unsafe { ops::csr5_spmv(m, alpha, x, beta, y) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_spgemm_workspace_f32_i64(
+    a: *const CsrArrays<f32, i64>,
+    b: *const CsrArrays<f32, i64>,
+    idx_len: *mut usize,
+    vals_len: *mut usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the outputs.
+    unsafe { ops::spgemm_workspace(a, b, idx_len, vals_len) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn spblas_spgemm_symbolic_f32_i64(
+    a: *const CsrArrays<f32, i64>,
+    b: *const CsrArrays<f32, i64>,
+    c_row_ptr: *mut i64,
+    workspace: *mut i64,
+    workspace_len: usize,
+    c_nnz: *mut usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the buffers.
+    unsafe { ops::spgemm_symbolic(a, b, c_row_ptr, workspace, workspace_len, c_nnz) }
+}
+/// As the `f64_u32` function of the same name, for `float` values and `int64_t` indices.
+#[unsafe(no_mangle)]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn spblas_spgemm_numeric_f32_i64(
+    a: *const CsrArrays<f32, i64>,
+    b: *const CsrArrays<f32, i64>,
+    c_row_ptr: *const i64,
+    c_col_idx: *mut i64,
+    c_vals: *mut f32,
+    workspace_idx: *mut i64,
+    workspace_idx_len: usize,
+    workspace_vals: *mut f32,
+    workspace_vals_len: usize,
+) -> Status {
+    // SAFETY: the header's promise for the matrices' arrays and the buffers.
+    unsafe {
+        ops::spgemm_numeric(
+            a,
+            b,
+            c_row_ptr,
+            c_col_idx,
+            c_vals,
+            workspace_idx,
+            workspace_idx_len,
+            workspace_vals,
+            workspace_vals_len,
+        )
+    }
+}

@@ -9,8 +9,11 @@
 //! points to as many initialised elements as its length says, that outputs overlap no
 //! input, and that nothing else writes the arrays during the call.
 //!
-//! Types: values `double` or `float`, indices `uint32_t` or `uint64_t`, named by suffix
-//! (`_f64_u32`, `_f64_u64`, `_f32_u32`, `_f32_u64`). Every kernel runs on the widest
+//! Types: values `double` or `float`, indices `uint32_t`, `uint64_t`, `int32_t` or
+//! `int64_t`, named by suffix (`_f64_u32`, `_f64_u64`, `_f64_i32`, `_f64_i64`, `_f32_u32`,
+//! ...). The signed ones are what MKL (`MKL_INT`), SciPy and CSparse hand over: their
+//! arrays are borrowed as they are, and a negative index makes the matrix invalid
+//! (`SPBLAS_ERR_INVALID_MATRIX`). Every kernel runs on the widest
 //! instruction set of this machine (detected once, also without `std`), on the calling
 //! thread. The plan functions allocate (the default `std` feature); everything else works
 //! on caller buffers only.

@@ -1,5 +1,5 @@
 //! Each C function once, generic over the value type `T` (`f32`, `f64`) and the index
-//! type `I` (`u32`, `u64`); `exports.rs` names the instances. Every function checks its
+//! type `I` (`u32`, `u64`, `i32`, `i64`); `exports.rs` names the instances. Every function checks its
 //! pointers through `raw`, validates the matrix with spblas's constructors, then runs
 //! spblas's safe API on the detected width (`Exec::new()`); an error is a status and
 //! leaves the caller's outputs untouched.

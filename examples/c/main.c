@@ -225,6 +225,37 @@ int main(void) {
 #endif
     }
 
+    /* --- Signed indices (MKL_INT, SciPy, CSparse arrays), borrowed as they are ------ */
+    {
+        int32_t rp[3] = {0, 2, 3}, ci[3] = {0, 2, 1}, bad[3] = {0, -1, 1};
+        int64_t rp64[3] = {0, 2, 3}, ci64[3] = {0, 2, 1};
+        double v[3] = {1, 2, 3}, x3[3] = {1, 2, 3}, y2[2] = {0, 0};
+        float vf[3] = {1, 2, 3}, xf[3] = {1, 2, 3}, yf[2] = {0, 0};
+        CHECK_STATUS(spblas_csr_spmv_f64_i32(2, 3, rp, ci, v, 1.0, x3, 0.0, y2), SPBLAS_OK);
+        CHECK(y2[0] == 7.0 && y2[1] == 6.0);
+        CHECK_STATUS(spblas_csr_spmv_f32_i64(2, 3, rp64, ci64, vf, 1.0f, xf, 0.0f, yf), SPBLAS_OK);
+        CHECK(yf[0] == 7.0f && yf[1] == 6.0f);
+        /* A negative index is an invalid matrix, and y stays as it was. */
+        y2[0] = y2[1] = -5.0;
+        CHECK_STATUS(spblas_csr_spmv_f64_i32(2, 3, rp, bad, v, 1.0, x3, 0.0, y2), SPBLAS_ERR_INVALID_MATRIX);
+        CHECK(y2[0] == -5.0 && y2[1] == -5.0);
+        /* S * S for the 3 x 3 matrix S = [[1, 2, 0], [0, 0, 3], [4, 0, 0]] with int32_t indices. */
+        int32_t srp[4] = {0, 2, 3, 4}, sci[4] = {0, 1, 2, 0}, crp3[4], cci3[9], wsi[64];
+        double sv[4] = {1, 2, 3, 4}, cv3[9], wsv[64], dense[9] = {0};
+        spblas_csr_f64_i32 s3 = {3, 3, srp, sci, sv};
+        size_t wi = 0, wv = 0, nnz = 0;
+        CHECK_STATUS(spblas_spgemm_workspace_f64_i32(&s3, &s3, &wi, &wv), SPBLAS_OK);
+        CHECK(wi <= 64 && wv <= 64);
+        CHECK_STATUS(spblas_spgemm_symbolic_f64_i32(&s3, &s3, crp3, wsi, wi, &nnz), SPBLAS_OK);
+        CHECK(nnz <= 9);
+        CHECK_STATUS(spblas_spgemm_numeric_f64_i32(&s3, &s3, crp3, cci3, cv3, wsi, wi, wsv, wv), SPBLAS_OK);
+        for (int32_t i = 0; i < 3; i++)
+            for (int32_t k = crp3[i]; k < crp3[i + 1]; k++) dense[3 * i + cci3[k]] += cv3[k];
+        /* S^2 = [[1, 2, 6], [12, 0, 0], [4, 8, 0]]. */
+        const double want2[9] = {1, 2, 6, 12, 0, 0, 4, 8, 0};
+        CHECK(memcmp(dense, want2, sizeof dense) == 0);
+    }
+
     /* --- Status messages ---------------------------------------------------------- */
     for (int32_t s = 0; s <= 9; s++) CHECK(spblas_status_message(s) != NULL && strlen(spblas_status_message(s)) > 0);
     CHECK(strcmp(spblas_status_message(12345), "unknown status") == 0);
