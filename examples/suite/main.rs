@@ -22,7 +22,10 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressStyle};
 use spblas::generate::{SuiteScale, suite_entries};
-use spblas::level2::{CsrMethod, SpmvConfig, SpmvPlan, spmv_csr, spmv_csr_transpose};
+use spblas::level2::{
+    CsrMethod, DenseMut, DenseRef, Diagonal, SpMm, SpmvConfig, SpmvPlan, Triangle, spmv_csr,
+    spmv_csr_transpose, trsv,
+};
 use spblas::level3::{SpgemmConfig, spgemm, spgemm_reuse, upper_bound};
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
@@ -42,7 +45,7 @@ const MAX_FILL: f64 = 3.0;
 /// SELL slice height in the table.
 const SELL_HEIGHT: usize = 8;
 /// The SpMV rows of each matrix, in table order.
-const METHODS: [&str; 16] = [
+const METHODS: [&str; 18] = [
     "csr row-scalar",
     "Csr::spmv",
     "SpmvPlan::new",
@@ -52,6 +55,8 @@ const METHODS: [&str; 16] = [
     "csr speculative",
     "csr merge-path",
     "transpose (Aᵀx)",
+    "spmm k=8",
+    "trsv lower",
     "csr5",
     "coo",
     "ell",
@@ -350,6 +355,8 @@ fn spmv_rows<T: Scalar, I: Index>(
                 })
             }
             "transpose (Aᵀx)" => transposed(budget, exec, a, &mut base),
+            "spmm k=8" => spmm8(budget, exec, a, &mut base),
+            "trsv lower" => lower_solve(budget, exec, a, &mut base),
             "csr5" => csr5(budget, isa, a, &x, &mut base, &mut timed),
             _ => {
                 // The other formats: fill first (skipped above MAX_FILL), then converted
@@ -460,6 +467,85 @@ fn transposed<T: Scalar, I: Index>(
         black_box(&mut yt);
     });
     let note = check_note(&yt, &y_ref, "rows scattered into y".into());
+    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
+    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+}
+
+/// Columns of the SpMM row's dense block.
+const SPMM_K: usize = 8;
+
+/// `Y = A·X` for a row-major `X` of [`SPMM_K`] columns (level2::spmm_csr: A read once for
+/// all of them), checked against one SpMV per column. The row's time is per vector (the
+/// block's time over k), so `x rs` compares it with one SpMV of the baseline.
+fn spmm8<T: Scalar, I: Index>(
+    budget: Budget,
+    exec: Exec,
+    a: &Csr<'_, T, I>,
+    base: &mut dyn FnMut(),
+) -> Result<Measured, String> {
+    let (m, n, k) = (a.nrows(), a.ncols(), SPMM_K);
+    let xd: Vec<T> = (0..n * k).map(|i| T::from_f64(1.0 + (i % 11) as f64 * 0.125)).collect();
+    let x = DenseRef::row_major(n, k, &xd).map_err(|e| e.to_string())?;
+    // The reference: column j of Y is A times column j of X.
+    let mut y_ref = vec![T::ZERO; m * k];
+    let (mut xj, mut yj) = (vec![T::ZERO; n], vec![T::ZERO; m]);
+    for j in 0..k {
+        xj.iter_mut().enumerate().for_each(|(r, v)| *v = xd[r * k + j]);
+        a.spmv(exec, T::ONE, &xj, T::ZERO, &mut yj).map_err(|e| e.to_string())?;
+        yj.iter().enumerate().for_each(|(r, v)| y_ref[r * k + j] = *v);
+    }
+    let mut yd = vec![T::from_f64(f64::NAN); m * k];
+    let (tb, t) = median_pair(budget, SPMV_BLOCKS, base, &mut || {
+        let mut y = DenseMut::row_major(m, k, &mut yd).expect("dimensions checked");
+        a.spmm(exec, T::ONE, black_box(x), T::ZERO, &mut y).expect("dimensions checked");
+        black_box(&mut yd);
+    });
+    let t = t / k as u32;
+    let note = check_note(&yd, &y_ref, format!("time per vector of k = {k}, row-major"));
+    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
+    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+}
+
+/// `L x = b` for `L` = the strictly lower part of the matrix plus a dominant diagonal
+/// (`1 + Σ|l_ij|`, so every matrix has a well-conditioned solve), by `level2::trsv`'s
+/// serial substitution, checked by multiplying back. `x rs` compares it with the
+/// baseline SpMV of the whole matrix.
+fn lower_solve<T: Scalar, I: Index>(
+    budget: Budget,
+    exec: Exec,
+    a: &Csr<'_, T, I>,
+    base: &mut dyn FnMut(),
+) -> Result<Measured, String> {
+    if a.nrows() != a.ncols() {
+        return Err("skipped: not square".into());
+    }
+    let m = a.nrows();
+    let (mut rp, mut ci, mut v) = (vec![I::ZERO], Vec::new(), Vec::new());
+    for i in 0..m {
+        let (cols, vals) = a.row(i).ok_or("row out of range")?;
+        let mut diag = 1.0f64;
+        for (c, x) in cols.iter().zip(vals) {
+            if c.to_usize() < i {
+                ci.push(*c);
+                v.push(*x);
+                diag += x.to_f64().abs();
+            }
+        }
+        ci.push(I::from_usize(i).ok_or("index")?);
+        v.push(T::from_f64(diag));
+        rp.push(I::from_usize(ci.len()).ok_or("index")?);
+    }
+    let l = Csr::new(m, m, &rp, &ci, &v).map_err(|e| e.to_string())?;
+    let b: Vec<T> = (0..m).map(|i| T::from_f64(1.0 + (i % 7) as f64 * 0.125)).collect();
+    let mut xs = b.clone();
+    let (tb, t) = median_pair(budget, SPMV_BLOCKS, base, &mut || {
+        xs.copy_from_slice(&b);
+        trsv(exec, &l, Triangle::Lower, Diagonal::NonUnit, T::ONE, black_box(&mut xs))
+            .expect("checked triangular");
+    });
+    let mut lx = vec![T::ZERO; m];
+    l.spmv(exec, T::ONE, &xs, T::ZERO, &mut lx).map_err(|e| e.to_string())?;
+    let note = check_note(&lx, &b, format!("nnz(L) = {}, serial substitution; L·x against b", l.nnz()));
     let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
     Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
 }

@@ -23,6 +23,10 @@ SpMV y = A·x (thesis ch. 6-8), one thread:
            csr row-vector, segsum, speculative, merge-path: one CSR method forced
            transpose (Aᵀx): y = Aᵀ·x on the same CSR matrix (level2::spmv_csr_transpose:
            rows scattered into y, no copy of Aᵀ; x has m entries, y n), against A·x's baseline
+           spmm k=8: Y = A·X for a row-major X of 8 columns (level2::spmm_csr, A read once);
+           time, GFlop/s and x rs per vector (the block's time / 8), GB/s as for one SpMV
+           trsv lower: L·x = b by serial substitution (level2::trsv), L the strictly lower
+           part of A plus a dominant diagonal; GFlop/s and GB/s still count A's nnz
            csr5, coo, ell, hyb, jds, sell-8, dia: the matrix converted to that format
   fill     stored slots per entry (the padding of ELL, SELL, DIA); above 3: skipped
   conv     one-time cost (conversion, plan build or tuning) in SpMVs of csr row-scalar
