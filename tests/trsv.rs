@@ -9,7 +9,7 @@ mod common;
 
 use common::splitmix;
 use proptest::prelude::*;
-use spblas::level2::{Diagonal, Triangle, TriangularSolve, TrsvMethod, trsm, trsv};
+use spblas::level2::{Diagonal, Triangle, TriangularSolve, TrsvMethod, check_triangular, trsm, trsv};
 use spblas::{Csr, DimError, Exec, Index, Isa, Scalar};
 
 /// The structures the issue asks for.
@@ -548,5 +548,63 @@ fn edge_shapes() {
         )
         .unwrap();
         assert_eq!(s.level_count(), Some(levels));
+    }
+}
+
+/// Strictly increasing rows take a shorter check and solve (the diagonal at the row's
+/// edge): on every 3 × 3 pattern of absent, zero and non-zero entries, both agree with
+/// the entry-by-entry forms run on the same rows stored in reverse (unsorted) order —
+/// the same error and row, or the same solution (small integers: exact sums).
+#[test]
+fn canonical_rows_check_and_solve_as_unsorted_ones() {
+    use Diagonal::*;
+    use Triangle::*;
+    let n = 3;
+    for code in 0..3usize.pow(9) {
+        let mut rows: Vec<Vec<(u32, f64)>> = vec![Vec::new(); n];
+        let mut c = code;
+        for (k, row) in (0..n * n).map(|k| (k, k / n)) {
+            match c % 3 {
+                1 => rows[row].push(((k % n) as u32, 0.0)),
+                2 => rows[row].push(((k % n) as u32, 1.0 + (k % 2) as f64)),
+                _ => {}
+            }
+            c /= 3;
+        }
+        let fwd: Vec<&[(u32, f64)]> = rows.iter().map(|r| r.as_slice()).collect();
+        let rev_rows: Vec<Vec<(u32, f64)>> = rows.iter().map(|r| r.iter().rev().copied().collect()).collect();
+        let rev: Vec<&[(u32, f64)]> = rev_rows.iter().map(|r| r.as_slice()).collect();
+        let (rp, ci, v, _, _) = raw(n, n, &fwd);
+        let (rp2, ci2, v2, _, _) = raw(n, n, &rev);
+        let a = Csr::new(n, n, &rp, &ci, &v).unwrap();
+        let b = Csr::new(n, n, &rp2, &ci2, &v2).unwrap();
+        assert_eq!(a.row_order(), spblas::RowOrder::Canonical);
+        for tri in [Lower, Upper] {
+            for diag in [NonUnit, Unit] {
+                let (ra, rb) = (check_triangular(&a, tri, diag), check_triangular(&b, tri, diag));
+                let row_of = |r: &Result<(), DimError>| match r {
+                    Ok(()) => None,
+                    Err(DimError::NotTriangular { row, .. }) => Some((0, *row)),
+                    Err(DimError::MissingDiagonal { row }) => Some((1, *row)),
+                    Err(DimError::ZeroDiagonal { row }) => Some((2, *row)),
+                    Err(e) => panic!("unexpected {e:?}"),
+                };
+                assert_eq!(row_of(&ra), row_of(&rb), "pattern {code}, {tri:?}, {diag:?}");
+                if let Err(DimError::NotTriangular { row, col }) = ra {
+                    // The first entry outside the triangle in storage order.
+                    let want = rows[row].iter().map(|e| e.0 as usize).find(|&j| match tri {
+                        Lower => j > row,
+                        Upper => j < row,
+                    });
+                    assert_eq!(Some(col), want, "pattern {code}");
+                }
+                if ra.is_ok() {
+                    let (mut xa, mut xb) = (vec![1.0, 2.0, 3.0], vec![1.0, 2.0, 3.0]);
+                    trsv(Exec::new(), &a, tri, diag, 2.0, &mut xa).unwrap();
+                    trsv(Exec::new(), &b, tri, diag, 2.0, &mut xb).unwrap();
+                    assert_eq!(xa, xb, "pattern {code}, {tri:?}, {diag:?}");
+                }
+            }
+        }
     }
 }

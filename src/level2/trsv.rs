@@ -33,7 +33,7 @@
 //! dot product waiting on the previous rows' results, so one plain loop serves every `Isa`
 //! (the `Isa` is still checked to be available, as for every kernel).
 
-use crate::formats::Csr;
+use crate::formats::{Csr, RowOrder};
 use crate::{DimError, Exec, Index, Scalar};
 
 /// Which triangle of `A` the solve uses: the rows are solved top-down for
@@ -117,6 +117,9 @@ pub fn check_triangular<T: Scalar, I: Index>(
         return Err(DimError::NotSquare { nrows: n, ncols: a.ncols() });
     }
     let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
+    if a.row_order() == RowOrder::Canonical {
+        return check_canonical(a, triangle, diagonal);
+    }
     for i in 0..n {
         let r = row_ptr[i].to_usize()..row_ptr[i + 1].to_usize();
         let (mut d, mut seen) = (T::ZERO, false);
@@ -139,6 +142,46 @@ pub fn check_triangular<T: Scalar, I: Index>(
                 return Err(DimError::MissingDiagonal { row: i });
             }
             if d == T::ZERO {
+                return Err(DimError::ZeroDiagonal { row: i });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// [`check_triangular`] on strictly increasing rows, which reads one or two entries a row:
+/// a row lies in the lower (upper) triangle when its last (first) column does, and then
+/// its diagonal, if stored, is that entry. The same errors, the same first row.
+fn check_canonical<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    triangle: Triangle,
+    diagonal: Diagonal,
+) -> Result<(), DimError> {
+    let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
+    for i in 0..a.nrows() {
+        let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
+        if s == e {
+            if diagonal == Diagonal::NonUnit {
+                return Err(DimError::MissingDiagonal { row: i });
+            }
+            continue;
+        }
+        let (first, last) = (col_idx[s].to_usize(), col_idx[e - 1].to_usize());
+        let (edge, at) = match triangle {
+            Triangle::Lower if last > i => {
+                // The first column past the diagonal, as the entry-by-entry check names it.
+                let k = col_idx[s..e].iter().position(|c| c.to_usize() > i).unwrap_or(e - s);
+                return Err(DimError::NotTriangular { row: i, col: col_idx[s + k].to_usize() });
+            }
+            Triangle::Upper if first < i => return Err(DimError::NotTriangular { row: i, col: first }),
+            Triangle::Lower => (last, e - 1),
+            Triangle::Upper => (first, s),
+        };
+        if diagonal == Diagonal::NonUnit {
+            if edge != i {
+                return Err(DimError::MissingDiagonal { row: i });
+            }
+            if vals[at] == T::ZERO {
                 return Err(DimError::ZeroDiagonal { row: i });
             }
         }
@@ -434,6 +477,9 @@ impl<'a, T: Scalar, I: Index> TriangularSolve<'a, T, I> {
                     solve_row_in_place(a, i, unit, alpha, x, k);
                 }
             }
+            _ if k == 1 && a.row_order() == RowOrder::Canonical => {
+                substitute_canonical(a, self.triangle, unit, alpha, x)
+            }
             _ => {
                 for t in 0..a.nrows() {
                     solve_row_in_place(a, solve_order(self.triangle, a.nrows(), t), unit, alpha, x, k);
@@ -441,6 +487,43 @@ impl<'a, T: Scalar, I: Index> TriangularSolve<'a, T, I> {
             }
         }
         Ok(())
+    }
+}
+
+/// Serial substitution with one right-hand side on strictly increasing rows of a checked
+/// triangular matrix: the stored diagonal is the row's last (lower) or first (upper) entry,
+/// so the loop over the others has no test for it, and the division waits only on the
+/// products. The same operations in the same order as [`row_one`], so the same bits.
+fn substitute_canonical<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    triangle: Triangle,
+    unit: bool,
+    alpha: T,
+    x: &mut [T],
+) {
+    let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
+    let n = a.nrows();
+    for t in 0..n {
+        let i = solve_order(triangle, n, t);
+        let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
+        // The diagonal's position, if stored (the check put it at the row's edge).
+        let diag = match triangle {
+            Triangle::Lower => (e > s && col_idx[e - 1].to_usize() == i).then(|| e - 1),
+            Triangle::Upper => (e > s && col_idx[s].to_usize() == i).then_some(s),
+        };
+        let off = match (triangle, diag) {
+            (Triangle::Lower, Some(d)) => s..d,
+            (Triangle::Upper, Some(d)) => d + 1..e,
+            (_, None) => s..e,
+        };
+        let mut acc = alpha * x[i];
+        for (c, &v) in col_idx[off.clone()].iter().zip(&vals[off]) {
+            acc -= v * x[c.to_usize()];
+        }
+        x[i] = match diag {
+            Some(d) if !unit => acc / (T::ZERO + vals[d]),
+            _ => acc,
+        };
     }
 }
 

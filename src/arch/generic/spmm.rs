@@ -16,9 +16,9 @@
 // The entry-point macro serves the SIMD widths only; targets without one leave it unused.
 #![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_macros))]
 
-use crate::arch::Checked;
 use crate::arch::generic::spmv_csr::{cast, cast_mut, cast_val};
 use crate::arch::portable::spmm as portable;
+use crate::arch::{Checked, prefetch};
 use crate::{Index, Scalar};
 
 /// One register of `W` lanes of `T` for the SpMM tiles: a broadcast, unaligned loads and
@@ -62,6 +62,11 @@ pub(crate) trait MmVec: Copy {
     /// The width's target features are enabled.
     unsafe fn add(a: Self, b: Self) -> Self;
 }
+
+/// How far ahead, in entries, the row-major SpMM asks for the rows of `X` the entries
+/// will read: a random column costs a miss per entry, and the hint starts it long before
+/// the loop's own load would.
+const MM_X_AHEAD: usize = 32;
 
 /// The shape of the row-major operands: `k` columns, `X`'s rows `ldx` apart, `Y`'s `ldy`.
 #[derive(Clone, Copy, Debug)]
@@ -124,11 +129,23 @@ unsafe fn rows_by<V: MmVec, I: Index, const B0: bool>(
         None => (&[][..], 0),
     };
     let xr = Xrows { x, ld: s.ldx, jmax };
+    // The rows of `X` that entries up to `MM_X_AHEAD` ahead will read are asked for
+    // before this row starts (`ahead`: the next entry not yet asked for).
+    let mut ahead = row_ptr.first().map_or(0, |p| p.to_usize());
     for (i, w) in row_ptr.windows(2).enumerate() {
         let Some(yr) = i.checked_mul(s.ldy).and_then(|o| y.get_mut(o..o.checked_add(k)?)) else {
             break;
         };
         let r = w[0].to_usize()..w[1].to_usize();
+        let until = r.end.saturating_add(MM_X_AHEAD).min(col_idx.len());
+        while ahead < until {
+            if let Some(&c) = col_idx.get(ahead) {
+                let j = c.to_usize().min(jmax) * s.ldx;
+                prefetch(x, j);
+                prefetch(x, j + k - 1);
+            }
+            ahead += 1;
+        }
         let (cols, vs) = match (col_idx.get(r.clone()), vals.get(r)) {
             (Some(c), Some(v)) => (c, v),
             _ => (&[][..], &[][..]),
