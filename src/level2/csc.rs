@@ -25,7 +25,10 @@ impl<T: Scalar, I: Index> SpMv<T> for Csc<'_, T, I> {
 /// `y = alpha * Aᵀ * x + beta * y` for CSR `a` (`x` has `nrows` entries, `y` has
 /// `ncols`) on `exec`, by scattering each row into `y`: no copy of `Aᵀ`, no scratch on
 /// one thread. The same loop on every `Isa` (the scatter is a load and a store per
-/// entry; see the module notes).
+/// entry; see the module notes). Where the same `Aᵀ` multiplies many vectors, forming it
+/// once ([`Csr::transpose_into`]) and running its [`SpMv`](super::SpMv) turns the scatter
+/// into row dot products, as MKL's `mkl_sparse_optimize` does with a transpose hint
+/// (`benches/records/peers-ops-*.md`).
 ///
 /// BLAS semantics: `beta == 0` never reads `y` (NaN in `y` cannot leak); `alpha == 0`
 /// reads neither `A` nor `x` and gives `y = beta * y`. Unsorted rows and duplicates are

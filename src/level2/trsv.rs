@@ -503,6 +503,22 @@ fn substitute_canonical<T: Scalar, I: Index>(
 ) {
     let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
     let n = a.nrows();
+    if triangle == Triangle::Lower && !unit {
+        // The common case on its own: every row ends with its diagonal (checked).
+        for (i, w) in row_ptr.windows(2).enumerate() {
+            let (s, e) = (w[0].to_usize(), w[1].to_usize());
+            if e <= s {
+                continue;
+            }
+            let d = e - 1;
+            let mut acc = alpha * x[i];
+            for (c, &v) in col_idx[s..d].iter().zip(&vals[s..d]) {
+                acc -= v * x[c.to_usize()];
+            }
+            x[i] = acc * (T::ONE / (T::ZERO + vals[d]));
+        }
+        return;
+    }
     for t in 0..n {
         let i = solve_order(triangle, n, t);
         let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
@@ -521,7 +537,7 @@ fn substitute_canonical<T: Scalar, I: Index>(
             acc -= v * x[c.to_usize()];
         }
         x[i] = match diag {
-            Some(d) if !unit => acc / (T::ZERO + vals[d]),
+            Some(d) if !unit => acc * (T::ONE / (T::ZERO + vals[d])),
             _ => acc,
         };
     }
@@ -536,9 +552,11 @@ pub(crate) fn solve_order(triangle: Triangle, n: usize, t: usize) -> usize {
     }
 }
 
-/// Row `i` of the solve with one right-hand side: `(alpha * b_i - sum a_ij x_j) / a_ii`
-/// (`/ a_ii` left out when `unit`), the products subtracted in storage order, the
-/// diagonal entries (by column) added up. `x(j)` reads the solved `x_j`. Every method's
+/// Row `i` of the solve with one right-hand side: `(alpha * b_i - sum a_ij x_j) * (1 /
+/// a_ii)` (the factor left out when `unit`), the products subtracted in storage order,
+/// the diagonal entries (by column) added up. The reciprocal depends only on `A`, so it
+/// is computed while the sums wait for the previous rows, and the chain from one row to
+/// the next is a multiply instead of a division (`benches/records/peers-ops-*.md`). `x(j)` reads the solved `x_j`. Every method's
 /// row, so every method gives the same bits.
 #[inline(always)]
 pub(crate) fn row_one<T: Scalar, I: Index>(
@@ -558,7 +576,7 @@ pub(crate) fn row_one<T: Scalar, I: Index>(
             s -= v * x(j);
         }
     }
-    if unit { s } else { s / d }
+    if unit { s } else { s * (T::ONE / d) }
 }
 
 /// [`row_one`] for `acc.len()` right-hand sides at once (at most [`RHS_BLOCK`]): `acc`
@@ -586,7 +604,8 @@ pub(crate) fn row_block<T: Scalar, I: Index>(
         }
     }
     if !unit {
-        acc.iter_mut().for_each(|s| *s = *s / d);
+        let r = T::ONE / d;
+        acc.iter_mut().for_each(|s| *s = *s * r);
     }
 }
 
