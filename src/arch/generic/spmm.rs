@@ -6,7 +6,7 @@
 //! rather than once per column as `k` SpMVs would (thesis 8.3's row loop, with the dot
 //! product widened to `k` lanes). A tile is up to four registers ([`MmVec`]) of sums
 //! kept in registers across the row, in two sets (even and odd entries) so that two
-//! FMA chains are in flight even for one register; `k` past four registers runs several
+//! FMA chains are in flight (four sets, four chains, for a tile of one register); `k` past four registers runs several
 //! tiles, rest columns a half-width register ([`MmVec::Half`]) and then scalar sums.
 //!
 //! Sound for *any* slices: rows of `Y` that do not fit are skipped, row ranges are taken
@@ -132,20 +132,25 @@ unsafe fn rows_by<V: MmVec, I: Index, const B0: bool>(
     // The rows of `X` that entries up to `MM_X_AHEAD` ahead will read are asked for
     // before this row starts (`ahead`: the next entry not yet asked for).
     let mut ahead = row_ptr.first().map_or(0, |p| p.to_usize());
+    // A row of `X` within one line needs one hint (the line of its first element) where
+    // `X` is aligned; a longer one its last line too.
+    let span = k * core::mem::size_of::<V::T>();
     for (i, w) in row_ptr.windows(2).enumerate() {
         let Some(yr) = i.checked_mul(s.ldy).and_then(|o| y.get_mut(o..o.checked_add(k)?)) else {
             break;
         };
         let r = w[0].to_usize()..w[1].to_usize();
         let until = r.end.saturating_add(MM_X_AHEAD).min(col_idx.len());
-        while ahead < until {
-            if let Some(&c) = col_idx.get(ahead) {
+        if let Some(next) = col_idx.get(ahead..until) {
+            for c in next {
                 let j = c.to_usize().min(jmax) * s.ldx;
                 prefetch(x, j);
-                prefetch(x, j + k - 1);
+                if span > 64 {
+                    prefetch(x, j + k - 1);
+                }
             }
-            ahead += 1;
         }
+        ahead = ahead.max(until);
         let (cols, vs) = match (col_idx.get(r.clone()), vals.get(r)) {
             (Some(c), Some(v)) => (c, v),
             _ => (&[][..], &[][..]),
@@ -230,6 +235,11 @@ unsafe fn tile<V: MmVec, I: Index, const R: usize, const B0: bool>(
     yr: &mut [V::T],
 ) {
     let w = V::W;
+    if R == 1 {
+        // SAFETY: as below, for one register.
+        unsafe { tile1::<V, I, B0>(cols, vals, xr, c0, alpha, beta, yr) };
+        return;
+    }
     // SAFETY: the features are the caller's; every load reads `W` elements at column
     // `c0 + r W`, `r < R`, of a clamped row of `X` (inside `x` by `jmax`), and the stores
     // write columns `c0..c0 + R W` of `yr`, all within its `k` elements.
@@ -259,6 +269,46 @@ unsafe fn tile<V: MmVec, I: Index, const R: usize, const B0: bool>(
             let out = if B0 { t } else { V::fma(t, be, V::load(yp.add(r * w))) };
             out.store(yp.add(r * w));
         }
+    }
+}
+
+/// [`tile`] for one register of columns: four sets of sums (entries `4q`, `4q + 1`, ..)
+/// instead of two, so four FMA chains are in flight where two would leave the FMA units
+/// waiting on their latency (one register per entry is all the work there is; AVX-512
+/// with eight `f64` columns, `benches/records/peers-ops-*.md`).
+///
+/// # Safety
+/// As [`tile`] with `R = 1`.
+#[inline(always)]
+unsafe fn tile1<V: MmVec, I: Index, const B0: bool>(
+    cols: &[I],
+    vals: &[V::T],
+    xr: Xrows<'_, V::T>,
+    c0: usize,
+    alpha: V::T,
+    beta: V::T,
+    yr: &mut [V::T],
+) {
+    // SAFETY: the features are the caller's; every load reads `W` elements at column `c0`
+    // of a clamped row of `X` (inside `x` by `jmax`), the store writes columns
+    // `c0..c0 + W` of `yr`, within its `k` elements.
+    unsafe {
+        let zero = V::splat(V::T::ZERO);
+        let mut acc = [zero; 4];
+        let (c4, v4) = (cols.chunks_exact(4), vals.chunks_exact(4));
+        let (cr, vr) = (c4.remainder(), v4.remainder());
+        for (c, v) in c4.zip(v4) {
+            for q in 0..4 {
+                acc[q] = V::fma(acc[q], V::splat(v[q]), V::load(xr.at(c[q], c0)));
+            }
+        }
+        for (q, (&c, &v)) in cr.iter().zip(vr).enumerate() {
+            acc[q] = V::fma(acc[q], V::splat(v), V::load(xr.at(c, c0)));
+        }
+        let t = V::mul(V::splat(alpha), V::add(V::add(acc[0], acc[1]), V::add(acc[2], acc[3])));
+        let yp = yr.as_mut_ptr().add(c0);
+        let out = if B0 { t } else { V::fma(t, V::splat(beta), V::load(yp)) };
+        out.store(yp);
     }
 }
 
