@@ -605,7 +605,7 @@ pub(crate) fn row_block<T: Scalar, I: Index>(
     }
     if !unit {
         let r = T::ONE / d;
-        acc.iter_mut().for_each(|s| *s = *s * r);
+        acc.iter_mut().for_each(|s| *s *= r);
     }
 }
 
