@@ -380,17 +380,19 @@ fn tail_n<T: Scalar, I: Index, const N: usize, const B0: bool>(
 /// ([`rows_row_major`] over the width's registers).
 macro_rules! spmm_kernels {
     ($feature:literal, $f64:ty, $f32:ty) => {
-        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f64, f64, $f64, $f64);
-        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32, $f32);
+        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f64, f64, $f64);
+        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32);
     };
-    // `narrow` registers for blocks of at most 64 bytes a row (eight `f64`, sixteen
-    // `f32`): there one wide register per entry ran slower than two narrow ones on the
-    // AVX-512 Xeon (`benches/records/peers-ops-2026-11-28-xeon-avx512.md`).
-    ($feature:literal, $f64:ty, $f32:ty; narrow $n64:ty, $n32:ty) => {
-        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f64, f64, $f64, $n64);
-        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32, $n32);
+    // Blocks of at most 64 bytes a row (eight `f64`, sixteen `f32`) go to the narrower
+    // width's entry point (its `rows_f64`, compiled for its own features): there one
+    // wide register per entry ran slower than two narrow ones on the AVX-512 Xeon, and the
+    // narrow registers compiled among the wide width's features slower than in their own
+    // entry point (`benches/records/peers-ops-2026-11-28-xeon-avx512.md`).
+    ($feature:literal, $f64:ty, $f32:ty; narrow $($narrow:ident)::+) => {
+        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f64, f64, $f64, $($narrow)::+);
+        $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32, $($narrow)::+);
     };
-    (@one $feature:literal, $name:ident, $t:ty, $vec:ty, $narrow:ty) => {
+    (@one $feature:literal, $name:ident, $t:ty, $vec:ty $(, $($narrow:ident)::+)?) => {
         /// The row-major CSR SpMM on this width; see
         /// [`rows_row_major`](crate::arch::generic::spmm::rows_row_major).
         ///
@@ -408,18 +410,17 @@ macro_rules! spmm_kernels {
             y: &mut [$t],
             s: $crate::arch::generic::spmm::RowMajor,
         ) {
-            // SAFETY: the features are enabled on this function (the narrow registers'
-            // are among them); the kernel bounds its own reads and writes.
-            unsafe {
-                if s.k * core::mem::size_of::<$t>() <= 64
-                    && <$narrow as $crate::arch::generic::spmm::MmVec>::W < <$vec as $crate::arch::generic::spmm::MmVec>::W
-                {
-                    $crate::arch::generic::spmm::rows_row_major::<$narrow, I>(
-                        row_ptr, col_idx, vals, x, alpha, beta, y, s,
-                    )
-                } else {
-                    $crate::arch::generic::spmm::rows_row_major::<$vec, I>(row_ptr, col_idx, vals, x, alpha, beta, y, s)
+            $(
+                if s.k * core::mem::size_of::<$t>() <= 64 {
+                    // SAFETY: the narrower width's features are among those enabled here.
+                    unsafe { $($narrow)::+::$name(row_ptr, col_idx, vals, x, alpha, beta, y, s) };
+                    return;
                 }
+            )?
+            // SAFETY: the features are enabled on this function; the kernel bounds its
+            // own reads and writes.
+            unsafe {
+                $crate::arch::generic::spmm::rows_row_major::<$vec, I>(row_ptr, col_idx, vals, x, alpha, beta, y, s)
             }
         }
     };

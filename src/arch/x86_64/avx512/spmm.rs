@@ -15,4 +15,4 @@ mm_vec!(F32x16(__m512): f32, lanes 16, half F32x8;
     splat _mm512_set1_ps, load _mm512_loadu_ps, store _mm512_storeu_ps,
     fmadd _mm512_fmadd_ps, mul _mm512_mul_ps, add _mm512_add_ps);
 
-spmm_kernels!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F64x8, F32x16; narrow F64x4, F32x8);
+spmm_kernels!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F64x8, F32x16; narrow crate::arch::x86_64::avx2::spmm);
