@@ -273,7 +273,7 @@ fn check_spmv<T: Scalar, I: Index>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(96))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(96)))]
 
     #[test]
     fn csr5_roundtrip_preserves_entries_u32(raw in csr::<f64, u32>(40, 9, false)) {
@@ -397,7 +397,7 @@ fn check_foreign_layout(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(512))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(512)))]
 
     /// A layout made for another matrix of the same shape.
     #[test]
@@ -719,7 +719,7 @@ fn csr5_u16_holds_32767_rows_and_refuses_32768() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(64)))]
 
     #[test]
     fn csr5_roundtrip_preserves_entries_i32(raw in csr::<f64, i32>(40, 9, false)) {

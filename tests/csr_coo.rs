@@ -780,7 +780,7 @@ fn heapless_csr_reports_exceeded_capacity() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(64)))]
 
     #[test]
     fn csr_and_coo_spmv_equal_dense_reference_f64_i32(raw in csr::<f64, i32>(40, 12, false), (a, b) in scalars(), seed: u64) {

@@ -1220,7 +1220,7 @@ fn same_bits<T: Scalar, I: Index, J: Index>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(64)))]
 
     #[test]
     fn every_method_equals_the_reference_f64_i32(raw in csr::<f64, i32>(40, 12, false), (a, b) in scalars(), seed: u64) {

@@ -888,7 +888,7 @@ fn jds_accessors_never_panic_on_any_index() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(64)))]
 
     #[test]
     fn csr_jds_dia_roundtrip_and_spmv_f64_i32(raw in csr::<f64, i32>(40, 12, false), (a, b) in scalars(), seed: u64) {

@@ -370,7 +370,7 @@ where
 // ------------------------------------------------------------------------------------
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(if cfg!(target_arch = "x86_64") { 64 } else { 16 }))]
 
     #[test]
     fn scans_match_sequential_reference_u32(x in len().prop_flat_map(|n| prop::collection::vec(u32s(), n))) {

@@ -198,7 +198,7 @@ fn every_constructor_names_a_negative_index<I: Index>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(64)))]
 
     #[test]
     fn every_constructor_names_a_negative_i32(raw in csr::<f64, i32>(20, 6, false), at: usize, pick: u64) {

@@ -364,7 +364,7 @@ fn check_patterned<I: Index + Key>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(24))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(24)))]
 
     /// As above on products long enough for the plans to number `B`'s row patterns
     /// (after 256 matches; blocks of 1024 rows): ids then stand for the columns of the
@@ -384,7 +384,7 @@ proptest! {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(48))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(48)))]
 
     /// Rows that repeat a pattern (stencils, bands, blocks) take the hybrid's row plans:
     /// the product equals the dense reference (exact values) and, with inexact values,
@@ -871,7 +871,7 @@ fn dense<I: Index>(c: &Csr<'_, f64, I>) -> Vec<f64> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(32)))]
 
     #[test]
     fn transpose_into_matches_dense(seed in any::<u64>(), m in 0usize..20, n in 0usize..20, canon in any::<bool>()) {
@@ -1097,7 +1097,7 @@ fn u16_products_past_65535_entries_are_an_overflow() {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(32))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(32)))]
 
     #[test]
     fn spgemm_matches_dense_every_method_and_isa_f64_i32((a, b) in operands::<f64, i32>()) {

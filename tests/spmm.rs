@@ -171,7 +171,7 @@ fn columns() -> impl Strategy<Value = usize> {
 macro_rules! spmm_props {
     ($($name:ident: $t:ty, $i:ty;)*) => {
         proptest! {
-            #![proptest_config(ProptestConfig::with_cases(48))]
+            #![proptest_config(ProptestConfig::with_cases(crate::common::cases(48)))]
             $(
                 #[test]
                 fn $name(

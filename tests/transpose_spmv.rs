@@ -189,7 +189,7 @@ fn rejects_check<I: Index>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(64)))]
 
     #[test]
     fn transposed_spmv_equals_dense_reference_f64_u32(raw in csr::<f64, u32>(30, 10, false), (a, b) in scalars(), seed: u64) {
@@ -413,7 +413,7 @@ mod threads {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(64))]
+        #![proptest_config(ProptestConfig::with_cases(crate::common::cases(64)))]
 
         #[test]
         fn threaded_transposed_spmv_matches_reference(raw in csr::<f64, u32>(60, 20, false), threads in 0usize..9, ab in scalars(), seed: u64) {

@@ -238,7 +238,7 @@ fn serial_check<T: Scalar, I: Index>(
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(64)))]
 
     #[test]
     fn serial_solves_match_dense_substitution_f64_u32(
@@ -328,7 +328,7 @@ mod threaded {
     }
 
     proptest! {
-        #![proptest_config(ProptestConfig::with_cases(16))]
+        #![proptest_config(ProptestConfig::with_cases(crate::common::cases(16)))]
 
         #[test]
         fn threaded_solves_equal_the_substitution_bitwise_f64(
