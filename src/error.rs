@@ -283,6 +283,13 @@ pub enum DimError {
         /// Rows of the right operand.
         right_nrows: usize,
     },
+    /// The operands of a sum (`A + B`) differ in shape.
+    Shape {
+        /// Rows and columns of the left operand.
+        left: (usize, usize),
+        /// Rows and columns of the right operand.
+        right: (usize, usize),
+    },
     /// A caller-provided buffer is too short.
     BufferTooSmall {
         /// Name of the buffer.
@@ -388,6 +395,11 @@ impl fmt::Display for DimError {
             DimError::Inner { left_ncols, right_nrows } => write!(
                 f,
                 "inner dimensions differ: the left operand has {left_ncols} columns, the right one {right_nrows} rows."
+            ),
+            DimError::Shape { left, right } => write!(
+                f,
+                "the operands differ in shape: the left one is {} x {}, the right one {} x {}.",
+                left.0, left.1, right.0, right.1
             ),
             DimError::BufferTooSmall { buffer, needed, got } => {
                 write!(f, "buffer `{buffer}` has length {got} but needs {needed}.")

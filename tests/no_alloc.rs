@@ -23,7 +23,9 @@ use spblas::level1::{
     AddMethod, AddRule, SpVec, add, add_workspace_len, axpy, dot, dot_dense, gather, scatter,
 };
 use spblas::level3::{
-    RowMethod, SpgemmConfig, spgemm_bounded, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
+    RowMethod, SpgemmConfig, add_numeric, add_symbolic, add_workspace_len as add_matrices_workspace_len,
+    scale as mat_scale, scale_cols, scale_rows, spgemm_bounded, spgemm_numeric, spgemm_symbolic,
+    spgemm_workspace_len,
 };
 use spblas::primitives::Key;
 use spblas::primitives::heap::{DHeap, k_select};
@@ -588,6 +590,43 @@ fn spgemm_symbolic_numeric_and_bounded_allocate_nothing_u16() {
 #[cfg_attr(miri, ignore)]
 fn spgemm_symbolic_numeric_and_bounded_allocate_nothing_i32() {
     spgemm_phases::<i32>();
+}
+
+#[test]
+fn matrix_sum_and_scalings_allocate_nothing() {
+    let isas = isas();
+    let a = matrix::<u32>();
+    let a = a.view();
+    // B: canonical, same shape; with A (unsorted, duplicates) every row takes the SPA,
+    // with B + B (both canonical) the chapter-7 rule's methods.
+    let mut t = Vec::new();
+    for i in 0..ROWS {
+        for k in 0..(i % 5) {
+            t.push((i, (i * 3 + k * 37) % COLS, k as f64 - 1.5));
+        }
+    }
+    let b = CsrOwned::from_triplets(ROWS, COLS, &t).unwrap();
+    let b = b.view();
+    for isa in isas {
+        let exec = Exec::from(isa);
+        for (x, y) in [(&a, &b), (&b, &b)] {
+            let ws = add_matrices_workspace_len(exec, x, y).unwrap();
+            let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![0.0f64; ws.vals]);
+            let mut row_ptr = vec![0u32; ROWS + 1];
+            let nnz =
+                assert_no_alloc("add_symbolic", || add_symbolic(exec, x, y, &mut row_ptr, &mut wi).unwrap());
+            let (mut ci, mut cv) = (vec![0u32; nnz], vec![0.0f64; nnz]);
+            assert_no_alloc("add_numeric", || {
+                add_numeric(exec, 2.0, x, -1.0, y, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv)).unwrap()
+            });
+            assert!(nnz > 0, "{isa:?}");
+        }
+    }
+    let mut out = vec![0.0f64; a.nnz()];
+    let (dr, dc) = (vec![2.0f64; ROWS], vec![0.5f64; COLS]);
+    assert_no_alloc("scale", || mat_scale(&a, 3.0, &mut out).unwrap());
+    assert_no_alloc("scale_rows", || scale_rows(&a, &dr, &mut out).unwrap());
+    assert_no_alloc("scale_cols", || scale_cols(&a, &dc, &mut out).unwrap());
 }
 
 fn spgemm_phases<I: Index + Key>() {

@@ -50,7 +50,7 @@ pub(crate) fn of_format(e: FormatError) -> Status {
 /// The status of refused operands.
 pub(crate) fn of_dim(e: DimError) -> Status {
     match e {
-        DimError::Length { .. } | DimError::Inner { .. } => SPBLAS_ERR_DIMENSION,
+        DimError::Length { .. } | DimError::Inner { .. } | DimError::Shape { .. } => SPBLAS_ERR_DIMENSION,
         DimError::BufferTooSmall { .. } => SPBLAS_ERR_BUFFER_TOO_SMALL,
         DimError::IsaUnavailable { .. } => SPBLAS_ERR_ISA_UNAVAILABLE,
         DimError::Overflow { .. } => SPBLAS_ERR_TOO_LARGE,

@@ -1,4 +1,7 @@
-//! Level 3: sparse matrix-matrix multiplication `C = A·B` in CSR (thesis chapter 9).
+//! Level 3: sparse matrix-matrix multiplication `C = A·B` in CSR (thesis chapter 9), and
+//! the sum `C = alpha·A + beta·B` and scalings of sparse matrices ([`add_symbolic`],
+//! [`add_numeric`], [`add`]; [`scale`], [`scale_rows`], [`scale_cols`]; chapter 7's
+//! vector additions row by row).
 //!
 //! The four stages of the CSR-based framework (thesis 9.4):
 //! 1. [`upper_bound`] — each row of `C` has at most as many entries as the rows of `B`
@@ -60,6 +63,7 @@
 //! hence the medium bin's per-row span test: the ESC sorts all `m` candidates, the SPA only
 //! the distinct ones. The other methods stay available to force ([`SpgemmConfig::method`]).
 
+mod add;
 pub(crate) mod rows;
 pub(crate) mod stages;
 
@@ -68,6 +72,9 @@ mod owned;
 #[cfg(feature = "alloc")]
 mod plan;
 
+#[cfg(feature = "alloc")]
+pub use add::add;
+pub use add::{AddWorkspace, add_numeric, add_symbolic, add_workspace_len, scale, scale_cols, scale_rows};
 #[cfg(feature = "parallel")]
 pub(crate) use owned::{Piece, advise, count_nnz, hybrid_product, hybrid_rows};
 #[cfg(feature = "alloc")]
