@@ -8,6 +8,11 @@
 //! `DimError::NotCanonical`, and inner dimensions that differ are `DimError::Inner` —
 //! from every entry point.
 //!
+//! The same input also checks the matrix sum `alpha·A + beta·B` (`add_symbolic` +
+//! `add_numeric`, and `add`) against the dense sum — the union pattern, rows sorted
+//! without duplicates, exact values — with `B` itself where the shapes agree and `A`
+//! otherwise, and a shape mismatch as `DimError::Shape`.
+//!
 //! `A` and `B` come from two recipes (rows in input order: unsorted columns and
 //! duplicates included); `B` takes `A`'s column count as its row count unless the input
 //! asks for a mismatch.
@@ -16,7 +21,8 @@ use std::collections::BTreeSet;
 
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::level3::{
-    RowMethod, SpgemmConfig, spgemm, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
+    RowMethod, SpgemmConfig, add, add_numeric, add_symbolic, add_workspace_len, spgemm, spgemm_numeric,
+    spgemm_symbolic, spgemm_workspace_len,
 };
 use spblas::{Csr, DimError, Isa, RowOrder};
 
@@ -44,6 +50,15 @@ pub fn run(data: &[u8]) -> usize {
     let (kb, n, bp, bi, bv) = recipe_csr(&input.b);
     let a = Csr::new(m, k, &ap, &ai, &av).expect("a recipe is valid CSR");
     let b = Csr::new(kb, n, &bp, &bi, &bv).expect("a recipe is valid CSR");
+    let pick = usize::from(input.a.args.seed) | usize::from(input.a.args.alpha as u8) << 8;
+    let isa = Isa::available().nth(pick % Isa::available().count()).expect("pick % count is below the count");
+    let (alpha, beta) = ((pick % 5) as f64 - 2.0, ((pick >> 3) % 3) as f64 - 1.0);
+    if a.shape() == b.shape() {
+        check_sum(Exec::from(isa), alpha, &a, beta, &b);
+    } else {
+        check_sum(Exec::from(isa), alpha, &a, beta, &a);
+        assert!(matches!(add(Exec::from(isa), alpha, &a, beta, &b), Err(DimError::Shape { .. })));
+    }
     if k != kb {
         check_mismatch(&a, &b);
         return 0;
@@ -53,9 +68,7 @@ pub fn run(data: &[u8]) -> usize {
     // The per-bin rule and one forced method, on one `Isa`, picked by `A`'s SpMV
     // arguments (unused here): all five on every `Isa` made every input cost 10 to 15
     // products, and the fuzzer reaches every pair across inputs anyway.
-    let pick = usize::from(input.a.args.seed) | usize::from(input.a.args.alpha as u8) << 8;
     let forced = [RowMethod::Heap, RowMethod::BitonicEsc, RowMethod::Merge, RowMethod::Spa];
-    let isa = Isa::available().nth(pick % Isa::available().count()).expect("pick % count is below the count");
     for method in [None, Some(forced[(pick >> 8) % forced.len()])] {
         let (exec, cfg) = (Exec::from(isa), SpgemmConfig { method, ..SpgemmConfig::new() });
         if method == Some(RowMethod::Merge) && b.row_order() != RowOrder::Canonical {
@@ -187,4 +200,35 @@ fn check_mismatch(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) {
     let e = spgemm_numeric(exec, cfg, a, b, &zeros, &mut ci, &mut cv, (&mut wi, &mut wv));
     assert!(matches!(e, Err(DimError::Inner { .. })), "{e:?}");
     assert!(matches!(spgemm(exec, cfg, a, b), Err(DimError::Inner { .. })));
+}
+
+/// `alpha·A + beta·B` by both phases and by `add` against the dense sum.
+fn check_sum(exec: Exec, alpha: f64, a: &Csr<'_, f64, u32>, beta: f64, b: &Csr<'_, f64, u32>) {
+    let (m, n) = a.shape();
+    let mut pattern = vec![BTreeSet::new(); m];
+    let mut dense = vec![0.0; m * n];
+    for (s, mat) in [(alpha, a), (beta, b)] {
+        for (i, j, v) in mat.iter() {
+            pattern[i].insert(j as u32);
+            dense[i * n + j] += s * v;
+        }
+    }
+    let ws = add_workspace_len(exec, a, b).unwrap_or_else(|e| panic!("add workspace: {e}"));
+    let (mut wi, mut wv) = (vec![7u32; ws.idx], vec![f64::NAN; ws.vals]);
+    let mut row_ptr = vec![u32::MAX; m + 1];
+    let nnz = add_symbolic(exec, a, b, &mut row_ptr, &mut wi).unwrap_or_else(|e| panic!("add_symbolic: {e}"));
+    assert_eq!(nnz, pattern.iter().map(BTreeSet::len).sum::<usize>(), "add_symbolic: nnz(C)");
+    let (mut ci, mut cv) = (vec![u32::MAX; nnz], vec![f64::NAN; nnz]);
+    add_numeric(exec, alpha, a, beta, b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv))
+        .unwrap_or_else(|e| panic!("add_numeric: {e}"));
+    compare("add_symbolic + add_numeric", &row_ptr, &ci, &cv, &pattern, &dense, n);
+    let c = add(exec, alpha, a, beta, b).unwrap_or_else(|e| panic!("add: {e}"));
+    let c = c.view();
+    compare("add", c.row_ptr(), c.col_idx(), c.vals(), &pattern, &dense, n);
+    if nnz > 0 {
+        let mut short = vec![5u32; nnz - 1];
+        let e = add_numeric(exec, alpha, a, beta, b, &row_ptr, &mut short, &mut cv, (&mut wi, &mut wv));
+        assert!(matches!(e, Err(DimError::BufferTooSmall { .. })), "add_numeric, short col_idx: {e:?}");
+        assert!(short.iter().all(|&c| c == 5), "add_numeric: outputs written on error");
+    }
 }
