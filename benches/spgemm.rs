@@ -17,6 +17,13 @@
 //!   forced onto one method; `ncols` 4K (the SPA's scratch in L1/L2) or 1M (in
 //!   L3/memory).
 //!
+//! - `add/<matrix>/<f32|f64>/...`: the matrix sum `C = A + Aᵀ` (`level3`): `numeric/<isa>`
+//!   the numeric phase into kept buffers, `two-phase/<isa>` workspace, symbolic and
+//!   numeric with their allocations, `owned/<isa>` `level3::add`; the baselines `merge`
+//!   (a plain two-pointer merge of each row pair into kept buffers, what SciPy's
+//!   `csr_plus_csr` runs on canonical rows) and `copy` (copying both operands' columns and
+//!   values: the memory floor). Throughput in entries of `A` and `Aᵀ`.
+//!
 //! `cargo bench --bench spgemm --features gen,mtx -- --warm-up-time 0.5 --measurement-time 2`
 
 use std::hint::black_box;
@@ -25,7 +32,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use spblas::Exec;
 use spblas::generate::uniform_random;
 use spblas::level3::{
-    RowMethod, SpgemmConfig, spgemm, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
+    RowMethod, SpgemmConfig, add, add_numeric, add_symbolic, add_workspace_len, spgemm, spgemm_numeric,
+    spgemm_symbolic, spgemm_workspace_len,
 };
 use spblas::primitives::scan::ScanElem;
 use spblas::{Csr, CsrOwned, Isa, Scalar};
@@ -118,6 +126,108 @@ fn bench_square(c: &mut Criterion) {
     }
 }
 
+/// The baseline sum: each row pair of two canonical matrices merged by two pointers into
+/// `ci`/`cv` (sized by the caller); returns `nnz(C)`.
+fn merge_rows<T: Scalar>(a: &Csr<'_, T, u32>, b: &Csr<'_, T, u32>, ci: &mut [u32], cv: &mut [T]) -> usize {
+    let mut n = 0;
+    for i in 0..a.nrows() {
+        let ((ac, av), (bc, bv)) = (a.row(i).unwrap(), b.row(i).unwrap());
+        let (mut p, mut q) = (0, 0);
+        while p < ac.len() || q < bc.len() {
+            let (x, y) = (ac.get(p).copied().unwrap_or(u32::MAX), bc.get(q).copied().unwrap_or(u32::MAX));
+            let (c, v) = if x < y {
+                p += 1;
+                (x, av[p - 1])
+            } else if y < x {
+                q += 1;
+                (y, bv[q - 1])
+            } else {
+                p += 1;
+                q += 1;
+                (x, av[p - 1] + bv[q - 1])
+            };
+            ci[n] = c;
+            cv[n] = v;
+            n += 1;
+        }
+    }
+    n
+}
+
+fn bench_add_one<T: Scalar + ScanElem>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
+    let a = a.view();
+    let (np, nnz) = a.transpose_len();
+    let (mut rp, mut ti, mut tv) = (vec![0u32; np], vec![0u32; nnz], vec![T::ZERO; nnz]);
+    let b = a.transpose_into(&mut rp, &mut ti, &mut tv).unwrap();
+    // The baselines need canonical rows: sort A's (b, a transpose, is canonical already).
+    let sorted = CsrOwned::from_triplets(a.nrows(), a.ncols(), &a.iter().collect::<Vec<_>>()).unwrap();
+    let a = sorted.view();
+    let mut g = c.benchmark_group(format!("add/{name}/{}", T::NAME));
+    g.throughput(Throughput::Elements((a.nnz() + b.nnz()) as u64));
+    let total = a.nnz() + b.nnz();
+    let (mut ci, mut cv) = (vec![0u32; total], vec![T::ZERO; total]);
+    g.bench_function("merge", |bch| bch.iter(|| merge_rows(black_box(&a), &b, &mut ci, &mut cv)));
+    g.bench_function("copy", |bch| {
+        bch.iter(|| {
+            ci[..a.nnz()].copy_from_slice(black_box(a.col_idx()));
+            cv[..a.nnz()].copy_from_slice(a.vals());
+            ci[a.nnz()..].copy_from_slice(b.col_idx());
+            cv[a.nnz()..].copy_from_slice(b.vals());
+        })
+    });
+    for isa in Isa::available() {
+        let exec = Exec::from(isa);
+        let ws = add_workspace_len(exec, &a, &b).unwrap();
+        let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![T::ZERO; ws.vals]);
+        let mut row_ptr = vec![0u32; a.nrows() + 1];
+        let nnz = add_symbolic(exec, &a, &b, &mut row_ptr, &mut wi).unwrap();
+        let (mut ci, mut cv) = (vec![0u32; nnz], vec![T::ZERO; nnz]);
+        g.bench_function(BenchmarkId::new("numeric", isa.name()), |bch| {
+            bch.iter(|| {
+                add_numeric(
+                    exec,
+                    T::ONE,
+                    black_box(&a),
+                    T::ONE,
+                    &b,
+                    &row_ptr,
+                    &mut ci,
+                    &mut cv,
+                    (&mut wi, &mut wv),
+                )
+                .unwrap()
+            })
+        });
+        g.bench_function(BenchmarkId::new("two-phase", isa.name()), |bch| {
+            bch.iter(|| {
+                let ws = add_workspace_len(exec, black_box(&a), &b).unwrap();
+                let (mut wi, mut wv) = (vec![0u32; ws.idx], vec![T::ZERO; ws.vals]);
+                let mut row_ptr = vec![0u32; a.nrows() + 1];
+                let nnz = add_symbolic(exec, &a, &b, &mut row_ptr, &mut wi).unwrap();
+                let (mut ci, mut cv) = (vec![0u32; nnz], vec![T::ZERO; nnz]);
+                add_numeric(exec, T::ONE, &a, T::ONE, &b, &row_ptr, &mut ci, &mut cv, (&mut wi, &mut wv))
+                    .unwrap();
+                black_box((ci, cv))
+            })
+        });
+        g.bench_function(BenchmarkId::new("owned", isa.name()), |bch| {
+            bch.iter(|| add(exec, T::ONE, black_box(&a), T::ONE, &b).unwrap())
+        });
+    }
+    g.finish();
+}
+
+fn bench_add(c: &mut Criterion) {
+    for input in inputs::inputs() {
+        let (name, a) = (input.name(), inputs::load::<f64>(&input));
+        if a.view().nrows() != a.view().ncols() {
+            continue;
+        }
+        bench_add_one(c, name, &a);
+        bench_add_one(c, name, &inputs::load::<f32>(&input));
+    }
+}
+
 fn bench_bins_of<T: Scalar + ScanElem>(c: &mut Criterion) {
     // (upper bound per row, entries per row of A)
     for (m, r) in [(8usize, 2usize), (32, 4), (128, 8), (256, 16), (512, 16), (2048, 32)] {
@@ -161,6 +271,6 @@ criterion_group! {
         .sample_size(10)
         .warm_up_time(std::time::Duration::from_millis(500))
         .measurement_time(std::time::Duration::from_secs(2));
-    targets = bench_square, bench_bins
+    targets = bench_square, bench_add, bench_bins
 }
 criterion_main!(benches);

@@ -59,7 +59,9 @@
 //!   SpMM ([`SpMm`]: dense `X`, `Y` of `k` columns, [`DenseRef`], [`DenseMut`]).
 //! - [`level3`]: SpGEMM `C = A·B` in CSR (chapter 9): upper bound, binning, per-bin row
 //!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
-//!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`.
+//!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`. The sum
+//!   `C = alpha·A + beta·B` ([`level3::add_symbolic`], [`level3::add_numeric`]) and the
+//!   scalings ([`level3::scale`], [`level3::scale_rows`], [`level3::scale_cols`]).
 //! - `gpu`, `io`, `generate`: behind features, below.
 //!
 //! ## Features
@@ -67,7 +69,7 @@
 //! | feature | default | adds |
 //! |---|---|---|
 //! | `std` | yes | runtime NEON detection on AArch64; the choices tuned by timing on this machine ([`CsrMethod::tune`], [`SpmvPlan::tune`], [`AddRule::tune`](level1::AddRule::tune)); on Linux, the huge page hint for large owned outputs ([`SpgemmConfig::huge_pages`](level3::SpgemmConfig::huge_pages), on by default; [`SpmvConfig::huge_pages`], opt-in); implies `alloc` |
-//! | `alloc` | | owned variants ([`CsrOwned`], [`Csr5Owned`], [`CooOwned`], [`EllOwned`], [`SellOwned`], [`HybOwned`], [`JdsOwned`], [`DiaOwned`], [`SpVecOwned`](level1::SpVecOwned)), [`SpmvPlan`], and [`level3::spgemm`], `spgemm_reuse`, `galerkin`, `a_at` |
+//! | `alloc` | | owned variants ([`CsrOwned`], [`Csr5Owned`], [`CooOwned`], [`EllOwned`], [`SellOwned`], [`HybOwned`], [`JdsOwned`], [`DiaOwned`], [`SpVecOwned`](level1::SpVecOwned)), [`SpmvPlan`], and [`level3::spgemm`], `spgemm_reuse`, `galerkin`, `a_at`, [`level3::add`] |
 //! | `heapless` | | `CsrHeapless`: an owned CSR in fixed-capacity storage, for firmware without an allocator |
 //! | `parallel` | | threads for [`Exec::threads`]: the SpMV, SpGEMM and triangular solve kernels run as tasks on the caller's rayon pool; `available_threads` |
 //! | `mtx` | | `io`: Matrix Market read and write (coordinate real/integer/pattern, general/symmetric/skew-symmetric, gzip) |

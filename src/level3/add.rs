@@ -241,10 +241,12 @@ pub fn add_numeric<T: Scalar + ScanElem, I: Index + Key>(
     for i in 0..nrows {
         let (s, e) = (c_row_ptr[i].to_usize(), c_row_ptr[i + 1].to_usize());
         let (ra, rb) = (a.row(i).unwrap_or((&[], &[])), b.row(i).unwrap_or((&[], &[])));
-        let got = if canonical {
+        let method = AddMethod::choose(one.resolved_isa(), ra.0.len(), rb.0.len(), ncols);
+        let got = if canonical && method == AddMethod::Merge {
+            merge_row(alpha, ra, beta, rb, &mut c_col_idx[s..e], &mut c_vals[s..e])
+        } else if canonical {
             let x = SpVec::new(ncols, ra.0, ra.1).map_err(|_| DimError::NotCanonical { operand: "a" })?;
             let y = SpVec::new(ncols, rb.0, rb.1).map_err(|_| DimError::NotCanonical { operand: "b" })?;
-            let method = AddMethod::choose(one.resolved_isa(), x.nnz(), y.nnz(), ncols);
             let m = x.nnz() + y.nnz();
             let n = add_scaled(one, alpha, x, beta, y, &mut si[..m], &mut sv[..m], method, kernel_ws)?;
             if n == e - s {
@@ -261,6 +263,49 @@ pub fn add_numeric<T: Scalar + ScanElem, I: Index + Key>(
         }
     }
     Ok(())
+}
+
+/// The merge (thesis 7.4.3) of two strictly increasing rows straight into `C`'s row: one
+/// pass, equal columns fused into `alpha·a + beta·b`; the same values as
+/// [`AddMethod::Merge`] in [`add_scaled`], without the vector views and the scratch copy.
+/// Writes at most `out_i.len()` entries and returns how many the row has.
+fn merge_row<T: Scalar, I: Index>(
+    alpha: T,
+    (a_cols, a_vals): (&[I], &[T]),
+    beta: T,
+    (b_cols, b_vals): (&[I], &[T]),
+    out_i: &mut [I],
+    out_v: &mut [T],
+) -> usize {
+    let (mut p, mut q, mut n) = (0, 0, 0);
+    loop {
+        let (c, v) = match (a_cols.get(p), b_cols.get(q)) {
+            (Some(&x), Some(&y)) if x.to_usize() == y.to_usize() => {
+                let v = alpha * a_vals[p] + beta * b_vals[q];
+                p += 1;
+                q += 1;
+                (x, v)
+            }
+            (Some(&x), Some(&y)) if x.to_usize() < y.to_usize() => {
+                p += 1;
+                (x, alpha * a_vals[p - 1])
+            }
+            (_, Some(&y)) => {
+                q += 1;
+                (y, beta * b_vals[q - 1])
+            }
+            (Some(&x), None) => {
+                p += 1;
+                (x, alpha * a_vals[p - 1])
+            }
+            (None, None) => return n,
+        };
+        if let (Some(oi), Some(ov)) = (out_i.get_mut(n), out_v.get_mut(n)) {
+            *oi = c;
+            *ov = v;
+        }
+        n += 1;
+    }
 }
 
 /// Thesis Alg. 27 on two rows in any order: `alpha·a` then `beta·b` into `dense`, a bit

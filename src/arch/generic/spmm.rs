@@ -384,10 +384,9 @@ macro_rules! spmm_kernels {
         $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32);
     };
     // Blocks of at most 64 bytes a row (eight `f64`, sixteen `f32`) go to the narrower
-    // width's entry point (its `rows_f64`, compiled for its own features): there one
-    // wide register per entry ran slower than two narrow ones on the AVX-512 Xeon, and the
-    // narrow registers compiled among the wide width's features slower than in their own
-    // entry point (`benches/records/peers-ops-2026-11-28-xeon-avx512.md`).
+    // width's entry point: two 256-bit loads an entry ran as fast as one 512-bit load or
+    // faster on the AVX-512 Xeon (spot runs behind
+    // `benches/records/peers-ops-2026-11-28-xeon-avx512.md`).
     ($feature:literal, $f64:ty, $f32:ty; narrow $($narrow:ident)::+) => {
         $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f64, f64, $f64, $($narrow)::+);
         $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32, $($narrow)::+);
