@@ -8,14 +8,15 @@
 //! `alloc`, [`add`] does both into fresh arrays. The scratch is one index and one value
 //! buffer whose lengths [`add_workspace_len`] gives ([`AddWorkspace`]).
 //!
-//! **Rows.** Where both operands are [`RowOrder::Canonical`], each row pair is one sparse
-//! vector addition ([`level1::add_scaled`](crate::level1::add_scaled)) by the method the
-//! chapter-7 rule picks for its lengths and `ncols` ([`AddMethod::choose`]: merge, SPA or
-//! bitonic ESC), and the symbolic phase counts the union by a merge of the column lists.
-//! Otherwise (unsorted rows or duplicates in either) every row goes through the sparse
-//! accumulator (thesis 7.3, Alg. 27), which takes entries in any order: values into a
-//! dense row, a bit per column marking the occupied ones, read back in column order
-//! between the smallest and largest column present.
+//! **Rows.** Where both operands are [`RowOrder::Canonical`], each row pair is merged
+//! (thesis 7.4.3: one pass, `O(m)`) straight into `C`'s row, and the symbolic phase counts
+//! the union by a merge of the column lists. Otherwise (unsorted rows or duplicates in
+//! either) every row goes through the sparse accumulator (thesis 7.3, Alg. 27), which
+//! takes entries in any order: values into a dense row, a bit per column marking the
+//! occupied ones, read back in column order between the smallest and largest column
+//! present. On sorted rows the merge ran at a plain merge's speed or better where the
+//! chapter-7 rule's SPA and ESC, through the vector API, did not
+//! (`benches/records/matadd-2026-11-28-xeon-avx512.md`).
 //!
 //! **Semantics.** `C`'s rows are sorted by column without duplicates
 //! ([`RowOrder::Canonical`]); its pattern is the union of `A`'s and `B`'s whatever the
@@ -24,7 +25,6 @@
 //! absent entry left out; duplicates within a row of `A` or `B` are summed.
 
 use crate::formats::{Csr, RowOrder};
-use crate::level1::{AddMethod, SpVec, add_scaled, add_workspace_len as vector_workspace_len};
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{DimError, Exec, Index, Scalar};
@@ -33,9 +33,9 @@ use super::stages::check_buf;
 use super::{check_row_ptr, words_in};
 
 /// The buffers [`add_symbolic`] (`idx` only) and [`add_numeric`] (both) need, from
-/// [`add_workspace_len`]: `idx` holds a row's scratch indices (the longest row pair) and
-/// the marker bits of the columns (`ncols / 64` words); `vals` the scratch values and the
-/// chapter-7 kernels' workspace (a dense row of `ncols` values for the SPA).
+/// [`add_workspace_len`]: `idx` holds the marker bits of the columns (`ncols / 64`
+/// words), `vals` the SPA's dense row (`ncols` values) — both empty where the operands
+/// are canonical (the merge needs neither).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct AddWorkspace {
     /// Length of the index workspace, in `I`.
@@ -44,17 +44,9 @@ pub struct AddWorkspace {
     pub vals: usize,
 }
 
-/// The longest row pair (`nnz` of row `i` of `A` plus of `B`), and whether both operands
-/// are canonical (the merge and the chapter-7 rule apply).
-fn shape_of<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> (usize, bool) {
-    let (pa, pb) = (a.row_ptr(), b.row_ptr());
-    let longest = pa
-        .windows(2)
-        .zip(pb.windows(2))
-        .map(|(x, y)| (x[1].to_usize() - x[0].to_usize()) + (y[1].to_usize() - y[0].to_usize()))
-        .max()
-        .unwrap_or(0);
-    (longest, a.row_order() == RowOrder::Canonical && b.row_order() == RowOrder::Canonical)
+/// Whether both operands are canonical (the merge applies to every row).
+fn both_canonical<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) -> bool {
+    a.row_order() == RowOrder::Canonical && b.row_order() == RowOrder::Canonical
 }
 
 /// The `Isa` and the shapes.
@@ -80,26 +72,18 @@ pub fn add_workspace_len<T: Scalar, I: Index>(
     b: &Csr<'_, T, I>,
 ) -> Result<AddWorkspace, DimError> {
     check_operands(exec, a, b)?;
-    let (longest, _) = shape_of(a, b);
+    if both_canonical(a, b) {
+        return Ok(AddWorkspace::default());
+    }
     let n = a.ncols();
-    let kernels = vector_workspace_len::<T>(AddMethod::Spa, 0, 0, n).max(vector_workspace_len::<T>(
-        AddMethod::BitonicEsc,
-        longest,
-        0,
-        n,
-    ));
-    Ok(AddWorkspace {
-        idx: longest.saturating_add(words_in::<I>(n.div_ceil(64))),
-        vals: longest.saturating_add(kernels),
-    })
+    Ok(AddWorkspace { idx: words_in::<I>(n.div_ceil(64)), vals: n })
 }
 
-/// The marker words inside the index workspace, after the scratch indices.
-fn marks_of<I: Index>(idx: &mut [I], longest: usize, ncols: usize) -> (&mut [I], &mut [u64]) {
-    let (scratch, rest) = idx.split_at_mut(longest.min(idx.len()));
-    let words = bytemuck::pod_align_to_mut::<I, u64>(rest).1;
+/// The marker words inside the index workspace.
+fn marks_of<I: Index>(idx: &mut [I], ncols: usize) -> &mut [u64] {
+    let words = bytemuck::pod_align_to_mut::<I, u64>(idx).1;
     let k = ncols.div_ceil(64).min(words.len());
-    (scratch, &mut words[..k])
+    &mut words[..k]
 }
 
 /// Symbolic phase of `C = alpha·A + beta·B`: the length of each row of `C` (the union of
@@ -139,8 +123,8 @@ pub fn add_symbolic<T: Scalar, I: Index>(
     let nrows = a.nrows();
     check_buf("c_row_ptr", nrows + 1, c_row_ptr.len())?;
     check_buf("workspace", ws.idx, workspace.len())?;
-    let (longest, canonical) = shape_of(a, b);
-    let (_, marks) = marks_of(workspace, longest, a.ncols());
+    let canonical = both_canonical(a, b);
+    let marks = marks_of(workspace, a.ncols());
     // The total first (nothing written on overflow), then the pointers.
     let lens = |i: usize, marks: &mut [u64]| -> usize {
         let (ra, rb) = (row_cols(a, i), row_cols(b, i));
@@ -233,30 +217,16 @@ pub fn add_numeric<T: Scalar + ScanElem, I: Index + Key>(
     check_buf("c_vals", nnz, c_vals.len())?;
     check_buf("workspace.idx", ws.idx, workspace.0.len())?;
     check_buf("workspace.vals", ws.vals, workspace.1.len())?;
-    let (longest, canonical) = shape_of(a, b);
-    let (si, marks) = marks_of(workspace.0, longest, ncols);
-    let (sv, kernel_ws) = workspace.1.split_at_mut(longest);
+    let canonical = both_canonical(a, b);
+    let marks = marks_of(workspace.0, ncols);
     marks.fill(0);
-    let one = Exec::from(exec.resolved_isa());
     for i in 0..nrows {
         let (s, e) = (c_row_ptr[i].to_usize(), c_row_ptr[i + 1].to_usize());
         let (ra, rb) = (a.row(i).unwrap_or((&[], &[])), b.row(i).unwrap_or((&[], &[])));
-        let method = AddMethod::choose(one.resolved_isa(), ra.0.len(), rb.0.len(), ncols);
-        let got = if canonical && method == AddMethod::Merge {
+        let got = if canonical {
             merge_row(alpha, ra, beta, rb, &mut c_col_idx[s..e], &mut c_vals[s..e])
-        } else if canonical {
-            let x = SpVec::new(ncols, ra.0, ra.1).map_err(|_| DimError::NotCanonical { operand: "a" })?;
-            let y = SpVec::new(ncols, rb.0, rb.1).map_err(|_| DimError::NotCanonical { operand: "b" })?;
-            let m = x.nnz() + y.nnz();
-            let n = add_scaled(one, alpha, x, beta, y, &mut si[..m], &mut sv[..m], method, kernel_ws)?;
-            if n == e - s {
-                c_col_idx[s..e].copy_from_slice(&si[..n]);
-                c_vals[s..e].copy_from_slice(&sv[..n]);
-            }
-            n
         } else {
-            let dense = &mut kernel_ws[..ncols];
-            spa_row(alpha, ra, beta, rb, dense, marks, &mut c_col_idx[s..e], &mut c_vals[s..e])
+            spa_row(alpha, ra, beta, rb, &mut workspace.1[..ncols], marks, &mut c_col_idx[s..e], &mut c_vals[s..e])
         };
         if got != e - s {
             return Err(DimError::RowLength { operand: "c_row_ptr", row: i, expected: e - s, got });
@@ -266,8 +236,8 @@ pub fn add_numeric<T: Scalar + ScanElem, I: Index + Key>(
 }
 
 /// The merge (thesis 7.4.3) of two strictly increasing rows straight into `C`'s row: one
-/// pass, equal columns fused into `alpha·a + beta·b`; the same values as
-/// [`AddMethod::Merge`] in [`add_scaled`], without the vector views and the scratch copy.
+/// pass, equal columns fused into `alpha·a + beta·b` (the values of
+/// [`level1::add_scaled`](crate::level1::add_scaled)'s merge).
 /// Writes at most `out_i.len()` entries and returns how many the row has.
 fn merge_row<T: Scalar, I: Index>(
     alpha: T,
