@@ -161,7 +161,7 @@ pub use formats::{CooOwned, Csr5Owned, CsrOwned};
 pub use formats::{Dia, DiaLayout, Jds, JdsLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{DiaOwned, JdsOwned};
-pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
+pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout, Symmetric, Triangle};
 #[cfg(feature = "alloc")]
 pub use formats::{EllOwned, HybOwned, SellOwned};
 pub use isa::{Exec, Gathers, Isa};

@@ -36,6 +36,7 @@ mod jds;
 pub(crate) mod plan;
 mod sell;
 pub(crate) mod spmm;
+pub(crate) mod symmetric;
 pub(crate) mod trsv;
 
 pub use csc::spmv_csr_transpose;
