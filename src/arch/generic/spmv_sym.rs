@@ -20,7 +20,7 @@
 //! `y` (`parallel::spmv_symmetric`).
 
 use crate::arch::generic::spmv_csr::x_at;
-use crate::arch::{PF_AHEAD, prefetch, prefetch_span};
+use crate::arch::{PF_AHEAD, prefetch_span};
 use crate::{Index, Scalar};
 
 /// One block of rows `start..end` of a symmetric product and its stored triangle: the
@@ -76,7 +76,8 @@ impl Cross {
         self.rows.0 >= self.rows.1
     }
 
-    /// Adds row `i`'s cross entries in columns `lo..hi`.
+    /// Adds row `i`'s cross entries in columns `lo..hi`. Inline: a call in the row loops,
+    /// even a cold one, made them keep their pointers on the stack across it.
     #[inline(always)]
     pub(crate) fn add(&mut self, i: usize, lo: usize, hi: usize) {
         self.rows = (self.rows.0.min(i), self.rows.1.max(i + 1));
@@ -177,9 +178,9 @@ fn row<T: Scalar, I: Index, const LOWER: bool, const B0: bool>(
     let base = w0 - b.start;
     // The streams run forwards for a lower triangle, backwards for an upper one.
     let ahead = if LOWER { s + PF_AHEAD } else { s.saturating_sub(PF_AHEAD) };
+    // Short rows go without the software prefetch of the CSR row loop: it slowed this
+    // loop, whose scatter keeps the load ports busier (`benches/records/symmetric-*.md`).
     let d = if cols.len() < a.short {
-        prefetch(a.vals, ahead);
-        prefetch(a.col_idx, ahead);
         let mut acc = T::ZERO;
         for (&c, &v) in cols.iter().zip(vs) {
             acc += v * x_at(a.x, c);
