@@ -55,7 +55,9 @@ fn bench_one<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
     #[cfg(feature = "parallel")]
     {
         let ex = Exec::new().threads(0);
-        g.bench_function("full_csr_threads", |b| b.iter(|| f.spmv(ex, T::ONE, black_box(&x), T::ZERO, black_box(&mut y))));
+        g.bench_function("full_csr_threads", |b| {
+            b.iter(|| f.spmv(ex, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
+        });
         g.bench_function("symmetric_threads", |b| {
             b.iter(|| s.spmv(ex, T::ONE, black_box(&x), T::ZERO, black_box(&mut y)))
         });

@@ -20,10 +20,10 @@ use std::sync::OnceLock;
 use std::vec::Vec;
 
 use crate::arch::Checked;
-use crate::formats::{Csr, CsrOwned};
-use crate::level2::csr::{serial_csr, spmv_rows_by};
 use crate::arch::generic::spmv_sym::Cross;
+use crate::formats::{Csr, CsrOwned};
 use crate::formats::{Symmetric, Triangle};
+use crate::level2::csr::{serial_csr, spmv_rows_by};
 use crate::level2::spmm::{spmm_cols, spmm_rows};
 use crate::level2::symmetric::{block as sym_block, cross_step, sym_block_spmm, sym_block_spmv};
 use crate::level2::trsv::{LEVEL_WORK, Levels, RHS_BLOCK, row_block, row_one, solve_order};

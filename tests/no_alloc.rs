@@ -374,7 +374,9 @@ fn symmetric<I: Index>() {
         let mut y = vec![1.0; n];
         for &isa in &isas {
             for (alpha, beta) in [(1.0, 0.0), (2.0, 0.5), (0.0, 1.0)] {
-                assert_no_alloc("symmetric spmv", || a.spmv(Exec::from(isa), alpha, &x, beta, &mut y).unwrap());
+                assert_no_alloc("symmetric spmv", || {
+                    a.spmv(Exec::from(isa), alpha, &x, beta, &mut y).unwrap()
+                });
             }
         }
         for k in [1usize, 8, 17] {
@@ -385,7 +387,9 @@ fn symmetric<I: Index>() {
                 let xd = DenseRef::new(n, k, ld, layout, &x).unwrap();
                 let mut yd = DenseMut::new(n, k, ld, layout, &mut y).unwrap();
                 for &isa in &isas {
-                    assert_no_alloc("symmetric spmm", || a.spmm(Exec::from(isa), 1.5, xd, 0.5, &mut yd).unwrap());
+                    assert_no_alloc("symmetric spmm", || {
+                        a.spmm(Exec::from(isa), 1.5, xd, 0.5, &mut yd).unwrap()
+                    });
                 }
             }
         }

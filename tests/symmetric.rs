@@ -11,8 +11,8 @@ mod common;
 use common::{assert_close, reference_spmv, splitmix, vector};
 use proptest::prelude::*;
 use spblas::{
-    Csr, CsrOwned, DenseLayout, DenseMut, DenseRef, DimError, Exec, Index, Isa, Scalar, SpMm, SpMv, Symmetric,
-    Triangle,
+    Csr, CsrOwned, DenseLayout, DenseMut, DenseRef, DimError, Exec, Index, Isa, Scalar, SpMm, SpMv,
+    Symmetric, Triangle,
 };
 
 /// The shapes of a stored triangle the tests draw.
@@ -95,40 +95,42 @@ fn triangle<T: Scalar>(max_n: usize, max_len: usize) -> impl Strategy<Value = Tr
         1 => Just(Shape::Sparse),
     ];
     let tri = prop_oneof![Just(Triangle::Lower), Just(Triangle::Upper)];
-    (0..=max_n, shape, tri, any::<bool>(), any::<u64>()).prop_map(move |(n, shape, triangle, canonical, seed)| {
-        let lower = triangle == Triangle::Lower;
-        // Row `i`'s columns on its side of the diagonal: `lo..=hi`.
-        let side = |i: usize| if lower { (0, i) } else { (i, n - 1) };
-        let far = if lower { n.saturating_sub(1) } else { 0 };
-        let mut entries = Vec::new();
-        for i in 0..n {
-            let h = splitmix(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
-            let (lo, hi) = side(i);
-            let mut cols: Vec<usize> = match shape {
-                Shape::Diagonal => vec![i],
-                Shape::DenseRow if i == far => (lo..=hi).collect(),
-                Shape::DenseColumn => vec![if lower { 0 } else { n - 1 }],
-                Shape::Sparse if !h.is_multiple_of(6) => vec![],
-                Shape::DenseRow | Shape::Sparse => {
-                    (0..h % 3).map(|k| lo + (splitmix(h ^ k) as usize) % (hi - lo + 1)).collect()
+    (0..=max_n, shape, tri, any::<bool>(), any::<u64>()).prop_map(
+        move |(n, shape, triangle, canonical, seed)| {
+            let lower = triangle == Triangle::Lower;
+            // Row `i`'s columns on its side of the diagonal: `lo..=hi`.
+            let side = |i: usize| if lower { (0, i) } else { (i, n - 1) };
+            let far = if lower { n.saturating_sub(1) } else { 0 };
+            let mut entries = Vec::new();
+            for i in 0..n {
+                let h = splitmix(seed ^ (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+                let (lo, hi) = side(i);
+                let mut cols: Vec<usize> = match shape {
+                    Shape::Diagonal => vec![i],
+                    Shape::DenseRow if i == far => (lo..=hi).collect(),
+                    Shape::DenseColumn => vec![if lower { 0 } else { n - 1 }],
+                    Shape::Sparse if !h.is_multiple_of(6) => vec![],
+                    Shape::DenseRow | Shape::Sparse => {
+                        (0..h % 3).map(|k| lo + (splitmix(h ^ k) as usize) % (hi - lo + 1)).collect()
+                    }
+                    Shape::Random | Shape::NoDiagonal => (0..h % (max_len as u64 + 1))
+                        .map(|k| lo + (splitmix(h ^ k) as usize) % (hi - lo + 1))
+                        .collect(),
+                };
+                if matches!(shape, Shape::NoDiagonal) {
+                    cols.retain(|&j| j != i);
                 }
-                Shape::Random | Shape::NoDiagonal => {
-                    (0..h % (max_len as u64 + 1)).map(|k| lo + (splitmix(h ^ k) as usize) % (hi - lo + 1)).collect()
+                if canonical {
+                    cols.sort_unstable();
+                    cols.dedup();
                 }
-            };
-            if matches!(shape, Shape::NoDiagonal) {
-                cols.retain(|&j| j != i);
+                for (k, j) in cols.into_iter().enumerate() {
+                    entries.push((i, j, value::<T>(splitmix(h ^ (k as u64 + 101)))));
+                }
             }
-            if canonical {
-                cols.sort_unstable();
-                cols.dedup();
-            }
-            for (k, j) in cols.into_iter().enumerate() {
-                entries.push((i, j, value::<T>(splitmix(h ^ (k as u64 + 101)))));
-            }
-        }
-        Tri { n, triangle, entries }
-    })
+            Tri { n, triangle, entries }
+        },
+    )
 }
 
 /// The threads the tests run with: one and, with `parallel`, two.
@@ -139,7 +141,12 @@ fn thread_counts() -> &'static [usize] {
 /// SpMV of the view on every `Isa` and thread count against the dense reference and
 /// against the CSR SpMV of the whole matrix; two threads give one thread's bits; `y` starts
 /// as NaN when `beta == 0`.
-fn check_spmv<T: Scalar, I: Index>(tri: &Tri<T>, alpha: f64, beta: f64, seed: u64) -> Result<(), TestCaseError> {
+fn check_spmv<T: Scalar, I: Index>(
+    tri: &Tri<T>,
+    alpha: f64,
+    beta: f64,
+    seed: u64,
+) -> Result<(), TestCaseError> {
     let (rp, ci, v) = tri.csr::<I>();
     let t = Csr::new(tri.n, tri.n, &rp, &ci, &v).unwrap();
     let a = Symmetric::new(t, tri.triangle).unwrap();
@@ -315,13 +322,18 @@ fn large_matrices_split_on_threads_agree_with_serial() {
     for triangle in [Triangle::Lower, Triangle::Upper] {
         let tri = wide::<f64>(3000, 14, triangle);
         check_spmv::<f64, u32>(&tri, -1.5, 0.5, 11).unwrap();
-        check_spmm::<f64, u32>(&tri, 8, DenseLayout::RowMajor, DenseLayout::RowMajor, 1, 2.0, 0.0, 12).unwrap();
+        check_spmm::<f64, u32>(&tri, 8, DenseLayout::RowMajor, DenseLayout::RowMajor, 1, 2.0, 0.0, 12)
+            .unwrap();
         let band = Tri {
             n: 20_000,
             triangle,
             entries: (0..20_000usize)
                 .flat_map(|i| {
-                    let span = if triangle == Triangle::Lower { i.saturating_sub(3)..=i } else { i..=(i + 3).min(19_999) };
+                    let span = if triangle == Triangle::Lower {
+                        i.saturating_sub(3)..=i
+                    } else {
+                        i..=(i + 3).min(19_999)
+                    };
                     span.map(move |j| (i, j, value::<f64>(splitmix((i * 7 + j) as u64))))
                 })
                 .collect(),
@@ -370,11 +382,29 @@ fn wrong_lengths_are_errors_and_leave_y_untouched() {
     assert_eq!(y, [7.0; 3]);
     let xd = [1.0; 6];
     let mut yd = [7.0; 6];
-    let e = a.spmm(Exec::new(), 1.0, DenseRef::row_major(2, 3, &xd).unwrap(), 0.0, &mut DenseMut::row_major(3, 2, &mut yd).unwrap());
+    let e = a.spmm(
+        Exec::new(),
+        1.0,
+        DenseRef::row_major(2, 3, &xd).unwrap(),
+        0.0,
+        &mut DenseMut::row_major(3, 2, &mut yd).unwrap(),
+    );
     assert_eq!(e.unwrap_err(), DimError::Length { operand: "x.rows", expected: 3, got: 2 });
-    let e = a.spmm(Exec::new(), 1.0, DenseRef::row_major(3, 2, &xd).unwrap(), 0.0, &mut DenseMut::row_major(2, 3, &mut yd).unwrap());
+    let e = a.spmm(
+        Exec::new(),
+        1.0,
+        DenseRef::row_major(3, 2, &xd).unwrap(),
+        0.0,
+        &mut DenseMut::row_major(2, 3, &mut yd).unwrap(),
+    );
     assert_eq!(e.unwrap_err(), DimError::Length { operand: "y.rows", expected: 3, got: 2 });
-    let e = a.spmm(Exec::new(), 1.0, DenseRef::row_major(3, 2, &xd).unwrap(), 0.0, &mut DenseMut::row_major(3, 1, &mut yd[..3]).unwrap());
+    let e = a.spmm(
+        Exec::new(),
+        1.0,
+        DenseRef::row_major(3, 2, &xd).unwrap(),
+        0.0,
+        &mut DenseMut::row_major(3, 1, &mut yd[..3]).unwrap(),
+    );
     assert_eq!(e.unwrap_err(), DimError::Length { operand: "y.cols", expected: 2, got: 1 });
     assert_eq!(yd, [7.0; 6]);
     // A width this machine lacks is an error too.
@@ -409,12 +439,24 @@ fn alpha_and_beta_follow_blas_rules() {
             // SpMM, two columns: the second is twice the first.
             let xd = [1.0, 2.0, 2.0, 4.0, 3.0, 6.0];
             let mut yd = [f64::NAN; 6];
-            a.spmm(ex, 1.0, DenseRef::row_major(3, 2, &xd).unwrap(), 0.0, &mut DenseMut::row_major(3, 2, &mut yd).unwrap())
-                .unwrap();
+            a.spmm(
+                ex,
+                1.0,
+                DenseRef::row_major(3, 2, &xd).unwrap(),
+                0.0,
+                &mut DenseMut::row_major(3, 2, &mut yd).unwrap(),
+            )
+            .unwrap();
             assert_eq!(yd, [4.0, 8.0, 8.0, 16.0, 8.0, 16.0]);
             let mut yd = [1.0; 6];
-            a.spmm(ex, 0.0, DenseRef::row_major(3, 2, &[f64::NAN; 6]).unwrap(), 3.0, &mut DenseMut::row_major(3, 2, &mut yd).unwrap())
-                .unwrap();
+            a.spmm(
+                ex,
+                0.0,
+                DenseRef::row_major(3, 2, &[f64::NAN; 6]).unwrap(),
+                3.0,
+                &mut DenseMut::row_major(3, 2, &mut yd).unwrap(),
+            )
+            .unwrap();
             assert_eq!(yd, [3.0; 6]);
         }
     }
@@ -427,8 +469,14 @@ fn empty_matrix_and_dense_expansion() {
     let a = Symmetric::new(t, Triangle::Upper).unwrap();
     let mut y: [f64; 0] = [];
     a.spmv(Exec::new(), 1.0, &[], 0.0, &mut y).unwrap();
-    a.spmm(Exec::new(), 1.0, DenseRef::row_major(0, 3, &[]).unwrap(), 0.0, &mut DenseMut::row_major(0, 3, &mut []).unwrap())
-        .unwrap();
+    a.spmm(
+        Exec::new(),
+        1.0,
+        DenseRef::row_major(0, 3, &[]).unwrap(),
+        0.0,
+        &mut DenseMut::row_major(0, 3, &mut []).unwrap(),
+    )
+    .unwrap();
     let (rp, ci, v) = LOWER;
     let a = Symmetric::new(Csr::new(3, 3, &rp, &ci, &v).unwrap(), Triangle::Lower).unwrap();
     assert_eq!((a.n(), a.nnz(), a.triangle()), (3, 5, Triangle::Lower));

@@ -173,7 +173,11 @@ pub(crate) fn check_in_triangle<T: Scalar, I: Index>(
 /// [`check_in_triangle`] on strictly increasing rows, which reads one or two entries a
 /// row: a row lies in the lower (upper) triangle when its last (first) column does, and
 /// then its diagonal, if stored, is that entry. The same errors, the same first row.
-fn check_canonical<T: Scalar, I: Index>(a: &Csr<'_, T, I>, triangle: Triangle, nonunit: bool) -> Result<(), DimError> {
+fn check_canonical<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    triangle: Triangle,
+    nonunit: bool,
+) -> Result<(), DimError> {
     let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
     for i in 0..a.nrows() {
         let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());

@@ -218,6 +218,7 @@ fn strided<T: Scalar, I: Index>(
 /// columns `0..k`), `y` holding `Y`'s rows from `y_row0` (element `(j, c)` at `(j -
 /// y_row0) * ys.0 + c * ys.1`). Targets outside `y` are skipped (none for the block's
 /// own cross entries). For `k == 1` the serial kernel's operations, in its order.
+#[cfg(feature = "parallel")]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn cross_step<T: Scalar, I: Index>(
     a: &Symmetric<'_, T, I>,

@@ -34,8 +34,8 @@
 //! (the `Isa` is still checked to be available, as for every kernel).
 
 pub use crate::formats::Triangle;
-use crate::formats::{Csr, RowOrder};
 use crate::formats::symmetric::check_in_triangle;
+use crate::formats::{Csr, RowOrder};
 use crate::{DimError, Exec, Index, Scalar};
 
 /// Whether the diagonal of `A` is stored or taken as all ones.

@@ -378,11 +378,12 @@ fn tail_n<T: Scalar, I: Index, const N: usize, const B0: bool>(
 }
 
 /// The symmetric-storage SpMM of one block `b` (`A = T + Tᵀ − diag(T)`, `T` the stored
-/// triangle bounded by `row_ptr`, all `n + 1` entries): `Y[i, ..k] = alpha * (row i of T)
-/// * X + beta * Y[i, ..k]` for the block's rows, plus `Y[j, ..k] += alpha * a_ij * X[i,
-/// ..k]` for every off-diagonal entry whose `j` lies in the block; returns the cross
-/// entries left out (`generic::spmv_sym`). `y` holds the block's rows (row `b.start` at 0),
-/// rows in the triangle's order, each tile of columns one pass over the row for both.
+/// triangle bounded by `row_ptr`, all `n + 1` entries): for the block's rows,
+/// `Y[i, ..k] = alpha * (row i of T) X + beta * Y[i, ..k]`, plus `Y[j, ..k] += alpha *
+/// a_ij * X[i, ..k]` for every off-diagonal entry whose `j` lies in the block; returns
+/// the cross entries left out (`generic::spmv_sym`). `y` holds the block's rows (row
+/// `b.start` at 0), rows in the triangle's order, each tile of columns one pass over the
+/// row for both.
 ///
 /// # Safety
 /// `V`'s target features are enabled.
