@@ -24,6 +24,12 @@
 //!
 //! [`SpMm`] (CSR, [`spmm_csr`]) multiplies by a dense block of `k` columns
 //! ([`DenseRef`], [`DenseMut`]), reading the matrix once for many vectors.
+//!
+//! A symmetric matrix stored as one triangle ([`Symmetric`](crate::Symmetric)) has
+//! [`SpMv`] and [`SpMm`] too: one pass over the triangle, each row's dot product (the CSR
+//! row kernels) and the scatter of its transposed part together, rows in the order that
+//! lets each row write its own result first; threads split rows into blocks that
+//! scatter only into their own rows, the entries reaching other blocks added after.
 
 mod coo;
 pub(crate) mod csc;
@@ -36,6 +42,7 @@ mod jds;
 pub(crate) mod plan;
 mod sell;
 pub(crate) mod spmm;
+pub(crate) mod symmetric;
 pub(crate) mod trsv;
 
 pub use csc::spmv_csr_transpose;
