@@ -118,7 +118,9 @@ fn run_recipe(r: &Recipe) -> usize {
     // columns taken modulo `i + 1`, order and duplicates kept), so the symmetric view is
     // accepted and its kernels run on most recipes.
     let folded: Vec<u32> = (0..nrows)
-        .flat_map(|i| col_idx[row_ptr[i] as usize..row_ptr[i + 1] as usize].iter().map(move |&c| c % (i as u32 + 1)))
+        .flat_map(|i| {
+            col_idx[row_ptr[i] as usize..row_ptr[i + 1] as usize].iter().map(move |&c| c % (i as u32 + 1))
+        })
         .collect();
     let lower = Csr::new(nrows, nrows, &row_ptr, &folded, &vals).expect("a folded recipe is valid CSR");
     check_symmetric(&lower, r.args);
@@ -358,10 +360,15 @@ fn check_symmetric(csr: &Csr<'_, f64, u32>, args: SpmvArgs) {
                     assert!(crate::same(&y, &want), "symmetric on {isa}, 3 threads: {y:?} != {want:?}");
                 }
             }
-            Err(DimError::NotSquare { .. }) => assert!(!square, "symmetric: a square matrix called not square"),
+            Err(DimError::NotSquare { .. }) => {
+                assert!(!square, "symmetric: a square matrix called not square")
+            }
             Err(DimError::NotTriangular { row, col }) => {
                 assert!(square && !inside(row, col), "symmetric {triangle:?}: ({row}, {col}) is inside");
-                assert!(csr.iter().any(|(i, j, _)| (i, j) == (row, col)), "symmetric: ({row}, {col}) not stored");
+                assert!(
+                    csr.iter().any(|(i, j, _)| (i, j) == (row, col)),
+                    "symmetric: ({row}, {col}) not stored"
+                );
             }
             Err(e) => panic!("symmetric {triangle:?}: unexpected error {e}"),
         }
