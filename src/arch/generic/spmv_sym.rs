@@ -21,7 +21,11 @@
 
 // The entry-point macro serves the SIMD widths only; targets without one leave it unused.
 #![cfg_attr(
-    not(any(target_arch = "x86_64", target_arch = "aarch64", all(target_arch = "wasm32", target_feature = "simd128"))),
+    not(any(
+        target_arch = "x86_64",
+        target_arch = "aarch64",
+        all(target_arch = "wasm32", target_feature = "simd128")
+    )),
     allow(unused_macros)
 )]
 
