@@ -177,8 +177,8 @@ fn predict(
     Ok(())
 }
 
-/// Plain substitution over the stored entries: `(alpha b_i - sum a_ij x_j) / sum a_ii`,
-/// the products subtracted in storage order (the documented order of every method).
+/// Plain substitution over the stored entries: `(alpha b_i - sum a_ij x_j) * (1 / sum a_ii)`,
+/// the products subtracted in storage order (the documented operations of every method).
 fn substitute(
     rows: &[Vec<(usize, f64)>],
     t: Triangle,
@@ -200,7 +200,7 @@ fn substitute(
                     acc -= v * x[j * k + c];
                 }
             }
-            x[i * k + c] = if d == Diagonal::Unit { acc } else { acc / dii };
+            x[i * k + c] = if d == Diagonal::Unit { acc } else { acc * (1.0 / dii) };
         }
     }
     if alpha == 0.0 {
