@@ -544,6 +544,7 @@ pub(crate) fn spmv_csr_transpose<T: Scalar, I: Index>(
         return serial_transpose(a, isa, alpha, x, beta, y);
     }
     check_spmv(isa, n, m, x, y)?;
+    let isa = Checked::new(isa)?;
     let mut bounds = std::vec![0usize; threads + 1];
     balanced_row_partition(a, threads, &mut bounds)?;
     // Every copy is had before `y` is touched. Zeroed by the allocator: fresh pages are
@@ -564,7 +565,7 @@ pub(crate) fn spmv_csr_transpose<T: Scalar, I: Index>(
         if first {
             crate::level2::scale_y(beta, out);
         }
-        scatter_rows(a, rows, alpha, x, out);
+        scatter_rows(a, isa, rows, alpha, x, out);
     });
     let blocks = threads.min(n.div_ceil(SUM_ROWS)).max(1);
     let block = n.div_ceil(blocks).max(1);

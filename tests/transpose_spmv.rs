@@ -242,6 +242,130 @@ proptest! {
     }
 }
 
+/// Rows built from pieces: runs of consecutive columns (lengths around the scatter's
+/// chunk of 8, so chunks fall inside, across and outside them), single columns, and
+/// near-runs that fool an edge test (`c, c + 2, c + 2, ..., c + 7`: first and last eight
+/// apart, not a run), each row then kept, reversed or rotated (and, by
+/// [`check_runs_both`], also sorted without duplicates). The kernel must give the plain
+/// scatter loop's bits (the same adds in the same order per `y[j]`).
+fn runs_matrix<T: Scalar>() -> impl Strategy<Value = (usize, usize, Vec<Vec<(usize, T)>>)> {
+    let piece = (0u8..3, 0usize..64, 1usize..20, -4i32..5);
+    (1usize..12, 24usize..80, prop::collection::vec((prop::collection::vec(piece, 0..5), 0u8..3), 12))
+        .prop_map(|(m, n, rows)| {
+            let rows = rows
+                .into_iter()
+                .take(m)
+                .map(|(pieces, order)| {
+                    let mut row: Vec<(usize, T)> = Vec::new();
+                    for (kind, start, len, v) in pieces {
+                        let cols: Vec<usize> = match kind {
+                            0 => (start..start + len).collect(),
+                            1 => vec![start],
+                            _ => (0..8).map(|t| start + if t == 1 { 2 } else { t }).collect(),
+                        };
+                        for (t, c) in cols.into_iter().enumerate() {
+                            row.push((c % n, T::from_f64(f64::from(v) + t as f64 * 0.375)));
+                        }
+                    }
+                    match order {
+                        1 => row.reverse(),
+                        2 => {
+                            let k = row.len() / 3;
+                            row.rotate_left(k);
+                        }
+                        _ => {}
+                    }
+                    row
+                })
+                .collect();
+            (m, n, rows)
+        })
+}
+
+/// The plain scatter: `y[j] += v * (alpha * x[i])` entry by entry, rows in order.
+fn plain_scatter<T: Scalar>(rows: &[Vec<(usize, T)>], alpha: T, x: &[T], y: &mut [T]) {
+    for (i, row) in rows.iter().enumerate() {
+        let s = alpha * x[i];
+        for &(j, v) in row {
+            y[j] += v * s;
+        }
+    }
+}
+
+/// [`check_runs`] on the rows as given and on each row sorted with its duplicates summed
+/// (canonical rows take the kernel's other path).
+fn check_runs_both<T: Scalar>(
+    m: usize,
+    n: usize,
+    rows: &[Vec<(usize, T)>],
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    check_runs(m, n, rows, seed, false)?;
+    let canonical: Vec<Vec<(usize, T)>> = rows
+        .iter()
+        .map(|row| {
+            let mut r = row.clone();
+            r.sort_by_key(|e| e.0);
+            let mut out: Vec<(usize, T)> = Vec::new();
+            for (j, v) in r {
+                match out.last_mut() {
+                    Some(last) if last.0 == j => last.1 += v,
+                    _ => out.push((j, v)),
+                }
+            }
+            out
+        })
+        .collect();
+    check_runs(m, n, &canonical, seed, true)
+}
+
+fn check_runs<T: Scalar>(
+    m: usize,
+    n: usize,
+    rows: &[Vec<(usize, T)>],
+    seed: u64,
+    canonical: bool,
+) -> Result<(), TestCaseError> {
+    let mut rp = vec![0u32];
+    let (mut ci, mut vals) = (Vec::new(), Vec::new());
+    for row in rows {
+        for &(j, v) in row {
+            ci.push(j as u32);
+            vals.push(v);
+        }
+        rp.push(ci.len() as u32);
+    }
+    let a = Csr::new(m, n, &rp, &ci, &vals).unwrap();
+    if canonical {
+        prop_assert_eq!(a.row_order(), RowOrder::Canonical);
+    }
+    let (x, y0) = (vector::<T>(m, seed), vector::<T>(n, seed.wrapping_add(1)));
+    let alpha = T::from_f64(-1.5);
+    let mut want = y0.clone();
+    plain_scatter(rows, alpha, &x, &mut want);
+    for isa in Isa::available() {
+        let mut y = y0.clone();
+        spmv_csr_transpose(Exec::from(isa), &a, alpha, &x, T::ONE, &mut y).unwrap();
+        let same = y.iter().zip(&want).all(|(p, q)| p.to_f64().to_bits() == q.to_f64().to_bits());
+        prop_assert!(same, "{}: {:?} want {:?}", isa, y, want);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(crate::common::cases(128)))]
+
+    #[test]
+    fn runs_of_columns_give_the_plain_scatters_bits_f64((m, n, rows) in runs_matrix::<f64>(), seed: u64) {
+        check_runs_both(m, n, &rows, seed)?;
+    }
+
+    #[test]
+    fn runs_of_columns_give_the_plain_scatters_bits_f32((m, n, rows) in runs_matrix::<f32>(), seed: u64) {
+        check_runs_both(m, n, &rows, seed)?;
+    }
+}
+
 /// `m x n` with row `i` holding `len(i)` entries at pseudo-random columns (duplicates
 /// possible, unsorted).
 fn from_lens(m: usize, n: usize, len: impl Fn(usize) -> usize) -> CsrOwned<f64, u32> {

@@ -3,14 +3,15 @@
 //! transpose, so its `A * x` is that CSR's transposed product.
 //!
 //! Row `i` of `A` scatters `alpha * x[i] * a_ij` into `y[j]` (the column-oriented SpMV of
-//! thesis 5.2.4 / 8.2, read by rows). The scatter is serial: on AVX2 each add is a load
-//! and a store to its own `y[j]`, and only the multiply could use the vector lanes, so
-//! one portable loop serves every [`Isa`](crate::Isa) (`benches/records/transpose-*.md`
-//! compares it with `A * x` on the same matrices).
+//! thesis 5.2.4 / 8.2, read by rows): each add a load and a store of its own `y[j]`,
+//! except runs of consecutive columns, which are added a register at a time
+//! (`arch::generic::scatter`; `benches/records/transpose-*.md` compares it with `A * x`
+//! on the same matrices).
 
 use core::ops::Range;
 
 use super::{SpMv, check_spmv, scale_y};
+use crate::arch::Checked;
 use crate::formats::{Csc, Csr};
 use crate::{DimError, Exec, Index, Isa, Scalar};
 
@@ -24,8 +25,8 @@ impl<T: Scalar, I: Index> SpMv<T> for Csc<'_, T, I> {
 
 /// `y = alpha * Aᵀ * x + beta * y` for CSR `a` (`x` has `nrows` entries, `y` has
 /// `ncols`) on `exec`, by scattering each row into `y`: no copy of `Aᵀ`, no scratch on
-/// one thread. The same loop on every `Isa` (the scatter is a load and a store per
-/// entry; see the module notes). Where the same `Aᵀ` multiplies many vectors, forming it
+/// one thread. Scattered columns cost a load and a store each on every `Isa`; runs of
+/// consecutive columns take whole registers of `exec`'s width (the same bits). Where the same `Aᵀ` multiplies many vectors, forming it
 /// once ([`Csr::transpose_into`]) and running its [`SpMv`](super::SpMv) turns the scatter
 /// into row dot products, as MKL's `mkl_sparse_optimize` does with a transpose hint
 /// (`benches/records/peers-ops-*.md`).
@@ -74,29 +75,36 @@ pub(crate) fn serial_transpose<T: Scalar, I: Index>(
     y: &mut [T],
 ) -> Result<(), DimError> {
     check_spmv(isa, a.ncols(), a.nrows(), x, y)?;
+    let isa = Checked::new(isa)?;
     scale_y(beta, y);
     if alpha != T::ZERO {
-        scatter_rows(a, 0..a.nrows(), alpha, x, y);
+        scatter_rows(a, isa, 0..a.nrows(), alpha, x, y);
     }
     Ok(())
 }
 
-/// `y += alpha * A[rows, :]ᵀ * x[rows]`: the rows `rows` scattered into all of `y`; the
-/// chunk a thread driver hands to one worker. Lengths checked by the caller
-/// (`x.len() == nrows`, `y.len() == ncols`, `rows` within `0..nrows`).
+/// `y += alpha * A[rows, :]ᵀ * x[rows]`: the rows `rows` scattered into all of `y` on
+/// `isa`'s width (`arch::generic::scatter`); the chunk a thread driver hands to one
+/// worker. Lengths checked by the caller (`x.len() == nrows`, `y.len() == ncols`, `rows`
+/// within `0..nrows`).
 pub(crate) fn scatter_rows<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
+    isa: Checked,
     rows: Range<usize>,
     alpha: T,
     x: &[T],
     y: &mut [T],
 ) {
-    let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
-    for i in rows {
-        let s = alpha * x[i];
-        let r = row_ptr[i].to_usize()..row_ptr[i + 1].to_usize();
-        for (&c, &v) in col_idx[r.clone()].iter().zip(&vals[r]) {
-            y[c.to_usize()] += v * s;
-        }
-    }
+    let canonical = a.row_order() == crate::RowOrder::Canonical;
+    crate::arch::generic::scatter::scatter_rows(
+        isa,
+        canonical,
+        a.row_ptr(),
+        a.col_idx(),
+        a.vals(),
+        rows,
+        alpha,
+        x,
+        y,
+    );
 }

@@ -9,6 +9,7 @@ pub(crate) mod esc;
 pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;
+pub(crate) mod scatter;
 pub(crate) mod sort;
 pub(crate) mod spmm;
 pub(crate) mod spmv_csr;

@@ -8,6 +8,7 @@ pub(crate) struct Neon<T>(core::marker::PhantomData<T>);
 pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;
+pub(crate) mod scatter;
 pub(crate) mod sort;
 pub(crate) mod spmm;
 pub(crate) mod spmv_csr;

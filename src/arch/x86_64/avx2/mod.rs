@@ -43,6 +43,7 @@ unsafe fn mask32x4(n: usize) -> __m128i {
 pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;
+pub(crate) mod scatter;
 pub(crate) mod sort;
 pub(crate) mod spmm;
 pub(crate) mod spmv_csr;

@@ -1,0 +1,3 @@
+//! This width's entry point of the `Aᵀx` row scatter ([`crate::arch::generic::scatter`]).
+
+crate::arch::generic::scatter::scatter_kernels!("neon");
