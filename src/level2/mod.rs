@@ -45,6 +45,7 @@ pub(crate) use plan::{Run, spmv_panels};
 pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
+pub use csr5::spmm_csr5;
 pub use spmm::{DenseLayout, DenseMut, DenseRef, SpMm, spmm_csr};
 pub use trsv::{Diagonal, Triangle, TriangularSolve, TrsvMethod, check_triangular, trsm, trsv};
 

@@ -278,12 +278,23 @@ pub(crate) fn check_spmm<T: Scalar, I: Index>(
     x: &DenseRef<'_, T>,
     y: &DenseMut<'_, T>,
 ) -> Result<Checked, DimError> {
+    check_shapes(isa, a.nrows(), a.ncols(), x, y)
+}
+
+/// [`check_spmm`] for a sparse operand of `nrows × ncols`, in any format.
+pub(crate) fn check_shapes<T: Scalar>(
+    isa: Isa,
+    nrows: usize,
+    ncols: usize,
+    x: &DenseRef<'_, T>,
+    y: &DenseMut<'_, T>,
+) -> Result<Checked, DimError> {
     let checked = Checked::new(isa)?;
-    if x.rows != a.ncols() {
-        return Err(DimError::Length { operand: "x.rows", expected: a.ncols(), got: x.rows });
+    if x.rows != ncols {
+        return Err(DimError::Length { operand: "x.rows", expected: ncols, got: x.rows });
     }
-    if y.rows != a.nrows() {
-        return Err(DimError::Length { operand: "y.rows", expected: a.nrows(), got: y.rows });
+    if y.rows != nrows {
+        return Err(DimError::Length { operand: "y.rows", expected: nrows, got: y.rows });
     }
     if y.cols != x.cols {
         return Err(DimError::Length { operand: "y.cols", expected: x.cols, got: y.cols });
@@ -293,7 +304,7 @@ pub(crate) fn check_spmm<T: Scalar, I: Index>(
 
 /// `Y = beta * Y` over the block's elements only, writing zeros when `beta == 0` (NaN in
 /// `Y` cannot leak).
-fn scale_dense<T: Scalar>(beta: T, y: &mut DenseMut<'_, T>) {
+pub(crate) fn scale_dense<T: Scalar>(beta: T, y: &mut DenseMut<'_, T>) {
     if beta == T::ONE {
         return;
     }
@@ -340,7 +351,7 @@ pub(crate) fn spmm_rows<T: Scalar, I: Index>(
 
 /// `X` and the `m` rows of `Y` as plain vectors where `k == 1` and both are contiguous:
 /// SpMV's row kernels run them then (the SpMM tiles have no column to vectorise over).
-fn vectors<'x, 'y, T>(
+pub(crate) fn vectors<'x, 'y, T>(
     x: &DenseRef<'x, T>,
     ys: (usize, usize),
     y: &'y mut [T],

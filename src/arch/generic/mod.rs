@@ -10,6 +10,7 @@ pub(crate) mod merge;
 pub(crate) mod scan;
 pub(crate) mod sort;
 pub(crate) mod spmm;
+pub(crate) mod spmm_csr5;
 pub(crate) mod spmv_csr;
 pub(crate) mod spmv_csr5;
 pub(crate) mod transpose;
