@@ -17,8 +17,8 @@
 //! A row that spans tiles is flushed once per tile: its first piece as `alpha * s + beta
 //! * y`, later pieces as `alpha * s + y`. A row that runs on past the tile range goes to
 //! the caller's carry (`k` values, `alpha` times its partial sums), added once every range
-//! has run: the thesis's calibrator, generalised to `k`. Tiles with empty rows first
-//! scale their rows by `beta` and then add their segments, as the SpMV does.
+//! has run: the thesis's calibrator, generalised to `k`. In a tile with empty rows the
+//! rows between its segments (from `empty_offset`) become `beta * y`.
 //!
 //! Sound for any slices: tiles, rows and segments are taken with `get`, every column is
 //! clamped so that its row of `X` lies inside `x` ([`Xrows`]) or read with `get` (the
@@ -31,7 +31,7 @@ use core::ops::Range;
 use crate::arch::generic::spmm::{MmVec, Xrows};
 use crate::arch::generic::spmv_csr::{cast, cast_mut, cast_val};
 use crate::arch::portable::spmm as portable;
-use crate::arch::{Checked, prefetch};
+use crate::arch::{Checked, prefetch_span};
 use crate::formats::csr5::tile::DescFormat;
 use crate::{Index, Scalar};
 
@@ -69,12 +69,11 @@ pub(crate) trait Block<'a, T: Scalar, I: Index>: Sized {
     /// block: `X` row-major, holding at least one row of `k` columns; `c0` plus the
     /// block's columns at most `k`).
     unsafe fn new(a: &Mm5<'a, T, I>, c0: usize) -> Self;
-    /// Adds `vals[q s] * X[cols[q s], ..]` for `q < n` (`s` the stride) to the sums, and
-    /// asks for the rows of `X` at `pf[q s]` where `pf` has them.
+    /// Adds `vals[q s] * X[cols[q s], ..]` for `q < n` (`s` the stride) to the sums.
     ///
     /// # Safety
     /// The features; `vals` and `cols` readable at every `q s`, `q < n`.
-    unsafe fn run(&mut self, vals: *const T, cols: *const I, stride: usize, n: usize, pf: &[I]);
+    unsafe fn run(&mut self, vals: *const T, cols: *const I, stride: usize, n: usize);
     /// `dst[at + c * stride] = alpha * sum_c + beta * dst[at + c * stride]` over the
     /// block's columns (`beta == 0`: not read; elements outside `dst`: skipped), then the
     /// sums restart from zero.
@@ -92,21 +91,6 @@ pub(crate) struct RegsAt<'x, V: MmVec, const R: usize> {
     b: [V; R],
     xr: Xrows<'x, V::T>,
     c0: usize,
-    k: usize,
-}
-
-impl<V: MmVec, const R: usize> RegsAt<'_, V, R> {
-    /// Asks for the row of `X` column `c` reads (its first line and, for rows longer
-    /// than a line, its last), as the CSR SpMM does.
-    #[inline(always)]
-    fn hint<I: Index>(&self, c: I) {
-        let (xr, k) = (self.xr, self.k);
-        let j = c.to_usize().min(xr.jmax) * xr.ld;
-        prefetch(xr.x, j);
-        if k * core::mem::size_of::<V::T>() > 64 {
-            prefetch(xr.x, j + k - 1);
-        }
-    }
 }
 
 impl<'a, T: Scalar, I: Index, V: MmVec<T = T>, const R: usize> Block<'a, T, I> for RegsAt<'a, V, R> {
@@ -117,11 +101,11 @@ impl<'a, T: Scalar, I: Index, V: MmVec<T = T>, const R: usize> Block<'a, T, I> f
         // `X[j, ..k]` lies inside `x` for every `j <= jmax` (the dispatcher sends an `x`
         // shorter than one row to the plain blocks).
         let jmax = a.x.len().saturating_sub(a.k).checked_div(a.xs.0).unwrap_or(0);
-        RegsAt { a: [zero; R], b: [zero; R], xr: Xrows { x: a.x, ld: a.xs.0, jmax }, c0, k: a.k }
+        RegsAt { a: [zero; R], b: [zero; R], xr: Xrows { x: a.x, ld: a.xs.0, jmax }, c0 }
     }
 
     #[inline(always)]
-    unsafe fn run(&mut self, vals: *const T, cols: *const I, stride: usize, n: usize, pf: &[I]) {
+    unsafe fn run(&mut self, vals: *const T, cols: *const I, stride: usize, n: usize) {
         let (w, xr, c0) = (V::W, self.xr, self.c0);
         let mut q = 0;
         // SAFETY: the features are the caller's; entries `q * stride`, `q < n`, are
@@ -130,10 +114,6 @@ impl<'a, T: Scalar, I: Index, V: MmVec<T = T>, const R: usize> Block<'a, T, I> f
         unsafe {
             while q + 2 <= n {
                 let (o0, o1) = (q * stride, (q + 1) * stride);
-                if let (Some(&h0), Some(&h1)) = (pf.get(o0), pf.get(o1)) {
-                    self.hint(h0);
-                    self.hint(h1);
-                }
                 let (p0, p1) = (xr.at(*cols.add(o0), c0), xr.at(*cols.add(o1), c0));
                 let (s0, s1) = (V::splat(*vals.add(o0)), V::splat(*vals.add(o1)));
                 for r in 0..R {
@@ -144,9 +124,6 @@ impl<'a, T: Scalar, I: Index, V: MmVec<T = T>, const R: usize> Block<'a, T, I> f
             }
             if q < n {
                 let o = q * stride;
-                if let Some(&h) = pf.get(o) {
-                    self.hint(h);
-                }
                 let (p, s) = (xr.at(*cols.add(o), c0), V::splat(*vals.add(o)));
                 for (r, ar) in self.a.iter_mut().enumerate() {
                     *ar = V::fma(*ar, s, V::load(p.add(r * w)));
@@ -206,7 +183,7 @@ impl<'a, T: Scalar, I: Index, const N: usize> Block<'a, T, I> for Scalars<'a, T,
     }
 
     #[inline(always)]
-    unsafe fn run(&mut self, vals: *const T, cols: *const I, stride: usize, n: usize, _pf: &[I]) {
+    unsafe fn run(&mut self, vals: *const T, cols: *const I, stride: usize, n: usize) {
         for q in 0..n {
             // SAFETY: the caller's promise that entry `q * stride` is readable.
             let (v, j) = unsafe { (*vals.add(q * stride), (*cols.add(q * stride)).to_usize()) };
@@ -245,8 +222,6 @@ pub(crate) struct Tile<'t, T, I> {
     r0: usize,
     dirty: bool,
     eoff: &'t [I],
-    nseg: usize,
-    goes_on: bool,
     /// Segment 0's row was flushed before (the previous tile of the range ran into it).
     cont: bool,
 }
@@ -373,6 +348,26 @@ unsafe fn put<'a, T: Scalar, I: Index, B: Block<'a, T, I>>(
     }
 }
 
+/// Flushes segment `s` of tile `t`: `alpha * s + y` where its row was flushed before (a
+/// piece in an earlier tile of the range), else `alpha * s + beta * y`. (A function, not a closure: a closure does not inherit the
+/// target features of the width's entry point, and its register ops would become calls.)
+///
+/// # Safety
+/// `B`'s features.
+#[inline(always)]
+unsafe fn flush_seg<'a, T: Scalar, I: Index, B: Block<'a, T, I>>(
+    a: &Mm5<'a, T, I>,
+    t: &Tile<'_, T, I>,
+    blk: &mut B,
+    s: usize,
+    c0: usize,
+    y: &mut [T],
+    carry: &mut [T],
+) {
+    // SAFETY: the caller's promise of the features.
+    unsafe { put(a, blk, t.row_of(s), s == 0 && t.cont, c0, y, carry) }
+}
+
 /// One unit for the block of columns from `c0`: the tile's runs between heads, each
 /// head flushing the segment it closes, the last segment flushed at the end; or the
 /// tail's rows.
@@ -394,11 +389,6 @@ unsafe fn one<'a, T: Scalar, I: Index, B: Block<'a, T, I>>(
             let (omega, sigma) = (a.omega, a.sigma);
             let len = t.vals.len().min(t.cols.len());
             let (vp, cp) = (t.vals.as_ptr(), t.cols.as_ptr());
-            let flush = |blk: &mut B, s: usize, y: &mut [T], carry: &mut [T]| {
-                let add = (s == 0 && t.cont) || (t.dirty && !(t.goes_on && s + 1 == t.nseg));
-                // SAFETY: the caller's promise of the features.
-                unsafe { put(a, blk, t.row_of(s), add, c0, y, carry) }
-            };
             let mut seg = 0;
             for (i, &word) in t.words.iter().take(omega).enumerate() {
                 let mut f = a.format.bit_flag(word);
@@ -410,26 +400,34 @@ unsafe fn one<'a, T: Scalar, I: Index, B: Block<'a, T, I>>(
                 // before entry (lane `i + 1`, step `j`), or for the last lane (lane 0, step
                 // `j`) of the next tile: the rows of `X` they read are asked for one lane
                 // ahead, in the first column block only.
-                let pf_at = if i + 1 < omega { t.base + i + 1 } else { t.base + len };
+                if c0 == 0 {
+                    // The next tile's stretch of the value and column streams, a lane's
+                    // share at a time: the walk reads a tile at a stride of `omega`, which
+                    // the hardware prefetchers do not follow.
+                    let share = len / omega.max(1);
+                    prefetch_span(a.vals, t.base + len + i * share, share);
+                    prefetch_span(a.col_idx, t.base + len + i * share, share);
+                }
                 let mut j = 0;
                 loop {
                     let h = if f == 0 { sigma } else { f.trailing_zeros() as usize };
                     if h > j && i + (h - 1) * omega < len {
-                        let pf = if c0 == 0 { a.col_idx.get(pf_at + j * omega..).unwrap_or(&[]) } else { &[] };
                         // SAFETY: the features are the caller's; the run reads entries
                         // `i + q omega`, `j <= q < h`, all below `len` (checked above).
-                        unsafe { blk.run(vp.add(i + j * omega), cp.add(i + j * omega), omega, h - j, pf) };
+                        unsafe { blk.run(vp.add(i + j * omega), cp.add(i + j * omega), omega, h - j) };
                     }
                     if f == 0 || h >= sigma {
                         break;
                     }
-                    flush(&mut blk, seg, y, carry);
+                    // SAFETY: the caller's promise of the features.
+                    unsafe { flush_seg(a, t, &mut blk, seg, c0, y, carry) };
                     seg += 1;
                     f &= f - 1;
                     j = h;
                 }
             }
-            flush(&mut blk, seg, y, carry);
+            // SAFETY: the caller's promise of the features.
+            unsafe { flush_seg(a, t, &mut blk, seg, c0, y, carry) };
         }
         &Unit::Tail { first, cont } => {
             let e0 = a.tile_ptr.len().saturating_sub(1) * a.omega * a.sigma;
@@ -439,7 +437,7 @@ unsafe fn one<'a, T: Scalar, I: Index, B: Block<'a, T, I>>(
                 let (s, e) = (s.to_usize().max(e0), e.to_usize());
                 if let (Some(v), Some(c)) = (a.vals.get(s..e), a.col_idx.get(s..e)) {
                     // SAFETY: the features are the caller's; `v` and `c` hold the run.
-                    unsafe { blk.run(v.as_ptr(), c.as_ptr(), 1, v.len().min(c.len()), &[]) };
+                    unsafe { blk.run(v.as_ptr(), c.as_ptr(), 1, v.len().min(c.len())) };
                 }
                 // SAFETY: the caller's promise of the features.
                 unsafe { put(a, &mut blk, r, r == first && cont, c0, y, carry) };
@@ -454,7 +452,19 @@ fn scale_rows<T: Scalar, I: Index>(a: &Mm5<'_, T, I>, y: &mut [T], rows: Range<u
         return;
     }
     let scale = |v: &mut T| *v = if a.beta == T::ZERO { T::ZERO } else { a.beta * *v };
-    for r in rows.start.max(a.row0)..rows.end.min(a.row_end) {
+    let rows = rows.start.max(a.row0)..rows.end.min(a.row_end);
+    if rows.is_empty() {
+        return;
+    }
+    if a.ys == (a.k, 1) {
+        // Packed rows: one stretch.
+        let (from, to) = ((rows.start - a.row0) * a.k, (rows.end - a.row0) * a.k);
+        if let Some(ys) = y.get_mut(from..to) {
+            ys.iter_mut().for_each(scale);
+        }
+        return;
+    }
+    for r in rows {
         let base = (r - a.row0) * a.ys.0;
         if a.ys.1 == 1 {
             if let Some(yr) = y.get_mut(base..base + a.k) {
@@ -515,14 +525,21 @@ pub(crate) unsafe fn walk<T: Scalar, I: Index, C: Cols<T, I>>(
         };
         // Segments: one per head (lane 0's first entry is always one).
         let nseg = words.iter().take(omega).map(|&w| a.format.bit_flag(w).count_ones() as usize).sum::<usize>().max(1);
-        let mut tile = Tile { base, words, cols, vals, r0, dirty, eoff, nseg, goes_on: false, cont };
-        tile.goes_on = tile.row_of(nseg - 1) == next;
+        let tile = Tile { base, words, cols, vals, r0, dirty, eoff, cont };
+        let goes_on = tile.row_of(nseg - 1) == next;
         if dirty {
-            // The tile's rows `r0..next` (bar a first row already flushed) become `beta *
-            // y`; its segments then add `alpha * s`.
-            scale_rows(a, y, r0 + usize::from(cont)..next);
+            // The empty rows between the tile's segments, and after its last one up to the
+            // row after it, become `beta * y`; the segments' rows are flushed as in a tile
+            // without empty rows.
+            let mut prev = tile.row_of(0);
+            for s in 1..nseg {
+                let r = tile.row_of(s);
+                scale_rows(a, y, prev + 1..r);
+                prev = r;
+            }
+            scale_rows(a, y, prev + 1..next);
         }
-        cont = tile.goes_on;
+        cont = goes_on;
         // SAFETY: the caller's contract.
         unsafe { C::unit(a, &Unit::Tile(tile), y, carry) };
     }
