@@ -25,12 +25,15 @@
 
 use std::hint::black_box;
 
-use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_main};
+use criterion::{BenchmarkId, Criterion, SamplingMode, Throughput, criterion_group, criterion_main};
 use spblas::level2::{spmm_csr, spmm_csr5};
 use spblas::{Csr, Csr5Owned, CsrOwned, DenseMut, DenseRef, Exec, Isa, Scalar, SpMm, SpMv};
 
 #[path = "common/inputs.rs"]
 mod inputs;
+#[path = "common/web_like.rs"]
+mod web_like;
+use web_like::web_like;
 
 /// The `k` of each group.
 const KS: [usize; 5] = [1, 4, 8, 16, 64];
@@ -85,47 +88,6 @@ const KS_CSR5: [usize; 3] = [1, 8, 32];
 /// The suite matrices of the CSR5 groups (with `web_like`).
 const CSR5_SUITE: [&str; 3] = ["rmat", "dc2_like", "poisson2d"];
 
-fn splitmix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-/// A web-crawl-like `n × n` matrix (as the peer suite's `web_like`, webbase-1M): row
-/// lengths Pareto(1.3) capped at 5000, a tenth of the rows empty, 60% of the columns near
-/// the row (a geometric offset of mean 50), the rest skewed towards popular columns, and
-/// four rows of `n / 40` to `n / 4` entries.
-fn web_like<T: Scalar>(n: usize) -> CsrOwned<T, u32> {
-    let mut state = 0x5eed_u64;
-    let mut unit = move || {
-        state = splitmix(state);
-        (state >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let long = [n / 40, n / 20, n / 10, n / 4];
-    let mut t = Vec::new();
-    for i in 0..n {
-        let mut len = (unit().max(1e-12).powf(-1.0 / 1.3) as usize).min(5000);
-        if unit() < 0.1 {
-            len = 0;
-        }
-        if let Some(p) = (0..4).find(|&p| i == (p * 2 + 1) * n / 9) {
-            len = long[p];
-        }
-        for _ in 0..len.min(n) {
-            let j = if unit() < 0.6 {
-                let d = (-50.0 * unit().max(1e-12).ln()) as i64;
-                let j = i as i64 + if unit() < 0.5 { -d } else { d };
-                j.rem_euclid(n as i64) as usize
-            } else {
-                splitmix((n as f64 * unit().powi(3)) as u64) as usize % n
-            };
-            t.push((i, j, T::from_f64(1.0 + (j % 7) as f64 * 0.25)));
-        }
-    }
-    CsrOwned::from_triplets(n, n, &t).unwrap()
-}
-
 /// CSR5 SpMM against CSR SpMM and `k` CSR5 SpMVs, per `Isa`, on one matrix.
 fn bench_csr5<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
     let a = a.view();
@@ -134,6 +96,8 @@ fn bench_csr5<T: Scalar>(c: &mut Criterion, name: &str, a: &CsrOwned<T, u32>) {
         Isa::available().map(|isa| (isa, Csr5Owned::from_csr(Exec::from(isa), &a).unwrap())).collect();
     for k in KS_CSR5 {
         let mut g = c.benchmark_group(format!("csr5_spmm/{name}/{}/k{k}", T::NAME));
+        // Calls of milliseconds: equal iterations per sample keep a group within seconds.
+        g.sampling_mode(SamplingMode::Flat);
         g.throughput(Throughput::Elements(k as u64));
         let x: Vec<T> = (0..n * k).map(|p| T::from_f64(1.0 + (p % 5) as f64)).collect();
         let xc: Vec<T> = (0..k * n).map(|p| x[(p % n) * k + p / n]).collect();

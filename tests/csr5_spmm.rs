@@ -12,8 +12,8 @@ use proptest::prelude::*;
 use spblas::level2::csr5::{apply_spmm_carry, owned_rows, spmm_tiles};
 use spblas::level2::{SpmvChoice, SpmvConfig, SpmvPlan, spmm_csr, spmm_csr5};
 use spblas::{
-    Csr, Csr5Layout, Csr5Owned, CsrOwned, DenseLayout, DenseMut, DenseRef, DimError, Exec, Index, Isa, Scalar,
-    SpMm, SpmvPlanLayout, SpmvPlanView,
+    Csr, Csr5Layout, Csr5Owned, CsrOwned, DenseLayout, DenseMut, DenseRef, DimError, Exec, Index, Isa,
+    Scalar, SpMm, SpmvPlanLayout, SpmvPlanView,
 };
 
 /// A dense block in a slice with `pad` unused elements after each row (row-major) or
@@ -186,13 +186,16 @@ fn check<T: Scalar, I: Index>(
                     DenseLayout::ColMajor => (1, yr.ld),
                 };
                 // The owned rows as a block of their own (a copy, written back).
-                let mut part = Block::<T> { rows: rows.len(), cols: k, ld: yr.ld, layout: ly, data: Vec::new() };
-                let len = if rows.is_empty() || k == 0 { 0 } else { (rows.len() - 1) * rs + (k - 1) * cs + 1 };
+                let mut part =
+                    Block::<T> { rows: rows.len(), cols: k, ld: yr.ld, layout: ly, data: Vec::new() };
+                let len =
+                    if rows.is_empty() || k == 0 { 0 } else { (rows.len() - 1) * rs + (k - 1) * cs + 1 };
                 if len > 0 {
                     part.data = yr.data[rows.start * rs..][..len].to_vec();
                 }
                 let mut carry = vec![T::from_f64(f64::NAN); k + 1];
-                let r = spmm_tiles(&c5, isa, tiles, alpha, x.view(), beta, &mut part.view_mut(), &mut carry).unwrap();
+                let r = spmm_tiles(&c5, isa, tiles, alpha, x.view(), beta, &mut part.view_mut(), &mut carry)
+                    .unwrap();
                 if len > 0 {
                     yr.data[rows.start * rs..][..len].copy_from_slice(&part.data);
                 }
@@ -208,10 +211,15 @@ fn check<T: Scalar, I: Index>(
             #[cfg(feature = "parallel")]
             {
                 let mut yt = y0.clone();
-                spmm_csr5(Exec::from(isa).threads(2), &c5, alpha, x.view(), beta, &mut yt.view_mut()).unwrap();
+                spmm_csr5(Exec::from(isa).threads(2), &c5, alpha, x.view(), beta, &mut yt.view_mut())
+                    .unwrap();
                 assert_ref(&a, alpha, &x, beta, &y0, &yt).map_err(at)?;
                 if ly == DenseLayout::ColMajor {
-                    let same = yt.data.iter().zip(&y.data).all(|(p, q)| p.to_f64().to_bits() == q.to_f64().to_bits());
+                    let same = yt
+                        .data
+                        .iter()
+                        .zip(&y.data)
+                        .all(|(p, q)| p.to_f64().to_bits() == q.to_f64().to_bits());
                     prop_assert!(same, "{isa}: two tasks (column blocks) differ from one");
                 }
             }
@@ -297,7 +305,9 @@ fn run_edges(a: &CsrOwned<f64, u32>, what: &str) {
                         let exec = Exec::from(isa).threads(threads);
                         spmm_csr5(exec, &c5, 1.5, x.view(), -0.5, &mut y.view_mut()).unwrap();
                         assert_ref(&a, 1.5, &x, -0.5, &y0, &y).unwrap_or_else(|e| {
-                            panic!("{what}: {isa}, {threads} threads, omega {omega} sigma {sigma}, k {k}: {e}")
+                            panic!(
+                                "{what}: {isa}, {threads} threads, omega {omega} sigma {sigma}, k {k}: {e}"
+                            )
                         });
                     }
                 }
@@ -310,7 +320,7 @@ fn run_edges(a: &CsrOwned<f64, u32>, what: &str) {
 /// rows.
 #[test]
 fn runs_of_empty_rows_across_tiles() {
-    let a = matrix(120, 50, |i| if (i / 7) % 3 == 1 || i < 5 || i > 110 { 0 } else { 1 + i % 5 });
+    let a = matrix(120, 50, |i| if (i / 7) % 3 == 1 || !(5..=110).contains(&i) { 0 } else { 1 + i % 5 });
     run_edges(&a, "empty rows");
 }
 
@@ -362,7 +372,8 @@ fn empty_shapes() {
 #[test]
 fn alpha_zero_reads_neither_a_nor_x_and_beta_zero_never_reads_y() {
     let a = CsrOwned::<f64, u32>::from_triplets(3, 2, &[(0, 0, f64::NAN), (2, 1, f64::NAN)]).unwrap();
-    let c5 = Csr5Owned::from_csr_layout(&a.view(), &Csr5Layout::with_params(&a.view(), 1, 1).unwrap()).unwrap();
+    let c5 =
+        Csr5Owned::from_csr_layout(&a.view(), &Csr5Layout::with_params(&a.view(), 1, 1).unwrap()).unwrap();
     let xv = [f64::NAN; 2 * 5];
     for isa in Isa::available() {
         for layout in [DenseLayout::RowMajor, DenseLayout::ColMajor] {
@@ -387,14 +398,22 @@ fn alpha_zero_reads_neither_a_nor_x_and_beta_zero_never_reads_y() {
     // `beta == 0` with finite `A` and `X`: NaN in `Y` never leaks, on rows with entries,
     // empty rows, and rows split between tiles.
     let b = matrix(30, 10, |i| if i % 4 == 0 { 0 } else { 1 + i % 6 });
-    let c5 = Csr5Owned::from_csr_layout(&b.view(), &Csr5Layout::with_params(&b.view(), 2, 2).unwrap()).unwrap();
+    let c5 =
+        Csr5Owned::from_csr_layout(&b.view(), &Csr5Layout::with_params(&b.view(), 2, 2).unwrap()).unwrap();
     for isa in Isa::available() {
         for k in [1usize, 4, 17] {
             let xv = vector::<f64>(10 * k, 3);
             let mut yv = vec![f64::NAN; 30 * k];
             let x = DenseRef::row_major(10, k, &xv).unwrap();
-            spmm_csr5(Exec::from(isa), &c5.view(), 1.0, x, 0.0, &mut DenseMut::row_major(30, k, &mut yv).unwrap())
-                .unwrap();
+            spmm_csr5(
+                Exec::from(isa),
+                &c5.view(),
+                1.0,
+                x,
+                0.0,
+                &mut DenseMut::row_major(30, k, &mut yv).unwrap(),
+            )
+            .unwrap();
             assert!(yv.iter().all(|v| v.is_finite()), "{isa}, k {k}");
         }
     }
@@ -405,7 +424,8 @@ fn alpha_zero_reads_neither_a_nor_x_and_beta_zero_never_reads_y() {
 #[test]
 fn errors_leave_y_untouched() {
     let a = matrix(6, 5, |i| i % 4);
-    let c5 = Csr5Owned::from_csr_layout(&a.view(), &Csr5Layout::with_params(&a.view(), 2, 2).unwrap()).unwrap();
+    let c5 =
+        Csr5Owned::from_csr_layout(&a.view(), &Csr5Layout::with_params(&a.view(), 2, 2).unwrap()).unwrap();
     let c5 = c5.view();
     let xv = vec![1.0; 64];
     let mut yv = vec![7.0; 64];
@@ -437,12 +457,24 @@ fn errors_leave_y_untouched() {
         Err(DimError::OutOfRange { operand: "tiles", .. })
     ));
     assert!(matches!(
-        spmm_tiles(&c5, Isa::detect(), 0..1, 1.0, DenseRef::row_major(4, 3, &xv).unwrap(), 0.0, &mut y, &mut carry),
+        spmm_tiles(
+            &c5,
+            Isa::detect(),
+            0..1,
+            1.0,
+            DenseRef::row_major(4, 3, &xv).unwrap(),
+            0.0,
+            &mut y,
+            &mut carry
+        ),
         Err(DimError::Length { operand: "x.rows", .. })
     ));
     assert!(carry.iter().all(|&v| v == 9.0) && yv.iter().all(|&v| v == 7.0));
     let mut y = DenseMut::row_major(6, 3, &mut yv).unwrap();
-    assert!(matches!(apply_spmm_carry(6, &carry, &mut y), Err(DimError::Parameter { name: "carry.row", value: 6 })));
+    assert!(matches!(
+        apply_spmm_carry(6, &carry, &mut y),
+        Err(DimError::Parameter { name: "carry.row", value: 6 })
+    ));
     assert!(matches!(
         apply_spmm_carry(2, &carry[..2], &mut y),
         Err(DimError::BufferTooSmall { buffer: "carry", needed: 3, got: 2 })
@@ -450,7 +482,10 @@ fn errors_leave_y_untouched() {
     assert!(yv.iter().all(|&v| v == 7.0));
     for isa in Isa::ALL.into_iter().filter(|i| !i.is_available()) {
         let mut y = DenseMut::row_major(6, 3, &mut yv).unwrap();
-        assert!(matches!(spmm_csr5(Exec::from(isa), &c5, 1.0, x, 0.0, &mut y), Err(DimError::IsaUnavailable { .. })));
+        assert!(matches!(
+            spmm_csr5(Exec::from(isa), &c5, 1.0, x, 0.0, &mut y),
+            Err(DimError::IsaUnavailable { .. })
+        ));
         assert!(yv.iter().all(|&v| v == 7.0));
     }
 }
@@ -480,12 +515,14 @@ fn planned_matrices_run_spmm_on_their_format() {
             let x = Block::<f64>::new(m.ncols(), k, 1, DenseLayout::RowMajor, 7);
             let y0 = Block::<f64>::new(m.nrows(), k, 0, DenseLayout::RowMajor, 8);
             for isa in Isa::available() {
-                let plan = SpmvPlan::with_config(Exec::from(isa), &m, SpmvConfig::new().choice(choice)).unwrap();
+                let plan =
+                    SpmvPlan::with_config(Exec::from(isa), &m, SpmvConfig::new().choice(choice)).unwrap();
                 assert_eq!(plan.choice(), choice);
                 for threads in [1usize, 2] {
                     let mut y = y0.clone();
                     plan.spmm(Exec::new().threads(threads), 2.0, x.view(), 0.5, &mut y.view_mut()).unwrap();
-                    assert_ref(&m, 2.0, &x, 0.5, &y0, &y).unwrap_or_else(|e| panic!("{choice} {isa} k {k}: {e}"));
+                    assert_ref(&m, 2.0, &x, 0.5, &y0, &y)
+                        .unwrap_or_else(|e| panic!("{choice} {isa} k {k}: {e}"));
                 }
                 // The same bits as the CSR5 SpMM on the plan's copy.
                 if let Some(c) = plan.csr5() {

@@ -373,19 +373,26 @@ fn csr5_spmm<I: Index>() {
         let mut tile_desc = vec![0u32; layout.tile_desc_len()];
         let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
         let mut eo = vec![I::ZERO; layout.empty_offset_len()];
-        let aux =
-            Csr5Aux { tile_ptr: &mut tile_ptr, tile_desc: &mut tile_desc, empty_offset_ptr: &mut eop, empty_offset: &mut eo };
+        let aux = Csr5Aux {
+            tile_ptr: &mut tile_ptr,
+            tile_desc: &mut tile_desc,
+            empty_offset_ptr: &mut eop,
+            empty_offset: &mut eo,
+        };
         let m = Csr5::from_csr(&a, &layout, &mut ci, &mut v, aux).unwrap();
         for k in [1usize, 7, 8, 17, if cfg!(miri) { 20 } else { 64 }] {
             let x: Vec<f64> = (0..a.ncols() * k).map(|p| (p % 9) as f64).collect();
             let mut y = vec![1.0; a.nrows() * k];
             let mut carry = vec![0.0; k];
             for layout in [DenseLayout::RowMajor, DenseLayout::ColMajor] {
-                let (ldx, ldy) = if layout == DenseLayout::RowMajor { (k, k) } else { (a.ncols(), a.nrows()) };
+                let (ldx, ldy) =
+                    if layout == DenseLayout::RowMajor { (k, k) } else { (a.ncols(), a.nrows()) };
                 let xd = DenseRef::new(a.ncols(), k, ldx, layout, &x).unwrap();
                 let mut yd = DenseMut::new(a.nrows(), k, ldy, layout, &mut y).unwrap();
                 for (alpha, beta) in [(1.0, 0.0), (2.0, 0.5), (0.0, 1.0)] {
-                    assert_no_alloc("csr5 spmm", || m.spmm(Exec::from(isa), alpha, xd, beta, &mut yd).unwrap());
+                    assert_no_alloc("csr5 spmm", || {
+                        m.spmm(Exec::from(isa), alpha, xd, beta, &mut yd).unwrap()
+                    });
                 }
                 if layout == DenseLayout::RowMajor {
                     // The first two tiles, then the rest, then the carry.
@@ -401,17 +408,21 @@ fn csr5_spmm<I: Index>() {
                     });
                     let mut yd = DenseMut::row_major(a.nrows(), k, &mut y).unwrap();
                     if let Some(row) = row {
-                        assert_no_alloc("apply_spmm_carry", || apply_spmm_carry(row, &carry, &mut yd).unwrap());
+                        assert_no_alloc("apply_spmm_carry", || {
+                            apply_spmm_carry(row, &carry, &mut yd).unwrap()
+                        });
                     }
                 }
             }
         }
-        let plan_layout = spblas::SpmvPlanLayout::with_choice(Exec::from(isa), &a, spblas::level2::SpmvChoice::Csr5)
-            .unwrap();
+        let plan_layout =
+            spblas::SpmvPlanLayout::with_choice(Exec::from(isa), &a, spblas::level2::SpmvChoice::Csr5)
+                .unwrap();
         let mut idx = vec![I::ZERO; plan_layout.idx_len()];
         let mut vals = vec![0.0; plan_layout.vals_len()];
         let mut words = vec![0u32; plan_layout.words_len()];
-        let plan = spblas::SpmvPlanView::from_buffers(&a, &plan_layout, &mut idx, &mut vals, &mut words).unwrap();
+        let plan =
+            spblas::SpmvPlanView::from_buffers(&a, &plan_layout, &mut idx, &mut vals, &mut words).unwrap();
         let x: Vec<f64> = (0..a.ncols() * 9).map(|p| (p % 9) as f64).collect();
         let mut y = vec![1.0; a.nrows() * 9];
         let xd = DenseRef::row_major(a.ncols(), 9, &x).unwrap();

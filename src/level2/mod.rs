@@ -22,8 +22,10 @@
 //! `ussv`) lives here too: serial substitution, level sets and the synchronization-free
 //! method of the thesis author's follow-up (Euro-Par 2016).
 //!
-//! [`SpMm`] (CSR, [`spmm_csr`]) multiplies by a dense block of `k` columns
-//! ([`DenseRef`], [`DenseMut`]), reading the matrix once for many vectors.
+//! [`SpMm`] multiplies by a dense block of `k` columns ([`DenseRef`], [`DenseMut`]),
+//! reading the matrix once for many vectors: CSR by rows ([`spmm_csr`]), CSR5 by tiles
+//! ([`spmm_csr5`]; by tile ranges plus `k`-wide carries, [`csr5::spmm_tiles`]), and
+//! [`SpmvPlan`] / [`SpmvPlanView`] on the format they planned.
 
 mod coo;
 pub(crate) mod csc;
@@ -40,12 +42,12 @@ pub(crate) mod trsv;
 
 pub use csc::spmv_csr_transpose;
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
+pub use csr5::spmm_csr5;
 #[cfg(feature = "parallel")]
 pub(crate) use plan::{Run, spmv_panels};
 pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};
 #[cfg(feature = "alloc")]
 pub use plan::{SpmvConfig, SpmvPlan};
-pub use csr5::spmm_csr5;
 pub use spmm::{DenseLayout, DenseMut, DenseRef, SpMm, spmm_csr};
 pub use trsv::{Diagonal, Triangle, TriangularSolve, TrsvMethod, check_triangular, trsm, trsv};
 

@@ -145,7 +145,8 @@ impl<'a, T: Scalar, I: Index, V: MmVec<T = T>, const R: usize> Block<'a, T, I> f
                 let (dp, al) = (d.as_mut_ptr(), V::splat(alpha));
                 for r in 0..R {
                     let t = V::mul(al, V::add(self.a[r], self.b[r]));
-                    let out = if beta == T::ZERO { t } else { V::fma(t, V::splat(beta), V::load(dp.add(r * w))) };
+                    let out =
+                        if beta == T::ZERO { t } else { V::fma(t, V::splat(beta), V::load(dp.add(r * w))) };
                     out.store(dp.add(r * w));
                 }
             }
@@ -203,7 +204,9 @@ impl<'a, T: Scalar, I: Index, const N: usize> Block<'a, T, I> for Scalars<'a, T,
     unsafe fn flush(&mut self, alpha: T, beta: T, dst: &mut [T], at: usize, stride: usize) {
         for l in 0..N {
             let s = alpha * (self.a[l] + self.b[l]);
-            if let Some(d) = l.checked_mul(stride).and_then(|o| o.checked_add(at)).and_then(|p| dst.get_mut(p)) {
+            if let Some(d) =
+                l.checked_mul(stride).and_then(|o| o.checked_add(at)).and_then(|p| dst.get_mut(p))
+            {
                 *d = if beta == T::ZERO { s } else { s + beta * *d };
             }
         }
@@ -341,7 +344,13 @@ unsafe fn put<'a, T: Scalar, I: Index, B: Block<'a, T, I>>(
     unsafe {
         if row < a.row_end {
             let at = row.checked_sub(a.row0).and_then(|r| r.checked_mul(a.ys.0)).map(|o| o + c0 * a.ys.1);
-            blk.flush(a.alpha, beta_or(a.beta), if at.is_some() { y } else { &mut [] }, at.unwrap_or(0), a.ys.1);
+            blk.flush(
+                a.alpha,
+                beta_or(a.beta),
+                if at.is_some() { y } else { &mut [] },
+                at.unwrap_or(0),
+                a.ys.1,
+            );
         } else {
             blk.flush(a.alpha, beta_or(T::ZERO), carry, c0, 1);
         }
@@ -518,13 +527,20 @@ pub(crate) unsafe fn walk<T: Scalar, I: Index, C: Cols<T, I>>(
         };
         let (r0, next, dirty) = (tp.unflagged().to_usize(), tn.unflagged().to_usize(), tp.is_flagged());
         let eoff: &[I] = if dirty {
-            let (Some(e0), Some(e1)) = (a.empty_offset_ptr.get(t), a.empty_offset_ptr.get(t + 1)) else { break };
+            let (Some(e0), Some(e1)) = (a.empty_offset_ptr.get(t), a.empty_offset_ptr.get(t + 1)) else {
+                break;
+            };
             a.empty_offset.get(e0.to_usize()..e1.to_usize()).unwrap_or(&[])
         } else {
             &[]
         };
         // Segments: one per head (lane 0's first entry is always one).
-        let nseg = words.iter().take(omega).map(|&w| a.format.bit_flag(w).count_ones() as usize).sum::<usize>().max(1);
+        let nseg = words
+            .iter()
+            .take(omega)
+            .map(|&w| a.format.bit_flag(w).count_ones() as usize)
+            .sum::<usize>()
+            .max(1);
         let tile = Tile { base, words, cols, vals, r0, dirty, eoff, cont };
         let goes_on = tile.row_of(nseg - 1) == next;
         if dirty {

@@ -100,18 +100,33 @@ pub(crate) fn rows_f32<I: Index>(
 }
 
 /// The CSR5 SpMM of a tile range on four plain lanes; see [`walk`].
-fn tiles_plain<T: Scalar, I: Index>(a: &Mm5<'_, T, I>, tiles: Range<usize>, y: &mut [T], carry: &mut [T]) -> bool {
+fn tiles_plain<T: Scalar, I: Index>(
+    a: &Mm5<'_, T, I>,
+    tiles: Range<usize>,
+    y: &mut [T],
+    carry: &mut [T],
+) -> bool {
     // SAFETY: `Plain` needs no target feature; the dispatcher sends only a row-major `X`
     // holding a row here; the walk bounds its reads and writes.
     unsafe { walk::<T, I, VecCols<Plain<T, 4>>>(a, tiles, y, carry) }
 }
 
 /// [`tiles_plain`] for `f64`.
-pub(crate) fn tiles_f64<I: Index>(a: &Mm5<'_, f64, I>, tiles: Range<usize>, y: &mut [f64], carry: &mut [f64]) -> bool {
+pub(crate) fn tiles_f64<I: Index>(
+    a: &Mm5<'_, f64, I>,
+    tiles: Range<usize>,
+    y: &mut [f64],
+    carry: &mut [f64],
+) -> bool {
     tiles_plain(a, tiles, y, carry)
 }
 
 /// [`tiles_plain`] for `f32`.
-pub(crate) fn tiles_f32<I: Index>(a: &Mm5<'_, f32, I>, tiles: Range<usize>, y: &mut [f32], carry: &mut [f32]) -> bool {
+pub(crate) fn tiles_f32<I: Index>(
+    a: &Mm5<'_, f32, I>,
+    tiles: Range<usize>,
+    y: &mut [f32],
+    carry: &mut [f32],
+) -> bool {
     tiles_plain(a, tiles, y, carry)
 }
