@@ -346,15 +346,17 @@ pub enum DimError {
         /// The row's length as computed (a lower bound if larger than `expected`).
         got: usize,
     },
-    /// A triangular solve was given a matrix that is not square.
+    /// A triangular solve or a symmetric view ([`Symmetric`](crate::Symmetric)) was given a
+    /// matrix that is not square.
     NotSquare {
         /// Rows of the matrix.
         nrows: usize,
         /// Columns of the matrix.
         ncols: usize,
     },
-    /// A triangular solve found a stored entry on the other side of the diagonal from the
-    /// declared triangle (above it for a lower solve, below it for an upper one).
+    /// A triangular solve or a symmetric view found a stored entry on the other side of
+    /// the diagonal from the declared triangle (above it for a lower triangle, below it
+    /// for an upper one).
     NotTriangular {
         /// The entry's row.
         row: usize,
@@ -425,12 +427,14 @@ impl fmt::Display for DimError {
                 "row {row} has {got} entries but `{operand}` leaves room for {expected}; it was not made by the symbolic phase."
             ),
             DimError::NotSquare { nrows, ncols } => {
-                write!(f, "the matrix is {nrows} x {ncols}, but a triangular solve needs a square one.")
+                write!(
+                    f,
+                    "the matrix is {nrows} x {ncols}, but a triangular solve or a symmetric view needs a square one."
+                )
             }
-            DimError::NotTriangular { row, col } => write!(
-                f,
-                "the entry at row {row}, column {col} lies outside the triangle the solve was asked for."
-            ),
+            DimError::NotTriangular { row, col } => {
+                write!(f, "the entry at row {row}, column {col} lies outside the declared triangle.")
+            }
             DimError::MissingDiagonal { row } => {
                 write!(f, "row {row} stores no diagonal entry, and the diagonal is not declared unit.")
             }

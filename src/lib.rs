@@ -33,6 +33,7 @@
 //! | HYB | [`Hyb`] | 5.3.1 (ELL + COO) |
 //! | JDS | [`Jds`] | jagged diagonals, rows permuted by length |
 //! | DIA | [`Dia`] | 5.2.1 |
+//! | symmetric | [`Symmetric`] ([`Triangle`]) | one triangle of a real symmetric matrix in CSR (MKL's `SPARSE_MATRIX_TYPE_SYMMETRIC`); its SpMV and SpMM read each stored entry once for both positions |
 //!
 //! ## SpMV: the entry point
 //!
@@ -58,7 +59,8 @@
 //!   the sparse triangular solve ([`level2::trsv`], [`level2::TriangularSolve`]); SpMM
 //!   ([`SpMm`]: dense `X`, `Y` of `k` columns, [`DenseRef`], [`DenseMut`]) on CSR
 //!   ([`level2::spmm_csr`]), CSR5 ([`level2::spmm_csr5`]: each tile read once for all
-//!   `k`) and the plans (on the planned format).
+//!   `k`) and the plans (on the planned format); SpMV and SpMM of symmetric storage
+//!   ([`Symmetric`]).
 //! - [`level3`]: SpGEMM `C = A·B` in CSR (chapter 9): upper bound, binning, per-bin row
 //!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
 //!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`. The sum
@@ -73,7 +75,7 @@
 //! | `std` | yes | runtime NEON detection on AArch64; the choices tuned by timing on this machine ([`CsrMethod::tune`], [`SpmvPlan::tune`], [`AddRule::tune`](level1::AddRule::tune)); on Linux, the huge page hint for large owned outputs ([`SpgemmConfig::huge_pages`](level3::SpgemmConfig::huge_pages), on by default; [`SpmvConfig::huge_pages`], opt-in); implies `alloc` |
 //! | `alloc` | | owned variants ([`CsrOwned`], [`Csr5Owned`], [`CooOwned`], [`EllOwned`], [`SellOwned`], [`HybOwned`], [`JdsOwned`], [`DiaOwned`], [`SpVecOwned`](level1::SpVecOwned)), [`SpmvPlan`], and [`level3::spgemm`], `spgemm_reuse`, `galerkin`, `a_at`, [`level3::add`] |
 //! | `heapless` | | `CsrHeapless`: an owned CSR in fixed-capacity storage, for firmware without an allocator |
-//! | `parallel` | | threads for [`Exec::threads`]: the SpMV, SpMM, SpGEMM and triangular solve kernels run as tasks on the caller's rayon pool; `available_threads` |
+//! | `parallel` | | threads for [`Exec::threads`]: the SpMV (symmetric storage included), SpMM (CSR, CSR5, symmetric), SpGEMM and triangular solve kernels run as tasks on the caller's rayon pool; `available_threads` |
 //! | `mtx` | | `io`: Matrix Market read and write (coordinate real/integer/pattern, general/symmetric/skew-symmetric, gzip) |
 //! | `gen` | | `generate`: deterministic, seeded matrices of the thesis's benchmark classes, and the benchmark suite |
 //! | `gpu` | | `gpu`: SPIR-V modules of the CSR and CSR5 SpMV kernels (rust-gpu) with bindings and dispatch metadata; no runtime |
@@ -163,7 +165,7 @@ pub use formats::{CooOwned, Csr5Owned, CsrOwned};
 pub use formats::{Dia, DiaLayout, Jds, JdsLayout};
 #[cfg(feature = "alloc")]
 pub use formats::{DiaOwned, JdsOwned};
-pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout};
+pub use formats::{Ell, EllLayout, Hyb, HybLayout, Sell, SellLayout, Symmetric, Triangle};
 #[cfg(feature = "alloc")]
 pub use formats::{EllOwned, HybOwned, SellOwned};
 pub use isa::{Exec, Gathers, Isa};

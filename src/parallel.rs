@@ -20,10 +20,13 @@ use std::sync::OnceLock;
 use std::vec::Vec;
 
 use crate::arch::Checked;
+use crate::arch::generic::spmv_sym::Cross;
 use crate::formats::{Csr, CsrOwned};
+use crate::formats::{Symmetric, Triangle};
 use crate::level2::csr::{serial_csr, spmv_rows_by};
 use crate::level2::spmm::{spmm_cols, spmm_rows};
-use crate::level2::trsv::{LEVEL_WORK, Levels, RHS_BLOCK, Triangle, row_block, row_one, solve_order};
+use crate::level2::symmetric::{block as sym_block, cross_step, sym_block_spmm, sym_block_spmv};
+use crate::level2::trsv::{LEVEL_WORK, Levels, RHS_BLOCK, row_block, row_one, solve_order};
 use crate::level2::{
     Carry, DenseLayout, DenseMut, DenseRef, Run, SpmvPlan, apply_carries, balanced_row_partition, check_spmv,
     merge_path_splits, spmv_merge_path_piece,
@@ -295,6 +298,135 @@ pub(crate) fn spmm_csr5<T: Scalar, I: Index>(
                 }
             });
         }
+    }
+}
+
+/// `SpMv for Symmetric` on `threads` tasks (`alpha != 0`, shapes checked): the stored
+/// triangle's rows in [`balanced_row_partition`] blocks (weighted as twice the entries:
+/// each is read for a dot product and a scatter), each block writing its rows of `y` and
+/// scattering only into them ([`sym_block_spmv`]), then the cross entries by
+/// [`cross_all`]. No copy of `y`; the serial result bit for bit. One task runs the serial
+/// kernel.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spmv_symmetric<T: Scalar, I: Index>(
+    a: &Symmetric<'_, T, I>,
+    isa: Checked,
+    alpha: T,
+    x: &[T],
+    beta: T,
+    y: &mut [T],
+    threads: usize,
+) {
+    let (t, n) = (a.triangle_csr(), a.n());
+    let work = n + 2 * t.nnz();
+    let threads = tasks(threads, n, work);
+    let mut bounds = std::vec![0usize; threads + 1];
+    if threads == 1 || balanced_row_partition(&t, threads, &mut bounds).is_err() {
+        sym_block_spmv(a, isa, 0..n, alpha, x, beta, y);
+        return;
+    }
+    let pieces = bounds.windows(2).map(|w| (w[0]..w[1], w[1] - w[0]));
+    let crosses = on_rows(y, pieces, |rows, chunk| sym_block_spmv(a, isa, rows, alpha, x, beta, chunk));
+    cross_all(a, &bounds, &crosses, alpha, (x, (1, 0)), 1, y, (1, 0));
+}
+
+/// `SpMm for Symmetric` on `threads` tasks (`alpha != 0`, shapes checked): a row-major `Y`
+/// as [`spmv_symmetric`] (blocks of rows, then the cross entries; within rounding of the
+/// serial result, the cross step not fusing its multiply-adds), a column-major one by
+/// equal blocks of columns, each a whole pass over the triangle (the serial bits).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spmm_symmetric<T: Scalar, I: Index>(
+    a: &Symmetric<'_, T, I>,
+    isa: Checked,
+    alpha: T,
+    x: DenseRef<'_, T>,
+    beta: T,
+    y: &mut DenseMut<'_, T>,
+    threads: usize,
+) {
+    let (t, n, k) = (a.triangle_csr(), a.n(), x.cols());
+    let work = (n + 2 * t.nnz()).saturating_mul(k.max(1));
+    let (ld, layout) = (y.ld(), y.layout());
+    let ys = layout.strides(ld);
+    match layout {
+        DenseLayout::RowMajor => {
+            let threads = tasks(threads, n, work);
+            let mut bounds = std::vec![0usize; threads + 1];
+            if threads == 1 || balanced_row_partition(&t, threads, &mut bounds).is_err() {
+                sym_block_spmm(a, isa, 0..n, 0..k, alpha, x, beta, y.data_mut(), ys);
+                return;
+            }
+            let pieces = bounds.windows(2).map(|w| (w[0]..w[1], (w[1] - w[0]) * ld));
+            let crosses = on_rows(y.data_mut(), pieces, |rows, chunk| {
+                sym_block_spmm(a, isa, rows, 0..k, alpha, x, beta, chunk, ys)
+            });
+            let xs = x.layout().strides(x.ld());
+            cross_all(a, &bounds, &crosses, alpha, (x.data(), xs), k, y.data_mut(), ys);
+        }
+        DenseLayout::ColMajor => {
+            let threads = tasks(threads, k, work);
+            let pieces = (0..threads).map(|p| {
+                let (c0, c1) = (k * p / threads, k * (p + 1) / threads);
+                (c0..c1, (c1 - c0) * ld)
+            });
+            on_rows(y.data_mut(), pieces, |cols, chunk| {
+                sym_block_spmm(a, isa, 0..n, cols, alpha, x, beta, chunk, ys)
+            });
+        }
+    }
+}
+
+/// The cross entries of every block of a split symmetric product (`bounds`: the blocks'
+/// row boundaries, `crosses` what each left), after every block has written its rows:
+/// all blocks at once, each into the rows of its neighbour (the block before it for a
+/// lower triangle, after it for an upper one), where every block's targets lie in that
+/// neighbour and the entries are worth a fork; else block by block in the serial order
+/// on the calling thread. Either way each `Y[j, ..]` receives its additions in the
+/// serial kernel's order. `x`, `k`, `ys` as [`cross_step`].
+#[allow(clippy::too_many_arguments)]
+fn cross_all<T: Scalar, I: Index>(
+    a: &Symmetric<'_, T, I>,
+    bounds: &[usize],
+    crosses: &[Cross],
+    alpha: T,
+    x: (&[T], (usize, usize)),
+    k: usize,
+    y: &mut [T],
+    ys: (usize, usize),
+) {
+    let lower = a.triangle() == Triangle::Lower;
+    let row_ptr = a.triangle_csr().row_ptr();
+    let blocks: Vec<_> = bounds.windows(2).map(|w| sym_block(a, w[0]..w[1])).collect();
+    let entries = |c: &Cross| {
+        if c.is_empty() { 0 } else { row_ptr[c.rows.1].to_usize() - row_ptr[c.rows.0].to_usize() }
+    };
+    let work = crosses.iter().map(entries).sum::<usize>().saturating_mul(k.max(1));
+    // The neighbour whose rows block `p`'s cross entries scatter into, if they all do.
+    let neighbour = |p: usize| if lower { p.checked_sub(1) } else { Some(p + 1) };
+    let disjoint = crosses.iter().enumerate().all(|(p, c)| {
+        c.is_empty()
+            || neighbour(p).is_some_and(|q| {
+                q + 1 < bounds.len() && bounds[q] <= c.targets.0 && c.targets.1 <= bounds[q + 1]
+            })
+    });
+    if disjoint && work >= SERIAL_WORK {
+        // Chunk `q` (block `q`'s rows of `Y`) takes the cross entries of the block whose
+        // neighbour it is.
+        let pieces = (0..blocks.len()).map(|q| (q, (bounds[q + 1] - bounds[q]) * ys.0.max(1)));
+        on_rows(y, pieces, |q, chunk| {
+            let src = if lower { q + 1 } else { q.wrapping_sub(1) };
+            if let (Some(&b), Some(&c)) = (blocks.get(src), crosses.get(src)) {
+                cross_step(a, b, c, alpha, x, k, chunk, bounds[q], ys);
+            }
+        });
+        return;
+    }
+    let mut order: Vec<usize> = (0..blocks.len()).collect();
+    if !lower {
+        order.reverse();
+    }
+    for p in order {
+        cross_step(a, blocks[p], crosses[p], alpha, x, k, y, 0, ys);
     }
 }
 

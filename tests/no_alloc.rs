@@ -1,6 +1,6 @@
 //! Kernels own no memory (ARCHITECTURE.md, principle 1): a counting global allocator proves that
 //! every kernel — SpMV of every format on every available `Isa` and every CSR method,
-//! CSR and CSR5 SpMM (whole, by tile ranges, through a plan), the transposed CSR product, the CSR5 conversions (copying and in place), the
+//! CSR and CSR5 SpMM (whole, by tile ranges, through a plan), symmetric storage (its check, SpMV and SpMM), the transposed CSR product, the CSR5 conversions (copying and in place), the
 //! conversions into caller buffers (CSC both ways, canonical CSR from triplets or COO,
 //! and into `CsrHeapless`), the plans in
 //! caller buffers, the primitives, Level 1 with its workspace, and SpGEMM's symbolic,
@@ -39,7 +39,7 @@ use spblas::{
     Coo, Csc, Csr, Csr5, Csr5Layout, CsrMethod, CsrOwned, Dia, DiaLayout, Ell, EllLayout, Hyb, HybLayout,
     Index, Isa, Jds, JdsLayout, Sell, SellLayout, SpMv,
 };
-use spblas::{DenseLayout, DenseMut, DenseRef, SpMm};
+use spblas::{DenseLayout, DenseMut, DenseRef, SpMm, Symmetric, Triangle};
 
 struct Counting;
 
@@ -428,6 +428,56 @@ fn csr5_spmm<I: Index>() {
         let xd = DenseRef::row_major(a.ncols(), 9, &x).unwrap();
         let mut yd = DenseMut::row_major(a.nrows(), 9, &mut y).unwrap();
         assert_no_alloc("SpmvPlanView spmm", || plan.spmm(Exec::new(), 1.0, xd, 0.0, &mut yd).unwrap());
+    }
+}
+
+#[test]
+fn symmetric_spmv_and_spmm_allocate_nothing() {
+    symmetric::<u32>();
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn symmetric_spmv_and_spmm_allocate_nothing_i32() {
+    symmetric::<i32>();
+}
+
+/// The symmetric view of the lower triangle of [`matrix`] (its check included), its SpMV
+/// and its SpMM on every `Isa`, both triangles, `k` across the register tiles, both
+/// layouts, one thread.
+fn symmetric<I: Index>() {
+    let isas = isas();
+    let owned = matrix::<I>();
+    let full = owned.view();
+    let n = full.nrows().min(full.ncols());
+    let lower: Vec<(usize, usize, f64)> = full.iter().filter(|&(i, j, _)| j <= i && i < n).collect();
+    let upper: Vec<(usize, usize, f64)> = lower.iter().map(|&(i, j, v)| (j, i, v)).collect();
+    for (entries, triangle) in [(lower, Triangle::Lower), (upper, Triangle::Upper)] {
+        let t = CsrOwned::<f64, I>::from_triplets(n, n, &entries).unwrap();
+        let a = assert_no_alloc("Symmetric::new", || Symmetric::new(t.view(), triangle).unwrap());
+        let x: Vec<f64> = (0..n).map(|i| (i % 5) as f64).collect();
+        let mut y = vec![1.0; n];
+        for &isa in &isas {
+            for (alpha, beta) in [(1.0, 0.0), (2.0, 0.5), (0.0, 1.0)] {
+                assert_no_alloc("symmetric spmv", || {
+                    a.spmv(Exec::from(isa), alpha, &x, beta, &mut y).unwrap()
+                });
+            }
+        }
+        for k in [1usize, 8, 17] {
+            let x: Vec<f64> = (0..n * k).map(|p| (p % 9) as f64).collect();
+            let mut y = vec![1.0; n * k];
+            for layout in [DenseLayout::RowMajor, DenseLayout::ColMajor] {
+                let ld = if layout == DenseLayout::RowMajor { k } else { n };
+                let xd = DenseRef::new(n, k, ld, layout, &x).unwrap();
+                let mut yd = DenseMut::new(n, k, ld, layout, &mut y).unwrap();
+                for &isa in &isas {
+                    assert_no_alloc("symmetric spmm", || {
+                        a.spmm(Exec::from(isa), 1.5, xd, 0.5, &mut yd).unwrap()
+                    });
+                }
+            }
+        }
     }
 }
 

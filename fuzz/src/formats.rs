@@ -1,6 +1,7 @@
 //! Target `formats`: every format constructor on arbitrary arrays never panics; when it
 //! accepts, every kernel on the view (SpMV on each available `Isa`, `iter`, `to_dense`,
-//! `to_csr`; for CSR also the transposed product, alone and on threads) runs and matches
+//! `to_csr`; for CSR also the transposed product, alone and on threads, and the
+//! symmetric view of each triangle with its SpMV) runs and matches
 //! a dense reference built straight from the raw arrays by the format's documented
 //! layout; `Csc::new` accepts exactly what `Csr::new` accepts on the same arrays; and
 //! every conversion `X::from_csr` into buffers sized by its layout query reproduces the
@@ -113,6 +114,16 @@ fn run_recipe(r: &Recipe) -> usize {
     let csr = Csr::new(nrows, ncols, &row_ptr, &col_idx, &vals).expect("a recipe is valid CSR");
     let dense = Dense::from_iter(nrows, ncols, csr.iter());
     check_csr_view(&csr, &dense, r.args);
+    // The recipe folded into the lower triangle of an `nrows × nrows` matrix (row `i`'s
+    // columns taken modulo `i + 1`, order and duplicates kept), so the symmetric view is
+    // accepted and its kernels run on most recipes.
+    let folded: Vec<u32> = (0..nrows)
+        .flat_map(|i| {
+            col_idx[row_ptr[i] as usize..row_ptr[i + 1] as usize].iter().map(move |&c| c % (i as u32 + 1))
+        })
+        .collect();
+    let lower = Csr::new(nrows, nrows, &row_ptr, &folded, &vals).expect("a folded recipe is valid CSR");
+    check_symmetric(&lower, r.args);
     extreme_layouts(&csr);
     conversions(&csr, &dense, usize::from(r.param), r.args, r.mutation)
 }
@@ -283,6 +294,7 @@ fn check_csr_view(csr: &Csr<'_, f64, u32>, dense: &Dense, args: SpmvArgs) {
         }
     }
     check_transpose(csr, dense, args);
+    check_symmetric(csr, args);
 }
 
 /// `y = alpha * Aᵀ * x + beta * y` by `spmv_csr_transpose` on every `Isa`, on one thread
@@ -315,6 +327,50 @@ fn check_transpose(csr: &Csr<'_, f64, u32>, dense: &Dense, args: SpmvArgs) {
             let r = spblas::level2::spmv_csr_transpose(exec, csr, 1.0, &x, 0.0, &mut y);
             assert!(r.is_err(), "csr transpose: long y accepted");
             assert!(crate::same_bits(&y[..y0.len()], &y0), "csr transpose: y written on error");
+        }
+    }
+}
+
+/// `Symmetric::new` on the CSR for both triangles: accepted exactly when the matrix is
+/// square and every stored entry lies in the triangle (else `NotSquare`, or
+/// `NotTriangular` naming a stored entry outside it); when accepted, its SpMV on every
+/// `Isa` (and on three threads) equals the dense `T + Tᵀ − diag(T)`.
+fn check_symmetric(csr: &Csr<'_, f64, u32>, args: SpmvArgs) {
+    use spblas::{DimError, Symmetric, Triangle};
+    for triangle in [Triangle::Lower, Triangle::Upper] {
+        let inside = |i: usize, j: usize| if triangle == Triangle::Lower { j <= i } else { j >= i };
+        let square = csr.nrows() == csr.ncols();
+        let valid = square && csr.iter().all(|(i, j, _)| inside(i, j));
+        match Symmetric::new(*csr, triangle) {
+            Ok(a) => {
+                assert!(valid, "symmetric {triangle:?}: accepted a matrix outside the triangle");
+                let n = csr.nrows();
+                let full = Dense::from_iter(
+                    n,
+                    n,
+                    csr.iter().flat_map(|(i, j, v)| [(i, j, v), (j, i, if i == j { 0.0 } else { v })]),
+                );
+                check_spmv("symmetric", &a, &full, args);
+                let (x, y0) = (args.x(n), args.y(n));
+                let want = full.spmv(args.alpha(), &x, args.beta(), &y0);
+                for isa in spblas::Isa::available() {
+                    let mut y = y0.clone();
+                    a.spmv(Exec::from(isa).threads(3), args.alpha(), &x, args.beta(), &mut y)
+                        .unwrap_or_else(|e| panic!("symmetric on {isa}, 3 threads: {e}"));
+                    assert!(crate::same(&y, &want), "symmetric on {isa}, 3 threads: {y:?} != {want:?}");
+                }
+            }
+            Err(DimError::NotSquare { .. }) => {
+                assert!(!square, "symmetric: a square matrix called not square")
+            }
+            Err(DimError::NotTriangular { row, col }) => {
+                assert!(square && !inside(row, col), "symmetric {triangle:?}: ({row}, {col}) is inside");
+                assert!(
+                    csr.iter().any(|(i, j, _)| (i, j) == (row, col)),
+                    "symmetric: ({row}, {col}) not stored"
+                );
+            }
+            Err(e) => panic!("symmetric {triangle:?}: unexpected error {e}"),
         }
     }
 }

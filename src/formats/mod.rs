@@ -20,6 +20,7 @@
 //! | JDS  | [`jds`]  | course notes (jagged diagonals, row permutation) |
 //! | DIA  | [`dia`]  | 5.2.1 |
 //! | SELL | [`sell`] | 5.4.1 (sliced ELL) |
+//! | symmetric | [`symmetric`] | one triangle of a symmetric matrix (Sparse BLAS property on CSR) |
 
 pub mod coo;
 pub mod csc;
@@ -30,6 +31,7 @@ pub mod ell;
 pub mod hyb;
 pub mod jds;
 pub mod sell;
+pub mod symmetric;
 
 pub use coo::Coo;
 pub use csc::Csc;
@@ -40,6 +42,7 @@ pub use ell::{Ell, EllLayout};
 pub use hyb::{Hyb, HybLayout};
 pub use jds::{Jds, JdsLayout};
 pub use sell::{Sell, SellLayout};
+pub use symmetric::{Symmetric, Triangle};
 
 #[cfg(feature = "alloc")]
 pub use coo::CooOwned;

@@ -19,7 +19,7 @@
 
 use core::ops::Range;
 
-use super::spmm::{check_shapes, scale_dense, vectors};
+use super::spmm::{check_dense_shapes, scale_dense, vectors};
 use super::{Carry, DenseMut, DenseRef, SpMm, SpMv, check_spmv, scale_y};
 use crate::arch::Checked;
 use crate::arch::generic::spmm_csr5::{self as mm, Mm5};
@@ -214,7 +214,7 @@ pub fn spmm_csr5<T: Scalar, I: Index>(
     beta: T,
     y: &mut DenseMut<'_, T>,
 ) -> Result<(), DimError> {
-    let checked = check_shapes(exec.resolved_isa(), a.nrows(), a.ncols(), &x, y)?;
+    let checked = check_dense_shapes(exec.resolved_isa(), a.nrows(), a.ncols(), &x, y)?;
     if alpha == T::ZERO {
         scale_dense(beta, y);
         return Ok(());
@@ -260,7 +260,7 @@ pub fn spmm_tiles<T: Scalar, I: Index>(
             max: a.tiles() + 1,
         });
     };
-    let checked = check_shapes(isa, rows.len(), a.ncols(), &x, y_rows)?;
+    let checked = check_dense_shapes(isa, rows.len(), a.ncols(), &x, y_rows)?;
     if carry.len() < x.cols() {
         return Err(DimError::BufferTooSmall { buffer: "carry", needed: x.cols(), got: carry.len() });
     }

@@ -26,6 +26,12 @@
 //! reading the matrix once for many vectors: CSR by rows ([`spmm_csr`]), CSR5 by tiles
 //! ([`spmm_csr5`]; by tile ranges plus `k`-wide carries, [`csr5::spmm_tiles`]), and
 //! [`SpmvPlan`] / [`SpmvPlanView`] on the format they planned.
+//!
+//! A symmetric matrix stored as one triangle ([`Symmetric`](crate::Symmetric)) has
+//! [`SpMv`] and [`SpMm`] too: one pass over the triangle, each row's dot product (the CSR
+//! row kernels) and the scatter of its transposed part together, rows in the order that
+//! lets each row write its own result first; threads split rows into blocks that
+//! scatter only into their own rows, the entries reaching other blocks added after.
 
 mod coo;
 pub(crate) mod csc;
@@ -38,6 +44,7 @@ mod jds;
 pub(crate) mod plan;
 mod sell;
 pub(crate) mod spmm;
+pub(crate) mod symmetric;
 pub(crate) mod trsv;
 
 pub use csc::spmv_csr_transpose;

@@ -278,11 +278,11 @@ pub(crate) fn check_spmm<T: Scalar, I: Index>(
     x: &DenseRef<'_, T>,
     y: &DenseMut<'_, T>,
 ) -> Result<Checked, DimError> {
-    check_shapes(isa, a.nrows(), a.ncols(), x, y)
+    check_dense_shapes(isa, a.nrows(), a.ncols(), x, y)
 }
 
-/// [`check_spmm`] for a sparse operand of `nrows × ncols`, in any format.
-pub(crate) fn check_shapes<T: Scalar>(
+/// [`check_spmm`] for a matrix of `nrows × ncols`.
+pub(crate) fn check_dense_shapes<T>(
     isa: Isa,
     nrows: usize,
     ncols: usize,

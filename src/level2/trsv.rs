@@ -33,18 +33,10 @@
 //! dot product waiting on the previous rows' results, so one plain loop serves every `Isa`
 //! (the `Isa` is still checked to be available, as for every kernel).
 
+pub use crate::formats::Triangle;
+use crate::formats::symmetric::check_in_triangle;
 use crate::formats::{Csr, RowOrder};
 use crate::{DimError, Exec, Index, Scalar};
-
-/// Which triangle of `A` the solve uses: the rows are solved top-down for
-/// [`Triangle::Lower`], bottom-up for [`Triangle::Upper`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Triangle {
-    /// Entries on or below the diagonal (`col <= row`): forward substitution.
-    Lower,
-    /// Entries on or above the diagonal (`col >= row`): back substitution.
-    Upper,
-}
 
 /// Whether the diagonal of `A` is stored or taken as all ones.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -112,81 +104,7 @@ pub fn check_triangular<T: Scalar, I: Index>(
     triangle: Triangle,
     diagonal: Diagonal,
 ) -> Result<(), DimError> {
-    let n = a.nrows();
-    if a.ncols() != n {
-        return Err(DimError::NotSquare { nrows: n, ncols: a.ncols() });
-    }
-    let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
-    if a.row_order() == RowOrder::Canonical {
-        return check_canonical(a, triangle, diagonal);
-    }
-    for i in 0..n {
-        let r = row_ptr[i].to_usize()..row_ptr[i + 1].to_usize();
-        let (mut d, mut seen) = (T::ZERO, false);
-        for (c, &v) in col_idx[r.clone()].iter().zip(&vals[r]) {
-            let j = c.to_usize();
-            let outside = match triangle {
-                Triangle::Lower => j > i,
-                Triangle::Upper => j < i,
-            };
-            if outside {
-                return Err(DimError::NotTriangular { row: i, col: j });
-            }
-            if j == i {
-                d += v;
-                seen = true;
-            }
-        }
-        if diagonal == Diagonal::NonUnit {
-            if !seen {
-                return Err(DimError::MissingDiagonal { row: i });
-            }
-            if d == T::ZERO {
-                return Err(DimError::ZeroDiagonal { row: i });
-            }
-        }
-    }
-    Ok(())
-}
-
-/// [`check_triangular`] on strictly increasing rows, which reads one or two entries a row:
-/// a row lies in the lower (upper) triangle when its last (first) column does, and then
-/// its diagonal, if stored, is that entry. The same errors, the same first row.
-fn check_canonical<T: Scalar, I: Index>(
-    a: &Csr<'_, T, I>,
-    triangle: Triangle,
-    diagonal: Diagonal,
-) -> Result<(), DimError> {
-    let (row_ptr, col_idx, vals) = (a.row_ptr(), a.col_idx(), a.vals());
-    for i in 0..a.nrows() {
-        let (s, e) = (row_ptr[i].to_usize(), row_ptr[i + 1].to_usize());
-        if s == e {
-            if diagonal == Diagonal::NonUnit {
-                return Err(DimError::MissingDiagonal { row: i });
-            }
-            continue;
-        }
-        let (first, last) = (col_idx[s].to_usize(), col_idx[e - 1].to_usize());
-        let (edge, at) = match triangle {
-            Triangle::Lower if last > i => {
-                // The first column past the diagonal, as the entry-by-entry check names it.
-                let k = col_idx[s..e].iter().position(|c| c.to_usize() > i).unwrap_or(e - s);
-                return Err(DimError::NotTriangular { row: i, col: col_idx[s + k].to_usize() });
-            }
-            Triangle::Upper if first < i => return Err(DimError::NotTriangular { row: i, col: first }),
-            Triangle::Lower => (last, e - 1),
-            Triangle::Upper => (first, s),
-        };
-        if diagonal == Diagonal::NonUnit {
-            if edge != i {
-                return Err(DimError::MissingDiagonal { row: i });
-            }
-            if vals[at] == T::ZERO {
-                return Err(DimError::ZeroDiagonal { row: i });
-            }
-        }
-    }
-    Ok(())
+    check_in_triangle(a, triangle, diagonal == Diagonal::NonUnit)
 }
 
 /// `x = alpha * A⁻¹ x` for a triangular CSR `A` and one right-hand side (`ussv`): `x`

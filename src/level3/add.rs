@@ -226,7 +226,16 @@ pub fn add_numeric<T: Scalar + ScanElem, I: Index + Key>(
         let got = if canonical {
             merge_row(alpha, ra, beta, rb, &mut c_col_idx[s..e], &mut c_vals[s..e])
         } else {
-            spa_row(alpha, ra, beta, rb, &mut workspace.1[..ncols], marks, &mut c_col_idx[s..e], &mut c_vals[s..e])
+            spa_row(
+                alpha,
+                ra,
+                beta,
+                rb,
+                &mut workspace.1[..ncols],
+                marks,
+                &mut c_col_idx[s..e],
+                &mut c_vals[s..e],
+            )
         };
         if got != e - s {
             return Err(DimError::RowLength { operand: "c_row_ptr", row: i, expected: e - s, got });

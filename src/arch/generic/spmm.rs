@@ -17,6 +17,7 @@
 #![cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_macros))]
 
 use crate::arch::generic::spmv_csr::{cast, cast_mut, cast_val};
+use crate::arch::generic::spmv_sym::{Cross, SymBlock};
 use crate::arch::portable::spmm as portable;
 use crate::arch::{Checked, prefetch};
 use crate::{Index, Scalar};
@@ -376,6 +377,288 @@ fn tail_n<T: Scalar, I: Index, const N: usize, const B0: bool>(
     N
 }
 
+/// The symmetric-storage SpMM of one block `b` (`A = T + Tᵀ − diag(T)`, `T` the stored
+/// triangle bounded by `row_ptr`, all `n + 1` entries): for the block's rows,
+/// `Y[i, ..k] = alpha * (row i of T) X + beta * Y[i, ..k]`, plus `Y[j, ..k] += alpha *
+/// a_ij * X[i, ..k]` for every off-diagonal entry whose `j` lies in the block; returns
+/// the cross entries left out (`generic::spmv_sym`). `y` holds the block's rows (row
+/// `b.start` at 0), rows in the triangle's order, each tile of columns one pass over the
+/// row for both.
+///
+/// # Safety
+/// `V`'s target features are enabled.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) unsafe fn sym_row_major<V: MmVec, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[V::T],
+    x: &[V::T],
+    alpha: V::T,
+    beta: V::T,
+    y: &mut [V::T],
+    s: RowMajor,
+    b: SymBlock,
+) -> Cross {
+    // SAFETY (all four): the caller's promise of the features; the rows bound their reads.
+    unsafe {
+        match (b.lower, beta == V::T::ZERO) {
+            (true, true) => sym_by::<V, I, true, true>(row_ptr, col_idx, vals, x, alpha, beta, y, s, b),
+            (true, false) => sym_by::<V, I, true, false>(row_ptr, col_idx, vals, x, alpha, beta, y, s, b),
+            (false, true) => sym_by::<V, I, false, true>(row_ptr, col_idx, vals, x, alpha, beta, y, s, b),
+            (false, false) => sym_by::<V, I, false, false>(row_ptr, col_idx, vals, x, alpha, beta, y, s, b),
+        }
+    }
+}
+
+/// [`sym_row_major`] for a triangle (`LOWER`) and `beta == 0` (`B0`) or not.
+///
+/// # Safety
+/// As [`sym_row_major`].
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+unsafe fn sym_by<V: MmVec, I: Index, const LOWER: bool, const B0: bool>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[V::T],
+    x: &[V::T],
+    alpha: V::T,
+    beta: V::T,
+    y: &mut [V::T],
+    s: RowMajor,
+    b: SymBlock,
+) -> Cross {
+    let k = s.k;
+    let ldy = s.ldy.max(1);
+    // Rows of `Y` whose `k` columns lie inside `y`, and of `X` inside `x` (as `rows_by`).
+    let fit = y.len().checked_sub(k).map_or(0, |room| room / ldy + 1);
+    let (col_idx, jmax) = match x.len().checked_sub(k) {
+        Some(room) => (col_idx, room.checked_div(s.ldx).unwrap_or(0)),
+        None => (&[][..], 0),
+    };
+    let end = b.end.min(b.start.saturating_add(fit)).min(row_ptr.len().saturating_sub(1));
+    if k == 0 || b.start >= end || x.len() < k {
+        return Cross::NONE;
+    }
+    let b = SymBlock { end, ..b };
+    let xr = Xrows { x, ld: s.ldx, jmax };
+    let mut cross = Cross::NONE;
+    // A plain loop each way (a closure would not inherit the kernel's target features).
+    let mut i = if LOWER { b.start } else { end };
+    loop {
+        if LOWER {
+            if i >= end {
+                break;
+            }
+        } else if i == b.start {
+            break;
+        } else {
+            i -= 1;
+        }
+        let r = row_ptr[i].to_usize()..row_ptr[i + 1].to_usize();
+        let (cols, vs) = match (col_idx.get(r.clone()), vals.get(r)) {
+            (Some(c), Some(v)) => (c, v),
+            _ => (&[][..], &[][..]),
+        };
+        let row = SymRow { i, cols, vals: vs, xr, alpha, beta, ldy, b };
+        // SAFETY: the caller's promise of the features; rows `b.start..b.end` of `Y` hold
+        // `k` columns inside `y` (`fit`), and `xr` clamps the rows of `X`.
+        unsafe { sym_row::<V, I, LOWER, B0>(row, y, k, &mut cross) };
+        if LOWER {
+            i += 1;
+        }
+    }
+    cross
+}
+
+/// One row `i` of a symmetric SpMM block and what its tiles read.
+#[derive(Clone, Copy)]
+struct SymRow<'r, T, I> {
+    i: usize,
+    cols: &'r [I],
+    vals: &'r [T],
+    xr: Xrows<'r, T>,
+    alpha: T,
+    beta: T,
+    ldy: usize,
+    b: SymBlock,
+}
+
+/// Row `i` of [`sym_by`] in tiles of four registers, then one to three, then a half
+/// register, then scalar columns, as [`row`].
+///
+/// # Safety
+/// `V`'s features are enabled; rows `b.start..b.end` of `Y` (`ldy` apart) hold `k`
+/// columns inside `y`.
+#[inline(always)]
+unsafe fn sym_row<V: MmVec, I: Index, const LOWER: bool, const B0: bool>(
+    r: SymRow<'_, V::T, I>,
+    y: &mut [V::T],
+    k: usize,
+    cross: &mut Cross,
+) {
+    let w = V::W;
+    let mut c0 = 0;
+    // SAFETY (every tile): the features are the caller's; each tile covers columns
+    // `c0..c0 + R W <= k`.
+    unsafe {
+        while c0 + 4 * w <= k {
+            sym_tile::<V, I, 4, LOWER, B0>(r, c0, y, cross);
+            c0 += 4 * w;
+        }
+        match (k - c0) / w {
+            3 => sym_tile::<V, I, 3, LOWER, B0>(r, c0, y, cross),
+            2 => sym_tile::<V, I, 2, LOWER, B0>(r, c0, y, cross),
+            1 => sym_tile::<V, I, 1, LOWER, B0>(r, c0, y, cross),
+            _ => {}
+        }
+        c0 += (k - c0) / w * w;
+        if V::Half::W < w && c0 + V::Half::W <= k {
+            sym_tile::<V::Half, I, 1, LOWER, B0>(r, c0, y, cross);
+            c0 += V::Half::W;
+        }
+    }
+    if c0 < k {
+        sym_tail::<V::T, I, LOWER, B0>(r, c0..k, y, cross);
+    }
+}
+
+/// Columns `c0..c0 + R W` of row `i`: `R` registers of sums for the even entries and `R`
+/// for the odd ones (the row's dot product with `X`), and for each entry in the block's
+/// window `Y[j, c0..] += a_ij * (alpha X[i, c0..])`, `alpha X[i, c0..]` kept in `R`
+/// registers.
+///
+/// # Safety
+/// As [`sym_row`], and `c0 + R W <= k`.
+#[inline(always)]
+unsafe fn sym_tile<V: MmVec, I: Index, const R: usize, const LOWER: bool, const B0: bool>(
+    r: SymRow<'_, V::T, I>,
+    c0: usize,
+    y: &mut [V::T],
+    cross: &mut Cross,
+) {
+    let (w, b, i, ldy) = (V::W, r.b, r.i, r.ldy);
+    let (w0, wn) = b.window::<LOWER>(i);
+    let yp = y.as_mut_ptr();
+    // SAFETY: the features are the caller's; every load of `X` reads `W` elements at column
+    // `c0 + q W`, `q < R`, of a clamped row (inside `x` by `jmax`); every access to `Y` is
+    // to a row of the block (`i`, or `j` in the window `w0..w0 + wn` inside the block) at
+    // columns `c0..c0 + R W <= k`, inside `y` (the caller's promise).
+    unsafe {
+        let zero = V::splat(V::T::ZERO);
+        let al = V::splat(r.alpha);
+        let xi = r.xr.x.as_ptr().wrapping_add(i.min(r.xr.jmax) * r.xr.ld + c0);
+        let mut xs = [zero; R];
+        for (q, v) in xs.iter_mut().enumerate() {
+            *v = V::mul(al, V::load(xi.add(q * w)));
+        }
+        let sc = Scatter { yp, w0, wn, ldy, row0: b.start, c0 };
+        let (mut a, mut bb) = ([zero; R], [zero; R]);
+        let (c2, v2) = (r.cols.chunks_exact(2), r.vals.chunks_exact(2));
+        let (cr, vr) = (c2.remainder(), v2.remainder());
+        for (c, v) in c2.zip(v2) {
+            let (p0, p1) = (r.xr.at(c[0], c0), r.xr.at(c[1], c0));
+            let (s0, s1) = (V::splat(v[0]), V::splat(v[1]));
+            for q in 0..R {
+                a[q] = V::fma(a[q], s0, V::load(p0.add(q * w)));
+                bb[q] = V::fma(bb[q], s1, V::load(p1.add(q * w)));
+            }
+            sym_put::<V, I, R, LOWER>(sc, &xs, c[0], s0, r, cross);
+            sym_put::<V, I, R, LOWER>(sc, &xs, c[1], s1, r, cross);
+        }
+        if let (Some(&c), Some(&v)) = (cr.first(), vr.first()) {
+            let (p, s) = (r.xr.at(c, c0), V::splat(v));
+            for (q, aq) in a.iter_mut().enumerate() {
+                *aq = V::fma(*aq, s, V::load(p.add(q * w)));
+            }
+            sym_put::<V, I, R, LOWER>(sc, &xs, c, s, r, cross);
+        }
+        let be = V::splat(r.beta);
+        let yi = yp.add((i - b.start) * ldy + c0);
+        for (q, (&aq, &bq)) in a.iter().zip(&bb).enumerate() {
+            let t = V::mul(al, V::add(aq, bq));
+            let out = if B0 { t } else { V::fma(t, be, V::load(yi.add(q * w))) };
+            out.store(yi.add(q * w));
+        }
+    }
+}
+
+/// Where [`sym_tile`]'s scatters go: `Y` at `yp`, rows `ldy` apart from row `row0`, the
+/// window `w0..w0 + wn` of the row, the tile's first column `c0`.
+#[derive(Clone, Copy)]
+struct Scatter<T> {
+    yp: *mut T,
+    w0: usize,
+    wn: usize,
+    ldy: usize,
+    row0: usize,
+    c0: usize,
+}
+
+/// The scatter of one entry `(i, c)` of value `s` (in every lane) in a tile:
+/// `Y[c, c0..c0 + R W] += s * xs` if the block holds row `c`, else the entry noted as
+/// cross (if it is).
+///
+/// # Safety
+/// `V`'s features are enabled; rows `w0..w0 + wn` of `Y` hold columns `c0..c0 + R W`
+/// inside the slice at `yp` ([`sym_tile`]'s contract).
+#[inline(always)]
+unsafe fn sym_put<V: MmVec, I: Index, const R: usize, const LOWER: bool>(
+    sc: Scatter<V::T>,
+    xs: &[V; R],
+    c: I,
+    s: V,
+    r: SymRow<'_, V::T, I>,
+    cross: &mut Cross,
+) {
+    let j = c.to_usize();
+    let o = j.wrapping_sub(sc.w0);
+    if o < sc.wn {
+        // SAFETY: row `j = w0 + o` lies in the window (the caller's promise).
+        unsafe {
+            let yj = sc.yp.add((sc.w0 - sc.row0 + o) * sc.ldy + sc.c0);
+            for (q, &xq) in xs.iter().enumerate() {
+                V::fma(V::load(yj.add(q * V::W)), s, xq).store(yj.add(q * V::W));
+            }
+        }
+    } else if r.b.crosses::<LOWER>(j) {
+        cross.add(r.i, j, j + 1);
+    }
+}
+
+/// The last columns `cols` of row `i` (fewer than a half register), one column at a time
+/// in scalar sums, as [`sym_tile`].
+#[inline(always)]
+fn sym_tail<T: Scalar, I: Index, const LOWER: bool, const B0: bool>(
+    r: SymRow<'_, T, I>,
+    cols: core::ops::Range<usize>,
+    y: &mut [T],
+    cross: &mut Cross,
+) {
+    let (b, i, ldy, xr) = (r.b, r.i, r.ldy, r.xr);
+    let (w0, wn) = b.window::<LOWER>(i);
+    let xat = |j: usize, c: usize| xr.x.get(j.min(xr.jmax) * xr.ld + c).copied().unwrap_or(T::ZERO);
+    for c in cols {
+        let xs = r.alpha * xat(i, c);
+        let mut acc = T::ZERO;
+        for (&cj, &v) in r.cols.iter().zip(r.vals) {
+            let j = cj.to_usize();
+            acc += v * xat(j, c);
+            let o = j.wrapping_sub(w0);
+            if o < wn {
+                if let Some(yv) = y.get_mut((w0 - b.start + o) * ldy + c) {
+                    *yv += v * xs;
+                }
+            } else if b.crosses::<LOWER>(j) {
+                cross.add(i, j, j + 1);
+            }
+        }
+        if let Some(yv) = y.get_mut((i - b.start) * ldy + c) {
+            *yv = if B0 { r.alpha * acc } else { r.alpha * acc + r.beta * *yv };
+        }
+    }
+}
+
 /// Stamps out a width's `#[target_feature]` SpMM entry points `rows_f64` and `rows_f32`
 /// ([`rows_row_major`] over the width's registers).
 macro_rules! spmm_kernels {
@@ -425,6 +708,7 @@ macro_rules! spmm_kernels {
         }
     };
     (@one $feature:literal, $name:ident, $t:ty, $vec:ty $(, $($narrow:ident)::+)?) => {
+        $crate::arch::generic::spmm::spmm_kernels!(@sym $feature, $name, $t, $vec $(, $($narrow)::+)?);
         /// The row-major CSR SpMM on this width; see
         /// [`rows_row_major`](crate::arch::generic::spmm::rows_row_major).
         ///
@@ -453,6 +737,45 @@ macro_rules! spmm_kernels {
             // own reads and writes.
             unsafe {
                 $crate::arch::generic::spmm::rows_row_major::<$vec, I>(row_ptr, col_idx, vals, x, alpha, beta, y, s)
+            }
+        }
+    };
+    // The symmetric-storage kernel beside each row-major one: `sym_f64` beside `rows_f64`.
+    (@sym $feature:literal, rows_f64, $t:ty, $vec:ty $(, $($narrow:ident)::+)?) => {
+        $crate::arch::generic::spmm::spmm_kernels!(@symone $feature, sym_f64, $t, $vec $(, $($narrow)::+)?);
+    };
+    (@sym $feature:literal, rows_f32, $t:ty, $vec:ty $(, $($narrow:ident)::+)?) => {
+        $crate::arch::generic::spmm::spmm_kernels!(@symone $feature, sym_f32, $t, $vec $(, $($narrow)::+)?);
+    };
+    (@symone $feature:literal, $name:ident, $t:ty, $vec:ty $(, $($narrow:ident)::+)?) => {
+        /// The symmetric-storage row-major SpMM of one block on this width; see
+        /// [`sym_row_major`](crate::arch::generic::spmm::sym_row_major).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe fn $name<I: $crate::Index>(
+            row_ptr: &[I],
+            col_idx: &[I],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+            s: $crate::arch::generic::spmm::RowMajor,
+            b: $crate::arch::generic::spmv_sym::SymBlock,
+        ) -> $crate::arch::generic::spmv_sym::Cross {
+            $(
+                if s.k * core::mem::size_of::<$t>() <= 64 {
+                    // SAFETY: the narrower width's features are among those enabled here.
+                    return unsafe { $($narrow)::+::$name(row_ptr, col_idx, vals, x, alpha, beta, y, s, b) };
+                }
+            )?
+            // SAFETY: the features are enabled on this function; the kernel bounds its
+            // own reads and writes.
+            unsafe {
+                $crate::arch::generic::spmm::sym_row_major::<$vec, I>(row_ptr, col_idx, vals, x, alpha, beta, y, s, b)
             }
         }
     };
@@ -491,4 +814,37 @@ pub(crate) fn rows<T: Scalar, I: Index>(
     }
     on!(f64, rows_f64);
     on!(f32, rows_f32);
+}
+
+/// The row-major symmetric-storage SpMM of one block ([`sym_row_major`]) on `isa`'s
+/// registers; returns the cross entries it left out.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn sym<T: Scalar, I: Index>(
+    isa: Checked,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    s: RowMajor,
+    b: SymBlock,
+) -> Cross {
+    macro_rules! on {
+        ($t:ty, $f:ident) => {
+            if let (Some(v), Some(xx), Some(al), Some(be)) =
+                (cast::<T, $t>(vals), cast::<T, $t>(x), cast_val::<T, $t>(alpha), cast_val::<T, $t>(beta))
+                && let Some(yy) = cast_mut::<T, $t>(y)
+            {
+                return crate::arch::dispatch!(isa, spmm::$f(row_ptr, col_idx, v, xx, al, be, yy, s, b), else portable::$f(
+                    row_ptr, col_idx, v, xx, al, be, yy, s, b
+                ));
+            }
+        };
+    }
+    on!(f64, sym_f64);
+    on!(f32, sym_f32);
+    Cross::NONE
 }

@@ -917,3 +917,40 @@ pub(crate) fn products<T: Scalar, I: Index>(isa: Checked, cols: &[I], vals: &[T]
     on!(f32, u64, products_f32_u64);
     portable::products_portable(cols, vals, x, out);
 }
+
+/// The symmetric-storage SpMV of one block on `isa` ([`sym_loop`](super::spmv_sym::sym_loop)
+/// with the width's dot product for long rows); returns the cross entries it left out.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn sym<T: Scalar, I: Index>(
+    isa: Checked,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    b: super::spmv_sym::SymBlock,
+) -> super::spmv_sym::Cross {
+    macro_rules! on {
+        ($t:ty, $i:ty, $f:ident) => {
+            if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
+                cast::<I, $i>(row_ptr),
+                cast::<I, $i>(col_idx),
+                cast::<T, $t>(vals),
+                cast::<T, $t>(x),
+                cast_val::<T, $t>(alpha),
+                cast_val::<T, $t>(beta),
+            ) && let Some(yy) = cast_mut::<T, $t>(y)
+            {
+                return dispatch!(isa, $f(rp, ci, v, xx, al, be, yy, b));
+            }
+        };
+    }
+    on!(f64, u32, sym_f64_u32);
+    on!(f64, u64, sym_f64_u64);
+    on!(f32, u32, sym_f32_u32);
+    on!(f32, u64, sym_f32_u64);
+    portable::sym_portable(row_ptr, col_idx, vals, x, alpha, beta, y, b)
+}

@@ -7,8 +7,9 @@ use core::ops::Range;
 
 use crate::Index;
 use crate::Scalar;
-use crate::arch::generic::spmm::{MmVec, RowMajor, rows_row_major};
+use crate::arch::generic::spmm::{MmVec, RowMajor, rows_row_major, sym_row_major};
 use crate::arch::generic::spmm_csr5::{Mm5, VecCols, walk};
+use crate::arch::generic::spmv_sym::{Cross, SymBlock};
 
 /// `N` lanes of `T` as a plain array.
 #[derive(Clone, Copy)]
@@ -129,4 +130,53 @@ pub(crate) fn tiles_f32<I: Index>(
     carry: &mut [f32],
 ) -> bool {
     tiles_plain(a, tiles, y, carry)
+}
+
+/// The symmetric-storage row-major SpMM of one block on four plain lanes.
+#[allow(clippy::too_many_arguments)]
+fn sym_plain<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    s: RowMajor,
+    b: SymBlock,
+) -> Cross {
+    // SAFETY: `Plain` needs no target feature; the kernel bounds its reads and writes.
+    unsafe { sym_row_major::<Plain<T, 4>, I>(row_ptr, col_idx, vals, x, alpha, beta, y, s, b) }
+}
+
+/// [`sym_plain`] for `f64`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sym_f64<I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[f64],
+    x: &[f64],
+    alpha: f64,
+    beta: f64,
+    y: &mut [f64],
+    s: RowMajor,
+    b: SymBlock,
+) -> Cross {
+    sym_plain(row_ptr, col_idx, vals, x, alpha, beta, y, s, b)
+}
+
+/// [`sym_plain`] for `f32`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sym_f32<I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[f32],
+    x: &[f32],
+    alpha: f32,
+    beta: f32,
+    y: &mut [f32],
+    s: RowMajor,
+    b: SymBlock,
+) -> Cross {
+    sym_plain(row_ptr, col_idx, vals, x, alpha, beta, y, s, b)
 }

@@ -4,6 +4,7 @@
 //! widths' entry points share.
 
 use crate::arch::generic::spmv_csr::{NoStencil, dot_seq, row_loop, x_at};
+use crate::arch::generic::spmv_sym::{Cross, SymBlock, sym_loop};
 use crate::{Index, Scalar};
 
 /// Rows shorter than this run the plain sequential loop in the portable row kernel: four
@@ -57,6 +58,22 @@ pub(crate) fn rows_portable<T: Scalar, I: Index>(
         dot_long,
         dense_long,
     );
+}
+
+/// The portable symmetric-storage SpMV of one block: [`sym_loop`] with [`dot_long`] for
+/// rows of [`PORTABLE_SHORT`] entries or more.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn sym_portable<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    b: SymBlock,
+) -> Cross {
+    sym_loop(row_ptr, col_idx, vals, x, alpha, beta, y, b, PORTABLE_SHORT, dot_long)
 }
 
 /// [`dense_dot`] out of line, as [`dot_long`].
@@ -125,7 +142,21 @@ pub(crate) fn products_portable<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: 
 // The portable width under the same names as the SIMD widths, so the dispatch reads as
 // one `match`.
 macro_rules! portable_names {
-    ($t:ty, $i:ty, $rows:ident, $dot:ident, $products:ident) => {
+    ($t:ty, $i:ty, $rows:ident, $dot:ident, $products:ident, $sym:ident) => {
+        /// [`sym_portable`] for one operand pair.
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) fn $sym(
+            row_ptr: &[$i],
+            col_idx: &[$i],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+            b: SymBlock,
+        ) -> Cross {
+            sym_portable(row_ptr, col_idx, vals, x, alpha, beta, y, b)
+        }
         /// [`rows_portable`] for one operand pair.
         #[allow(clippy::too_many_arguments)]
         pub(crate) fn $rows(
@@ -151,7 +182,7 @@ macro_rules! portable_names {
     };
 }
 
-portable_names!(f32, u32, rows_f32_u32, dot_f32_u32, products_f32_u32);
-portable_names!(f32, u64, rows_f32_u64, dot_f32_u64, products_f32_u64);
-portable_names!(f64, u32, rows_f64_u32, dot_f64_u32, products_f64_u32);
-portable_names!(f64, u64, rows_f64_u64, dot_f64_u64, products_f64_u64);
+portable_names!(f32, u32, rows_f32_u32, dot_f32_u32, products_f32_u32, sym_f32_u32);
+portable_names!(f32, u64, rows_f32_u64, dot_f32_u64, products_f32_u64, sym_f32_u64);
+portable_names!(f64, u32, rows_f64_u32, dot_f64_u32, products_f64_u32, sym_f64_u32);
+portable_names!(f64, u64, rows_f64_u64, dot_f64_u64, products_f64_u64, sym_f64_u64);

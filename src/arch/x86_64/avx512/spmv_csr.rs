@@ -533,3 +533,37 @@ spmv_csr_kernels!(
     dot_f32_u64,
     products_f32_u64
 );
+
+// The symmetric-storage SpMV over the dot products above.
+crate::arch::generic::spmv_sym::spmv_sym_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F64U32,
+    f64,
+    u32,
+    sym_f64_u32,
+    dot_f64_u32
+);
+crate::arch::generic::spmv_sym::spmv_sym_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F64U64,
+    f64,
+    u64,
+    sym_f64_u64,
+    dot_f64_u64
+);
+crate::arch::generic::spmv_sym::spmv_sym_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F32U32,
+    f32,
+    u32,
+    sym_f32_u32,
+    dot_f32_u32
+);
+crate::arch::generic::spmv_sym::spmv_sym_kernels!(
+    "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
+    F32U64,
+    f32,
+    u64,
+    sym_f32_u64,
+    dot_f32_u64
+);
