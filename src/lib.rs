@@ -56,9 +56,11 @@
 //! - [`level1`]: sparse vectors ([`level1::SpVec`]), sparse + sparse addition by four
 //!   methods (chapter 7), dot products, axpy, gather/scatter.
 //! - [`level2`]: the [`SpMv`] trait for every format, the CSR methods and the plans;
-//!   the sparse triangular solve ([`level2::trsv`], [`level2::TriangularSolve`]); CSR
-//!   SpMM ([`SpMm`]: dense `X`, `Y` of `k` columns, [`DenseRef`], [`DenseMut`]); SpMV and
-//!   SpMM of symmetric storage ([`Symmetric`]).
+//!   the sparse triangular solve ([`level2::trsv`], [`level2::TriangularSolve`]); SpMM
+//!   ([`SpMm`]: dense `X`, `Y` of `k` columns, [`DenseRef`], [`DenseMut`]) on CSR
+//!   ([`level2::spmm_csr`]), CSR5 ([`level2::spmm_csr5`]: each tile read once for all
+//!   `k`) and the plans (on the planned format); SpMV and SpMM of symmetric storage
+//!   ([`Symmetric`]).
 //! - [`level3`]: SpGEMM `C = A·B` in CSR (chapter 9): upper bound, binning, per-bin row
 //!   kernels, symbolic and numeric phases into caller buffers; with `alloc`, the hybrid
 //!   allocation ([`level3::spgemm`]), the Galerkin product and `A·Aᵀ`. The sum
@@ -73,7 +75,7 @@
 //! | `std` | yes | runtime NEON detection on AArch64; the choices tuned by timing on this machine ([`CsrMethod::tune`], [`SpmvPlan::tune`], [`AddRule::tune`](level1::AddRule::tune)); on Linux, the huge page hint for large owned outputs ([`SpgemmConfig::huge_pages`](level3::SpgemmConfig::huge_pages), on by default; [`SpmvConfig::huge_pages`], opt-in); implies `alloc` |
 //! | `alloc` | | owned variants ([`CsrOwned`], [`Csr5Owned`], [`CooOwned`], [`EllOwned`], [`SellOwned`], [`HybOwned`], [`JdsOwned`], [`DiaOwned`], [`SpVecOwned`](level1::SpVecOwned)), [`SpmvPlan`], and [`level3::spgemm`], `spgemm_reuse`, `galerkin`, `a_at`, [`level3::add`] |
 //! | `heapless` | | `CsrHeapless`: an owned CSR in fixed-capacity storage, for firmware without an allocator |
-//! | `parallel` | | threads for [`Exec::threads`]: the SpMV (symmetric storage included), SpMM, SpGEMM and triangular solve kernels run as tasks on the caller's rayon pool; `available_threads` |
+//! | `parallel` | | threads for [`Exec::threads`]: the SpMV (symmetric storage included), SpMM (CSR, CSR5, symmetric), SpGEMM and triangular solve kernels run as tasks on the caller's rayon pool; `available_threads` |
 //! | `mtx` | | `io`: Matrix Market read and write (coordinate real/integer/pattern, general/symmetric/skew-symmetric, gzip) |
 //! | `gen` | | `generate`: deterministic, seeded matrices of the thesis's benchmark classes, and the benchmark suite |
 //! | `gpu` | | `gpu`: SPIR-V modules of the CSR and CSR5 SpMV kernels (rust-gpu) with bindings and dispatch metadata; no runtime |

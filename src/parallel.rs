@@ -239,6 +239,68 @@ pub(crate) fn spmm_csr<T: Scalar, I: Index>(
     }
 }
 
+/// [`crate::level2::spmm_csr5`] on `threads` tasks (`alpha != 0`, shapes checked): a
+/// row-major `Y` by equal tile ranges (as [`spmv_csr5`]: equal entries), each range by the
+/// serial tile walk into its own rows, the `k`-wide carries of rows that cross ranges
+/// added at the end (within rounding of the serial result: such a row's pieces add in
+/// another order); a column-major `Y` by equal blocks of columns, each over all tiles by
+/// the serial kernel (the serial bits).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn spmm_csr5<T: Scalar, I: Index>(
+    a: &crate::formats::Csr5<'_, T, I>,
+    isa: Checked,
+    alpha: T,
+    x: DenseRef<'_, T>,
+    beta: T,
+    y: &mut DenseMut<'_, T>,
+    threads: usize,
+) {
+    use crate::level2::csr5::{mm_tiles, owned_rows};
+    let (k, n) = (x.cols(), a.tiles() + 1);
+    let work = (a.nrows() + a.nnz()).saturating_mul(k.max(1));
+    let (ld, layout) = (y.ld(), y.layout());
+    let ys = layout.strides(ld);
+    match layout {
+        DenseLayout::RowMajor => {
+            let threads = tasks(threads, n, work);
+            if threads == 1 {
+                mm_tiles(a, isa, 0..n, alpha, x, beta, y.data_mut(), ys, &mut [], true);
+                return;
+            }
+            let pieces = (0..threads).map(|p| {
+                let tiles = n * p / threads..n * (p + 1) / threads;
+                let rows = owned_rows(a, tiles.clone()).map_or(0, |r| r.len());
+                (tiles, rows * ld)
+            });
+            let carries = on_rows(y.data_mut(), pieces, |tiles, chunk| {
+                let mut carry = std::vec![T::ZERO; k];
+                let end = owned_rows(a, tiles.clone()).map_or(0, |r| r.end);
+                mm_tiles(a, isa, tiles, alpha, x, beta, chunk, ys, &mut carry, true).then_some((end, carry))
+            });
+            let data = y.data_mut();
+            for (row, carry) in carries.into_iter().flatten() {
+                if let Some(yr) = data.get_mut(row * ld..) {
+                    yr.iter_mut().zip(&carry).for_each(|(v, &c)| *v += c);
+                }
+            }
+        }
+        DenseLayout::ColMajor => {
+            let threads = tasks(threads, k, work);
+            let xs = x.layout().strides(x.ld()).1;
+            let pieces = (0..threads).map(|p| {
+                let (c0, c1) = (k * p / threads, k * (p + 1) / threads);
+                (c0..c1, (c1 - c0) * ld)
+            });
+            on_rows(y.data_mut(), pieces, |cols, chunk| {
+                let xd = x.data().get(cols.start * xs..).unwrap_or(&[]);
+                if let Ok(xc) = DenseRef::new(x.rows(), cols.len(), x.ld(), x.layout(), xd) {
+                    mm_tiles(a, isa, 0..n, alpha, xc, beta, chunk, ys, &mut [], k == 1);
+                }
+            });
+        }
+    }
+}
+
 /// `SpMv for Symmetric` on `threads` tasks (`alpha != 0`, shapes checked): the stored
 /// triangle's rows in [`balanced_row_partition`] blocks (weighted as twice the entries:
 /// each is read for a dot product and a scatter), each block writing its rows of `y` and

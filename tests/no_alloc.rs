@@ -1,6 +1,6 @@
 //! Kernels own no memory (ARCHITECTURE.md, principle 1): a counting global allocator proves that
 //! every kernel — SpMV of every format on every available `Isa` and every CSR method,
-//! CSR SpMM, symmetric storage (its check, SpMV and SpMM), the transposed CSR product, the CSR5 conversions (copying and in place), the
+//! CSR and CSR5 SpMM (whole, by tile ranges, through a plan), symmetric storage (its check, SpMV and SpMM), the transposed CSR product, the CSR5 conversions (copying and in place), the
 //! conversions into caller buffers (CSC both ways, canonical CSR from triplets or COO,
 //! and into `CsrHeapless`), the plans in
 //! caller buffers, the primitives, Level 1 with its workspace, and SpGEMM's symbolic,
@@ -343,6 +343,91 @@ fn spmm<I: Index>() {
                 }
             }
         }
+    }
+}
+
+#[test]
+fn csr5_spmm_allocates_nothing() {
+    csr5_spmm::<u32>();
+}
+
+#[test]
+#[cfg_attr(miri, ignore)]
+fn csr5_spmm_allocates_nothing_u16_i32() {
+    csr5_spmm::<u16>();
+    csr5_spmm::<i32>();
+}
+
+/// CSR5 SpMM on every `Isa`, both layouts, `k` across the register blocks: whole, by tile
+/// ranges with their carries, and through a plan in caller buffers.
+fn csr5_spmm<I: Index>() {
+    use spblas::level2::csr5::{apply_spmm_carry, owned_rows, spmm_tiles};
+    let isas = isas();
+    let owned = matrix::<I>();
+    let a = owned.view();
+    for &isa in &isas {
+        let layout = Csr5Layout::new(&a, isa).unwrap();
+        let nnz = layout.nnz();
+        let (mut ci, mut v) = (vec![I::ZERO; nnz], vec![0.0; nnz]);
+        let mut tile_ptr = vec![I::ZERO; layout.tile_ptr_len()];
+        let mut tile_desc = vec![0u32; layout.tile_desc_len()];
+        let mut eop = vec![I::ZERO; layout.tile_ptr_len()];
+        let mut eo = vec![I::ZERO; layout.empty_offset_len()];
+        let aux = Csr5Aux {
+            tile_ptr: &mut tile_ptr,
+            tile_desc: &mut tile_desc,
+            empty_offset_ptr: &mut eop,
+            empty_offset: &mut eo,
+        };
+        let m = Csr5::from_csr(&a, &layout, &mut ci, &mut v, aux).unwrap();
+        for k in [1usize, 7, 8, 17, if cfg!(miri) { 20 } else { 64 }] {
+            let x: Vec<f64> = (0..a.ncols() * k).map(|p| (p % 9) as f64).collect();
+            let mut y = vec![1.0; a.nrows() * k];
+            let mut carry = vec![0.0; k];
+            for layout in [DenseLayout::RowMajor, DenseLayout::ColMajor] {
+                let (ldx, ldy) =
+                    if layout == DenseLayout::RowMajor { (k, k) } else { (a.ncols(), a.nrows()) };
+                let xd = DenseRef::new(a.ncols(), k, ldx, layout, &x).unwrap();
+                let mut yd = DenseMut::new(a.nrows(), k, ldy, layout, &mut y).unwrap();
+                for (alpha, beta) in [(1.0, 0.0), (2.0, 0.5), (0.0, 1.0)] {
+                    assert_no_alloc("csr5 spmm", || {
+                        m.spmm(Exec::from(isa), alpha, xd, beta, &mut yd).unwrap()
+                    });
+                }
+                if layout == DenseLayout::RowMajor {
+                    // The first two tiles, then the rest, then the carry.
+                    let split = m.tiles().min(2);
+                    let r = owned_rows(&m, 0..split).unwrap();
+                    let (head, tail) = y.split_at_mut(r.end * k);
+                    let mut yh = DenseMut::row_major(r.len(), k, head).unwrap();
+                    let mut yt = DenseMut::row_major(a.nrows() - r.end, k, tail).unwrap();
+                    let n = m.tiles() + 1;
+                    let row = assert_no_alloc("spmm_tiles", || {
+                        spmm_tiles(&m, isa, split..n, 1.0, xd, 0.0, &mut yt, &mut carry).unwrap();
+                        spmm_tiles(&m, isa, 0..split, 1.0, xd, 0.0, &mut yh, &mut carry).unwrap()
+                    });
+                    let mut yd = DenseMut::row_major(a.nrows(), k, &mut y).unwrap();
+                    if let Some(row) = row {
+                        assert_no_alloc("apply_spmm_carry", || {
+                            apply_spmm_carry(row, &carry, &mut yd).unwrap()
+                        });
+                    }
+                }
+            }
+        }
+        let plan_layout =
+            spblas::SpmvPlanLayout::with_choice(Exec::from(isa), &a, spblas::level2::SpmvChoice::Csr5)
+                .unwrap();
+        let mut idx = vec![I::ZERO; plan_layout.idx_len()];
+        let mut vals = vec![0.0; plan_layout.vals_len()];
+        let mut words = vec![0u32; plan_layout.words_len()];
+        let plan =
+            spblas::SpmvPlanView::from_buffers(&a, &plan_layout, &mut idx, &mut vals, &mut words).unwrap();
+        let x: Vec<f64> = (0..a.ncols() * 9).map(|p| (p % 9) as f64).collect();
+        let mut y = vec![1.0; a.nrows() * 9];
+        let xd = DenseRef::row_major(a.ncols(), 9, &x).unwrap();
+        let mut yd = DenseMut::row_major(a.nrows(), 9, &mut y).unwrap();
+        assert_no_alloc("SpmvPlanView spmm", || plan.spmm(Exec::new(), 1.0, xd, 0.0, &mut yd).unwrap());
     }
 }
 

@@ -1,4 +1,6 @@
-//! Target `spmm`: CSR SpMM (`level2::spmm_csr`, `SpMm for Csr`) on dense blocks of
+//! Target `spmm`: CSR SpMM (`level2::spmm_csr`, `SpMm for Csr`) and CSR5 SpMM
+//! (`level2::spmm_csr5` on the `Isa`'s layout and on a tile shape from the input, and by
+//! two tile ranges plus the carry, `level2::csr5::spmm_tiles`) on dense blocks of
 //! arbitrary shape, layout, leading dimension and slice length. `DenseRef::new` /
 //! `DenseMut::new` refuse a short slice or a small `ld` with an error, never a panic; an
 //! accepted block goes through SpMM on every available `Isa`, serially and on 0 to 8
@@ -7,8 +9,9 @@
 //! `Y` or `X` of the wrong shape is an error that leaves `Y` untouched.
 
 use arbitrary::{Arbitrary, Unstructured};
-use spblas::level2::spmm_csr;
-use spblas::{Csr, DenseLayout, DenseMut, DenseRef, Exec, Isa, SpMm};
+use spblas::level2::csr5::{apply_spmm_carry, owned_rows, spmm_tiles};
+use spblas::level2::{spmm_csr, spmm_csr5};
+use spblas::{Csr, Csr5Layout, Csr5Owned, DenseLayout, DenseMut, DenseRef, Exec, Isa, SpMm};
 
 use crate::formats::{Recipe, recipe_csr};
 
@@ -24,7 +27,8 @@ pub struct Input {
     /// Elements cut from the end of `X`'s and `Y`'s slices (modulo 3; any cut is refused
     /// unless the block is empty).
     pub cut: (u8, u8),
-    /// Rows of `Y` off by one (bit 0: one fewer, bit 1: one more), a shape error.
+    /// Rows of `Y` off by one (bit 0: one fewer, bit 1: one more), a shape error; bits
+    /// 2–3: the CSR5 tile width `omega` (1, 2, 4, 8), bits 4–7: its height `sigma` - 1.
     pub wrong: u8,
     pub recipe: Recipe,
 }
@@ -110,6 +114,43 @@ pub fn run(data: &[u8]) -> usize {
             assert!(!yv.iter().any(|p| p.is_nan()) || beta != 0.0 || nrows * k == 0, "NaN leaked");
             compared += 1;
         }
+        // CSR5: the `Isa`'s layout and the input's tile shape, whole on both thread
+        // counts, and (row-major `Y`) by two tile ranges plus the carry.
+        let omega = [1usize, 2, 4, 8][usize::from(input.wrong >> 2 & 3)];
+        let sigma = 1 + usize::from(input.wrong >> 4);
+        for layout in [Csr5Layout::new(&a, isa), Csr5Layout::with_params(&a, omega, sigma)] {
+            let c5 = Csr5Owned::from_csr_layout(&a, &layout.expect("a recipe has a CSR5 form")).expect("csr5");
+            let c5 = c5.view();
+            for exec in [Exec::from(isa), Exec::from(isa).threads(threads)] {
+                let mut yv = y0.clone();
+                let mut y = DenseMut::new(nrows, k, ldy, ly, &mut yv).expect("accepted above");
+                spmm_csr5(exec, &c5, alpha, x, beta, &mut y).expect("csr5 spmm");
+                let same = yv.iter().zip(&want).all(|(p, q)| p == q || (p.is_nan() && q.is_nan()));
+                assert!(same, "csr5 spmm on {isa}, {threads} threads: {yv:?}, want {want:?}");
+                compared += 1;
+            }
+            if ly == DenseLayout::RowMajor {
+                let n = c5.tiles() + 1;
+                let split = n / 2;
+                let r = owned_rows(&c5, 0..split).expect("in range");
+                let mut yv = y0.clone();
+                let mut carry = vec![f64::NAN; k];
+                let (head, tail) = yv.split_at_mut((r.end * ldy).min(ny));
+                let mut yt = DenseMut::new(nrows - r.end, k, ldy, ly, tail).expect("the rows after");
+                let last = spmm_tiles(&c5, isa, split..n, alpha, x, beta, &mut yt, &mut carry).expect("tail ranges");
+                assert_eq!(last, None, "the last range carried");
+                let mut yh = DenseMut::new(r.len(), k, ldy, ly, head).expect("the rows before");
+                let row = spmm_tiles(&c5, isa, 0..split, alpha, x, beta, &mut yh, &mut carry).expect("head ranges");
+                let mut y = DenseMut::new(nrows, k, ldy, ly, &mut yv).expect("accepted above");
+                if let Some(row) = row {
+                    assert_eq!(row, r.end, "carry for another row");
+                    apply_spmm_carry(row, &carry, &mut y).expect("carry");
+                }
+                let same = yv.iter().zip(&want).all(|(p, q)| p == q || (p.is_nan() && q.is_nan()));
+                assert!(same, "csr5 spmm by ranges on {isa}: {yv:?}, want {want:?}");
+                compared += 1;
+            }
+        }
         // A `Y` with a row too few or too many is refused, untouched.
         let fewer = (input.wrong & 1 == 1).then(|| nrows.checked_sub(1)).flatten();
         let more = (input.wrong & 2 == 2).then_some(nrows + 1);
@@ -118,6 +159,8 @@ pub fn run(data: &[u8]) -> usize {
             let mut yv = vec![sentinel; len];
             let mut y = DenseMut::new(m, k, ld, ly, &mut yv).expect("packed block");
             assert!(spmm_csr(Exec::from(isa), &a, alpha, x, beta, &mut y).is_err(), "wrong rows accepted");
+            let c5 = Csr5Owned::from_csr(Exec::from(isa), &a).expect("csr5");
+            assert!(spmm_csr5(Exec::from(isa), &c5.view(), alpha, x, beta, &mut y).is_err(), "wrong rows accepted");
             assert!(yv.iter().all(|&p| p == sentinel), "refused SpMM wrote Y");
         }
     }

@@ -22,8 +22,10 @@
 //! `ussv`) lives here too: serial substitution, level sets and the synchronization-free
 //! method of the thesis author's follow-up (Euro-Par 2016).
 //!
-//! [`SpMm`] (CSR, [`spmm_csr`]) multiplies by a dense block of `k` columns
-//! ([`DenseRef`], [`DenseMut`]), reading the matrix once for many vectors.
+//! [`SpMm`] multiplies by a dense block of `k` columns ([`DenseRef`], [`DenseMut`]),
+//! reading the matrix once for many vectors: CSR by rows ([`spmm_csr`]), CSR5 by tiles
+//! ([`spmm_csr5`]; by tile ranges plus `k`-wide carries, [`csr5::spmm_tiles`]), and
+//! [`SpmvPlan`] / [`SpmvPlanView`] on the format they planned.
 //!
 //! A symmetric matrix stored as one triangle ([`Symmetric`](crate::Symmetric)) has
 //! [`SpMv`] and [`SpMm`] too: one pass over the triangle, each row's dot product (the CSR
@@ -47,6 +49,7 @@ pub(crate) mod trsv;
 
 pub use csc::spmv_csr_transpose;
 pub use csr::{CsrMethod, merge_path_splits, spmv_csr, spmv_merge_path_piece};
+pub use csr5::spmm_csr5;
 #[cfg(feature = "parallel")]
 pub(crate) use plan::{Run, spmv_panels};
 pub use plan::{SpmvChoice, SpmvPlanLayout, SpmvPlanView};

@@ -513,6 +513,27 @@ impl<T: Scalar, I: Index> super::SpMv<T> for SpmvPlanView<'_, T, I> {
     }
 }
 
+impl<T: Scalar, I: Index> super::SpMm<T> for SpmvPlanView<'_, T, I> {
+    /// SpMM on the planned format: a CSR5 plan by its tiles
+    /// ([`spmm_csr5`](super::spmm_csr5)), the others by CSR rows
+    /// ([`spmm_csr`](super::spmm_csr); DIA has no SpMM of its own); on the plan's
+    /// [`Isa`] unless `exec` names another, on `exec`'s threads (feature `parallel`).
+    fn spmm(
+        &self,
+        exec: Exec,
+        alpha: T,
+        x: super::DenseRef<'_, T>,
+        beta: T,
+        y: &mut super::DenseMut<'_, T>,
+    ) -> Result<(), DimError> {
+        let exec = exec.isa(exec.requested_isa().unwrap_or(self.isa));
+        match &self.run {
+            RunView::Csr5(c) => super::spmm_csr5(exec, c, alpha, x, beta, y),
+            RunView::Csr(_) | RunView::Dia(_) => super::spmm_csr(exec, &self.a, alpha, x, beta, y),
+        }
+    }
+}
+
 #[cfg(feature = "parallel")]
 pub(crate) use owned::{Run, spmv_panels};
 #[cfg(feature = "alloc")]
@@ -526,8 +547,8 @@ mod owned {
     use super::{Csr, CsrMethod, Index, Isa, Scalar, SpmvChoice};
     use crate::arch::Checked;
     use crate::formats::{Csr5Layout, Csr5Owned, CsrOwned, Dia, DiaLayout};
-    use crate::level2::SpMv;
     use crate::level2::dia::DiaBlocks;
+    use crate::level2::{DenseMut, DenseRef, SpMm, SpMv, spmm_csr, spmm_csr5};
     use crate::{DimError, Exec, FormatError};
 
     /// A conversion's [`FormatError`] as the plan's [`DimError`]: a parameter stays a
@@ -845,6 +866,41 @@ mod owned {
             }
         }
         Ok(())
+    }
+
+    impl<T: Scalar, I: Index> SpMm<T> for SpmvPlan<'_, T, I> {
+        /// SpMM on the planned format: a CSR5 plan by its tiles
+        /// ([`spmm_csr5`](crate::level2::spmm_csr5)), a CSR5-panels plan panel after
+        /// panel (the first with `beta`, the rest adding), the others by CSR rows
+        /// ([`spmm_csr`](crate::level2::spmm_csr); DIA has no SpMM of its own); on the
+        /// plan's [`Isa`] unless `exec` names another, on `exec`'s threads (feature
+        /// `parallel`).
+        fn spmm(
+            &self,
+            exec: Exec,
+            alpha: T,
+            x: DenseRef<'_, T>,
+            beta: T,
+            y: &mut DenseMut<'_, T>,
+        ) -> Result<(), DimError> {
+            let exec = exec.isa(exec.requested_isa().unwrap_or(self.isa));
+            match &self.run {
+                Run::Csr5(c) => spmm_csr5(exec, &c.view(), alpha, x, beta, y),
+                Run::Csr5Panels(panels, _) => {
+                    // Every panel has `A`'s shape; the first call checks them all.
+                    let mut beta = beta;
+                    for p in panels {
+                        spmm_csr5(exec, &p.view(), alpha, x, beta, y)?;
+                        beta = T::ONE;
+                        if alpha == T::ZERO {
+                            break;
+                        }
+                    }
+                    Ok(())
+                }
+                Run::Csr(_) | Run::Dia(_) => spmm_csr(exec, &self.a, alpha, x, beta, y),
+            }
+        }
     }
 
     impl<T: Scalar, I: Index> SpMv<T> for SpmvPlan<'_, T, I> {

@@ -351,7 +351,7 @@ pub(crate) fn spmm_rows<T: Scalar, I: Index>(
 
 /// `X` and the `m` rows of `Y` as plain vectors where `k == 1` and both are contiguous:
 /// SpMV's row kernels run them then (the SpMM tiles have no column to vectorise over).
-fn vectors<'x, 'y, T>(
+pub(crate) fn vectors<'x, 'y, T>(
     x: &DenseRef<'x, T>,
     ys: (usize, usize),
     y: &'y mut [T],

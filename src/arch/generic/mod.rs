@@ -12,6 +12,7 @@ pub(crate) mod scan;
 pub(crate) mod scatter;
 pub(crate) mod sort;
 pub(crate) mod spmm;
+pub(crate) mod spmm_csr5;
 pub(crate) mod spmv_csr;
 pub(crate) mod spmv_csr5;
 pub(crate) mod spmv_sym;

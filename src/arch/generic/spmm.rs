@@ -164,17 +164,17 @@ unsafe fn rows_by<V: MmVec, I: Index, const B0: bool>(
 
 /// `x` as rows of `ld` elements, of which rows `0..=jmax` hold at least `k` columns.
 #[derive(Clone, Copy)]
-struct Xrows<'x, T> {
-    x: &'x [T],
-    ld: usize,
-    jmax: usize,
+pub(crate) struct Xrows<'x, T> {
+    pub(crate) x: &'x [T],
+    pub(crate) ld: usize,
+    pub(crate) jmax: usize,
 }
 
 impl<T> Xrows<'_, T> {
     /// The first element of row `min(j, jmax)`, plus `c0`: `k - c0` elements are readable
     /// from it.
     #[inline(always)]
-    fn at<I: Index>(self, j: I, c0: usize) -> *const T {
+    pub(crate) fn at<I: Index>(self, j: I, c0: usize) -> *const T {
         self.x.as_ptr().wrapping_add(j.to_usize().min(self.jmax) * self.ld + c0)
     }
 }
@@ -665,6 +665,8 @@ macro_rules! spmm_kernels {
     ($feature:literal, $f64:ty, $f32:ty) => {
         $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f64, f64, $f64);
         $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32);
+        $crate::arch::generic::spmm::spmm_kernels!(@csr5 $feature, tiles_f64, f64, $f64);
+        $crate::arch::generic::spmm::spmm_kernels!(@csr5 $feature, tiles_f32, f32, $f32);
     };
     // Blocks of at most 64 bytes a row (eight `f64`, sixteen `f32`) go to the narrower
     // width's entry point: two 256-bit loads an entry ran as fast as one 512-bit load or
@@ -673,6 +675,37 @@ macro_rules! spmm_kernels {
     ($feature:literal, $f64:ty, $f32:ty; narrow $($narrow:ident)::+) => {
         $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f64, f64, $f64, $($narrow)::+);
         $crate::arch::generic::spmm::spmm_kernels!(@one $feature, rows_f32, f32, $f32, $($narrow)::+);
+        $crate::arch::generic::spmm::spmm_kernels!(@csr5 $feature, tiles_f64, f64, $f64, $($narrow)::+);
+        $crate::arch::generic::spmm::spmm_kernels!(@csr5 $feature, tiles_f32, f32, $f32, $($narrow)::+);
+    };
+    (@csr5 $feature:literal, $name:ident, $t:ty, $vec:ty $(, $($narrow:ident)::+)?) => {
+        /// The CSR5 SpMM of a tile range on this width; see
+        /// [`walk`](crate::arch::generic::spmm_csr5::walk).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here; `a`'s `X` is row-major and
+        /// holds at least one row.
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn $name<I: $crate::Index>(
+            a: &$crate::arch::generic::spmm_csr5::Mm5<'_, $t, I>,
+            tiles: core::ops::Range<usize>,
+            y: &mut [$t],
+            carry: &mut [$t],
+        ) -> bool {
+            $(
+                if a.k * core::mem::size_of::<$t>() <= 64 {
+                    // SAFETY: the narrower width's features are among those enabled here.
+                    return unsafe { $($narrow)::+::$name(a, tiles, y, carry) };
+                }
+            )?
+            // SAFETY: the features are enabled on this function; the caller's contract on
+            // `a`; the walk bounds its own reads and writes.
+            unsafe {
+                $crate::arch::generic::spmm_csr5::walk::<$t, I, $crate::arch::generic::spmm_csr5::VecCols<$vec>>(
+                    a, tiles, y, carry,
+                )
+            }
+        }
     };
     (@one $feature:literal, $name:ident, $t:ty, $vec:ty $(, $($narrow:ident)::+)?) => {
         $crate::arch::generic::spmm::spmm_kernels!(@sym $feature, $name, $t, $vec $(, $($narrow)::+)?);

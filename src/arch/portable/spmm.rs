@@ -3,9 +3,12 @@
 //! baseline has (SSE2 on x86-64, NEON on AArch64), under the names the SIMD widths'
 //! entry points share.
 
+use core::ops::Range;
+
 use crate::Index;
 use crate::Scalar;
 use crate::arch::generic::spmm::{MmVec, RowMajor, rows_row_major, sym_row_major};
+use crate::arch::generic::spmm_csr5::{Mm5, VecCols, walk};
 use crate::arch::generic::spmv_sym::{Cross, SymBlock};
 
 /// `N` lanes of `T` as a plain array.
@@ -95,6 +98,38 @@ pub(crate) fn rows_f32<I: Index>(
     s: RowMajor,
 ) {
     rows_plain(row_ptr, col_idx, vals, x, alpha, beta, y, s)
+}
+
+/// The CSR5 SpMM of a tile range on four plain lanes; see [`walk`].
+fn tiles_plain<T: Scalar, I: Index>(
+    a: &Mm5<'_, T, I>,
+    tiles: Range<usize>,
+    y: &mut [T],
+    carry: &mut [T],
+) -> bool {
+    // SAFETY: `Plain` needs no target feature; the dispatcher sends only a row-major `X`
+    // holding a row here; the walk bounds its reads and writes.
+    unsafe { walk::<T, I, VecCols<Plain<T, 4>>>(a, tiles, y, carry) }
+}
+
+/// [`tiles_plain`] for `f64`.
+pub(crate) fn tiles_f64<I: Index>(
+    a: &Mm5<'_, f64, I>,
+    tiles: Range<usize>,
+    y: &mut [f64],
+    carry: &mut [f64],
+) -> bool {
+    tiles_plain(a, tiles, y, carry)
+}
+
+/// [`tiles_plain`] for `f32`.
+pub(crate) fn tiles_f32<I: Index>(
+    a: &Mm5<'_, f32, I>,
+    tiles: Range<usize>,
+    y: &mut [f32],
+    carry: &mut [f32],
+) -> bool {
+    tiles_plain(a, tiles, y, carry)
 }
 
 /// The symmetric-storage row-major SpMM of one block on four plain lanes.
