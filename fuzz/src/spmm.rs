@@ -119,7 +119,8 @@ pub fn run(data: &[u8]) -> usize {
         let omega = [1usize, 2, 4, 8][usize::from(input.wrong >> 2 & 3)];
         let sigma = 1 + usize::from(input.wrong >> 4);
         for layout in [Csr5Layout::new(&a, isa), Csr5Layout::with_params(&a, omega, sigma)] {
-            let c5 = Csr5Owned::from_csr_layout(&a, &layout.expect("a recipe has a CSR5 form")).expect("csr5");
+            let c5 =
+                Csr5Owned::from_csr_layout(&a, &layout.expect("a recipe has a CSR5 form")).expect("csr5");
             let c5 = c5.view();
             for exec in [Exec::from(isa), Exec::from(isa).threads(threads)] {
                 let mut yv = y0.clone();
@@ -137,10 +138,12 @@ pub fn run(data: &[u8]) -> usize {
                 let mut carry = vec![f64::NAN; k];
                 let (head, tail) = yv.split_at_mut((r.end * ldy).min(ny));
                 let mut yt = DenseMut::new(nrows - r.end, k, ldy, ly, tail).expect("the rows after");
-                let last = spmm_tiles(&c5, isa, split..n, alpha, x, beta, &mut yt, &mut carry).expect("tail ranges");
+                let last =
+                    spmm_tiles(&c5, isa, split..n, alpha, x, beta, &mut yt, &mut carry).expect("tail ranges");
                 assert_eq!(last, None, "the last range carried");
                 let mut yh = DenseMut::new(r.len(), k, ldy, ly, head).expect("the rows before");
-                let row = spmm_tiles(&c5, isa, 0..split, alpha, x, beta, &mut yh, &mut carry).expect("head ranges");
+                let row =
+                    spmm_tiles(&c5, isa, 0..split, alpha, x, beta, &mut yh, &mut carry).expect("head ranges");
                 let mut y = DenseMut::new(nrows, k, ldy, ly, &mut yv).expect("accepted above");
                 if let Some(row) = row {
                     assert_eq!(row, r.end, "carry for another row");
@@ -160,7 +163,10 @@ pub fn run(data: &[u8]) -> usize {
             let mut y = DenseMut::new(m, k, ld, ly, &mut yv).expect("packed block");
             assert!(spmm_csr(Exec::from(isa), &a, alpha, x, beta, &mut y).is_err(), "wrong rows accepted");
             let c5 = Csr5Owned::from_csr(Exec::from(isa), &a).expect("csr5");
-            assert!(spmm_csr5(Exec::from(isa), &c5.view(), alpha, x, beta, &mut y).is_err(), "wrong rows accepted");
+            assert!(
+                spmm_csr5(Exec::from(isa), &c5.view(), alpha, x, beta, &mut y).is_err(),
+                "wrong rows accepted"
+            );
             assert!(yv.iter().all(|&p| p == sentinel), "refused SpMM wrote Y");
         }
     }
