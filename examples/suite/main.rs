@@ -23,15 +23,17 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressStyle};
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::{
-    CsrMethod, DenseMut, DenseRef, Diagonal, SpMm, SpmvConfig, SpmvPlan, Triangle, spmv_csr,
+    CsrMethod, DenseMut, DenseRef, Diagonal, SpMm, SpmvConfig, SpmvPlan, Triangle, spmm_csr5, spmv_csr,
     spmv_csr_transpose, trsv,
 };
-use spblas::level3::{SpgemmConfig, spgemm, spgemm_reuse, upper_bound};
+use spblas::level3::{
+    SpgemmConfig, add_numeric, add_symbolic, add_workspace_len, spgemm, spgemm_reuse, upper_bound,
+};
 use spblas::primitives::Key;
 use spblas::primitives::scan::ScanElem;
 use spblas::{
-    CooOwned, Csr, Csr5, Csr5Layout, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, Exec, Gathers, HybOwned,
-    Index, Isa, JdsOwned, Scalar, SellLayout, SellOwned, SpMv,
+    CooOwned, Csr, Csr5, Csr5Layout, Csr5Owned, CsrOwned, Dia, DiaOwned, EllLayout, EllOwned, Exec, Gathers,
+    HybOwned, Index, Isa, JdsOwned, Scalar, SellLayout, SellOwned, SpMv, Symmetric,
 };
 
 use spblas::formats::Csr5Aux;
@@ -45,7 +47,7 @@ const MAX_FILL: f64 = 3.0;
 /// SELL slice height in the table.
 const SELL_HEIGHT: usize = 8;
 /// The SpMV rows of each matrix, in table order.
-const METHODS: [&str; 18] = [
+const METHODS: [&str; 21] = [
     "csr row-scalar",
     "Csr::spmv",
     "SpmvPlan::new",
@@ -56,7 +58,10 @@ const METHODS: [&str; 18] = [
     "csr merge-path",
     "transpose (Aᵀx)",
     "spmm k=8",
+    "csr5 spmm k=8",
+    "symmetric lower",
     "trsv lower",
+    "add A+Aᵀ",
     "csr5",
     "coo",
     "ell",
@@ -267,7 +272,7 @@ struct Measured {
 /// The SpMV rows of one matrix ([`METHODS`], in order); each is handed to `emit` as soon
 /// as it is measured.
 #[allow(clippy::too_many_arguments)]
-fn spmv_rows<T: Scalar, I: Index>(
+fn spmv_rows<T: Scalar + ScanElem, I: Index + Key>(
     budget: Budget,
     isa: Isa,
     methods: &[&'static str],
@@ -355,8 +360,11 @@ fn spmv_rows<T: Scalar, I: Index>(
                 })
             }
             "transpose (Aᵀx)" => transposed(budget, exec, a, &mut base),
-            "spmm k=8" => spmm8(budget, exec, a, &mut base),
+            "spmm k=8" => spmm8(budget, exec, a, false, &mut base),
+            "csr5 spmm k=8" => spmm8(budget, exec, a, true, &mut base),
+            "symmetric lower" => symmetric_lower(budget, exec, a, &mut base),
             "trsv lower" => lower_solve(budget, exec, a, &mut base),
+            "add A+Aᵀ" => add_transpose(budget, exec, a, &mut base),
             "csr5" => csr5(budget, isa, a, &x, &mut base, &mut timed),
             _ => {
                 // The other formats: fill first (skipped above MAX_FILL), then converted
@@ -474,13 +482,15 @@ fn transposed<T: Scalar, I: Index>(
 /// Columns of the SpMM row's dense block.
 const SPMM_K: usize = 8;
 
-/// `Y = A·X` for a row-major `X` of [`SPMM_K`] columns (level2::spmm_csr: A read once for
-/// all of them), checked against one SpMV per column. The row's time is per vector (the
-/// block's time over k), so `x rs` compares it with one SpMV of the baseline.
+/// `Y = A·X` for a row-major `X` of [`SPMM_K`] columns, reading `A` once for all of them:
+/// by CSR rows (`level2::spmm_csr`) or, with `csr5`, by the tiles of `A` converted to
+/// CSR5 (`level2::spmm_csr5`); checked against one SpMV per column. The row's time is per
+/// vector (the block's time over k), so `x rs` compares it with one SpMV of the baseline.
 fn spmm8<T: Scalar, I: Index>(
     budget: Budget,
     exec: Exec,
     a: &Csr<'_, T, I>,
+    csr5: bool,
     base: &mut dyn FnMut(),
 ) -> Result<Measured, String> {
     let (m, n, k) = (a.nrows(), a.ncols(), SPMM_K);
@@ -494,14 +504,101 @@ fn spmm8<T: Scalar, I: Index>(
         a.spmv(exec, T::ONE, &xj, T::ZERO, &mut yj).map_err(|e| e.to_string())?;
         yj.iter().enumerate().for_each(|(r, v)| y_ref[r * k + j] = *v);
     }
+    let c5 = if csr5 { Some(Csr5Owned::from_csr(exec, a).map_err(|e| e.to_string())?) } else { None };
     let mut yd = vec![T::from_f64(f64::NAN); m * k];
     let (tb, t) = median_pair(budget, SPMV_BLOCKS, base, &mut || {
         let mut y = DenseMut::row_major(m, k, &mut yd).expect("dimensions checked");
-        a.spmm(exec, T::ONE, black_box(x), T::ZERO, &mut y).expect("dimensions checked");
+        match &c5 {
+            Some(c5) => spmm_csr5(exec, &c5.view(), T::ONE, black_box(x), T::ZERO, &mut y),
+            None => a.spmm(exec, T::ONE, black_box(x), T::ZERO, &mut y),
+        }
+        .expect("dimensions checked");
         black_box(&mut yd);
     });
     let t = t / k as u32;
     let note = check_note(&yd, &y_ref, format!("time per vector of k = {k}, row-major"));
+    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
+    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+}
+
+/// The triangle of a square `a` on `triangle`'s side, diagonal included, as triplets.
+fn triangle_of<T: Scalar, I: Index>(a: &Csr<'_, T, I>, lower: bool) -> Vec<(usize, usize, T)> {
+    a.iter().filter(|&(i, j, _)| if lower { j <= i } else { j >= i }).collect()
+}
+
+/// `y = S·x` for the symmetric `S` stored as the lower triangle of `A` (diagonal
+/// included; `S = A` where `A` is symmetric, as the suite's stencils are), by
+/// `Symmetric`'s SpMV (each stored entry read once for both positions), checked against
+/// the SpMV of `S` in full CSR storage. GFlop/s and GB/s still count `A`'s nnz.
+fn symmetric_lower<T: Scalar, I: Index>(
+    budget: Budget,
+    exec: Exec,
+    a: &Csr<'_, T, I>,
+    base: &mut dyn FnMut(),
+) -> Result<Measured, String> {
+    if a.nrows() != a.ncols() {
+        return Err("skipped: not square".into());
+    }
+    let n = a.nrows();
+    let lower = CsrOwned::<T, I>::from_triplets(n, n, &triangle_of(a, true)).map_err(|e| e.to_string())?;
+    let s = Symmetric::new(lower.view(), Triangle::Lower).map_err(|e| e.to_string())?;
+    let mirrored: Vec<(usize, usize, T)> = lower
+        .view()
+        .iter()
+        .flat_map(|(i, j, v)| [(i, j, v), (j, i, v)].into_iter().take(1 + usize::from(i != j)))
+        .collect();
+    let full = CsrOwned::<T, I>::from_triplets(n, n, &mirrored).map_err(|e| e.to_string())?;
+    let x: Vec<T> = (0..n).map(|j| T::from_f64(1.0 + (j % 7) as f64 * 0.125)).collect();
+    let mut y_ref = vec![T::ZERO; n];
+    full.view().spmv(exec, T::ONE, &x, T::ZERO, &mut y_ref).map_err(|e| e.to_string())?;
+    let mut y = vec![T::from_f64(f64::NAN); n];
+    let (tb, t) = median_pair(budget, SPMV_BLOCKS, base, &mut || {
+        s.spmv(exec, T::ONE, black_box(&x), T::ZERO, &mut y).expect("dimensions checked");
+        black_box(&mut y);
+    });
+    let note = check_note(
+        &y,
+        &y_ref,
+        format!("{} stored of {} in full storage", lower.view().nnz(), full.view().nnz()),
+    );
+    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
+    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+}
+
+/// `C = A + Aᵀ` for a square `A`: the symbolic phase once (`level3::add_symbolic`), the
+/// numeric phase (`level3::add_numeric`, the rows merged) timed into the same buffers,
+/// checked by `C·x` against `A·x + Aᵀ·x`. `x rs` compares one sum with one SpMV of the
+/// baseline.
+fn add_transpose<T: Scalar + ScanElem, I: Index + Key>(
+    budget: Budget,
+    exec: Exec,
+    a: &Csr<'_, T, I>,
+    base: &mut dyn FnMut(),
+) -> Result<Measured, String> {
+    if a.nrows() != a.ncols() {
+        return Err("skipped: not square".into());
+    }
+    let n = a.nrows();
+    let (np, nnz) = a.transpose_len();
+    let (mut rp, mut ci, mut v) = (vec![I::ZERO; np], vec![I::ZERO; nnz], vec![T::ZERO; nnz]);
+    let at = a.transpose_into(&mut rp, &mut ci, &mut v).map_err(|e| e.to_string())?;
+    let ws = add_workspace_len(exec, a, &at).map_err(|e| e.to_string())?;
+    let (mut wi, mut wv) = (vec![I::ZERO; ws.idx], vec![T::ZERO; ws.vals]);
+    let mut c_rp = vec![I::ZERO; n + 1];
+    let c_nnz = add_symbolic(exec, a, &at, &mut c_rp, &mut wi).map_err(|e| e.to_string())?;
+    let (mut c_ci, mut c_v) = (vec![I::ZERO; c_nnz], vec![T::ZERO; c_nnz]);
+    let (tb, t) = median_pair(budget, SPMV_BLOCKS, base, &mut || {
+        add_numeric(exec, T::ONE, a, T::ONE, &at, &c_rp, &mut c_ci, &mut c_v, (&mut wi, &mut wv))
+            .expect("symbolic phase ran");
+        black_box(&mut c_v);
+    });
+    let c = Csr::new(n, n, &c_rp, &c_ci, &c_v).map_err(|e| e.to_string())?;
+    let x: Vec<T> = (0..n).map(|j| T::from_f64(1.0 + (j % 7) as f64 * 0.125)).collect();
+    let (mut y, mut y_ref) = (vec![T::ZERO; n], vec![T::ZERO; n]);
+    a.spmv(exec, T::ONE, &x, T::ZERO, &mut y_ref).map_err(|e| e.to_string())?;
+    at.spmv(exec, T::ONE, &x, T::ONE, &mut y_ref).map_err(|e| e.to_string())?;
+    c.spmv(exec, T::ONE, &x, T::ZERO, &mut y).map_err(|e| e.to_string())?;
+    let note = check_note(&y, &y_ref, format!("nnz(C) = {c_nnz}, numeric phase; C·x against A·x + Aᵀ·x"));
     let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
     Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
 }

@@ -25,8 +25,14 @@ SpMV y = A·x (thesis ch. 6-8), one thread:
            rows scattered into y, no copy of Aᵀ; x has m entries, y n), against A·x's baseline
            spmm k=8: Y = A·X for a row-major X of 8 columns (level2::spmm_csr, A read once);
            time, GFlop/s and x rs per vector (the block's time / 8), GB/s as for one SpMV
+           csr5 spmm k=8: the same by CSR5 tiles (level2::spmm_csr5, each tile read once)
+           symmetric lower: y = S·x for S stored as A's lower triangle with its diagonal
+           (Symmetric: each stored entry read once for both positions; S = A for
+           symmetric A); GFlop/s and GB/s count A's nnz
            trsv lower: L·x = b by serial substitution (level2::trsv), L the strictly lower
            part of A plus a dominant diagonal; GFlop/s and GB/s still count A's nnz
+           add A+Aᵀ: C = A + Aᵀ, the numeric phase into caller buffers (level3::add_numeric,
+           rows merged); x rs compares one sum with one SpMV
            csr5, coo, ell, hyb, jds, sell-8, dia: the matrix converted to that format
   fill     stored slots per entry (the padding of ELL, SELL, DIA); above 3: skipped
   conv     one-time cost (conversion, plan build or tuning) in SpMVs of csr row-scalar
