@@ -342,11 +342,46 @@ pub(crate) fn spmm_rows<T: Scalar, I: Index>(
     }
     let row_ptr = &a.row_ptr()[rows.start..=rows.end];
     if x.layout == DenseLayout::RowMajor && ys.1 == 1 {
-        let s = RowMajor { k: x.cols, ldx: x.ld, ldy: ys.0 };
+        let s = RowMajor { k: x.cols, ldx: x.ld, ldy: ys.0, ahead: x_misses(a, x.cols * size_of::<T>()) };
         kern::rows(isa, row_ptr, a.col_idx(), a.vals(), x.data, alpha, beta, y_rows, s);
     } else {
         strided(a, row_ptr, 0..x.cols, alpha, x, beta, y_rows, ys);
     }
+}
+
+/// Bytes of `X`'s rows that stay in cache while the rows of `A` near one row are read:
+/// what a server core's L2 holds beside `A`'s and `Y`'s streams.
+const X_WINDOW: usize = 1 << 20;
+
+/// Rows of `A` [`x_misses`] samples.
+const X_SAMPLE_ROWS: usize = 64;
+
+/// Whether the rows of `X` that `A`'s entries read would miss the cache, so the row-major
+/// kernel should ask for them ahead (`x_row` bytes a row of `X`). Not where all of `X`
+/// fits in [`X_WINDOW`], nor where the entries stay within half a window of the
+/// diagonal (bands, stencils, meshes in their natural order: the rows just read, and
+/// the hardware's stream prefetch, hold them); otherwise, where more than a quarter of
+/// the entries of [`X_SAMPLE_ROWS`] evenly spaced rows lie farther out. Where `X` stays
+/// cached the hints are pure cost; on random columns over a large `X` they hide most of
+/// the misses (`benches/records/spmm-*.md`).
+pub(crate) fn x_misses<T: Scalar, I: Index>(a: &Csr<'_, T, I>, x_row: usize) -> bool {
+    let (m, n) = a.shape();
+    let window = X_WINDOW / x_row.max(1);
+    if n <= window || m == 0 {
+        return false;
+    }
+    let (mut far, mut total) = (0usize, 0usize);
+    let samples = X_SAMPLE_ROWS.min(m);
+    for s in 0..samples {
+        let i = (s as u128 * m as u128 / samples as u128) as usize;
+        // Row `i`'s place on the diagonal of an `m × n` matrix.
+        let d = (i as u128 * n as u128 / m as u128) as usize;
+        if let Some((cols, _)) = a.row(i) {
+            total += cols.len();
+            far += cols.iter().filter(|c| c.to_usize().abs_diff(d) > window / 2).count();
+        }
+    }
+    far > total / 4
 }
 
 /// `X` and the `m` rows of `Y` as plain vectors where `k == 1` and both are contiguous:

@@ -144,7 +144,7 @@ pub(crate) fn sym_block_spmm<T: Scalar, I: Index>(
         }
     }
     if x.layout() == DenseLayout::RowMajor && ys.1 == 1 && cols == (0..x.cols()) {
-        let s = RowMajor { k: x.cols(), ldx: x.ld(), ldy: ys.0 };
+        let s = RowMajor { k: x.cols(), ldx: x.ld(), ldy: ys.0, ahead: false };
         return mm::sym(isa, t.row_ptr(), t.col_idx(), t.vals(), x.data(), alpha, beta, y, s, b);
     }
     strided(a, b, cols, alpha, x, beta, y, ys)

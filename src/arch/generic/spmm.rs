@@ -65,16 +65,19 @@ pub(crate) trait MmVec: Copy {
 }
 
 /// How far ahead, in entries, the row-major SpMM asks for the rows of `X` the entries
-/// will read: a random column costs a miss per entry, and the hint starts it long before
-/// the loop's own load would.
+/// will read (where [`RowMajor::ahead`]): a random column costs a miss per entry, and the
+/// hint starts it long before the loop's own load would.
 const MM_X_AHEAD: usize = 32;
 
-/// The shape of the row-major operands: `k` columns, `X`'s rows `ldx` apart, `Y`'s `ldy`.
+/// The shape of the row-major operands: `k` columns, `X`'s rows `ldx` apart, `Y`'s `ldy`;
+/// `ahead`: ask for the rows of `X` [`MM_X_AHEAD`] entries ahead (where they would miss:
+/// `level2::spmm`'s `x_misses`; where they would not, the hints are pure cost).
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct RowMajor {
     pub k: usize,
     pub ldx: usize,
     pub ldy: usize,
+    pub ahead: bool,
 }
 
 /// `Y[i, ..k] = alpha * (row i of A) * X + beta * Y[i, ..k]` for the rows bounded by
@@ -141,7 +144,7 @@ unsafe fn rows_by<V: MmVec, I: Index, const B0: bool>(
             break;
         };
         let r = w[0].to_usize()..w[1].to_usize();
-        let until = r.end.saturating_add(MM_X_AHEAD).min(col_idx.len());
+        let until = if s.ahead { r.end.saturating_add(MM_X_AHEAD).min(col_idx.len()) } else { ahead };
         if let Some(next) = col_idx.get(ahead..until) {
             for c in next {
                 let j = c.to_usize().min(jmax) * s.ldx;
