@@ -360,8 +360,9 @@ const X_SAMPLE_ROWS: usize = 64;
 /// kernel should ask for them ahead (`x_row` bytes a row of `X`). Not where all of `X`
 /// fits in [`X_WINDOW`], nor where the entries stay within half a window of the
 /// diagonal (bands, stencils, meshes in their natural order: the rows just read, and
-/// the hardware's stream prefetch, hold them); otherwise, where more than a quarter of
-/// the entries of [`X_SAMPLE_ROWS`] evenly spaced rows lie farther out. Where `X` stays
+/// the hardware's stream prefetch, hold them); otherwise, where more than one in 32
+/// entries of [`X_SAMPLE_ROWS`] evenly spaced rows lies farther out (a miss costs as much
+/// as the hints of dozens of entries). Where `X` stays
 /// cached the hints are pure cost; on random columns over a large `X` they hide most of
 /// the misses (`benches/records/spmm-*.md`).
 pub(crate) fn x_misses<T: Scalar, I: Index>(a: &Csr<'_, T, I>, x_row: usize) -> bool {
@@ -381,7 +382,7 @@ pub(crate) fn x_misses<T: Scalar, I: Index>(a: &Csr<'_, T, I>, x_row: usize) -> 
             far += cols.iter().filter(|c| c.to_usize().abs_diff(d) > window / 2).count();
         }
     }
-    far > total / 4
+    far > total / 32
 }
 
 /// `X` and the `m` rows of `Y` as plain vectors where `k == 1` and both are contiguous:
@@ -459,5 +460,43 @@ fn strided<T: Scalar, I: Index>(
             }
         }
         c0 += nb;
+    }
+}
+
+#[cfg(all(test, feature = "alloc"))]
+mod tests {
+    use std::vec::Vec;
+
+    use super::x_misses;
+    use crate::CsrOwned;
+
+    /// `n × n` with entries at `cols(i)` in row `i`.
+    fn matrix(n: usize, cols: impl Fn(usize) -> Vec<usize>) -> CsrOwned<f64, u32> {
+        let t: Vec<(usize, usize, f64)> =
+            (0..n).flat_map(|i| cols(i).into_iter().map(move |j| (i, j, 1.0))).collect();
+        CsrOwned::from_triplets(n, n, &t).unwrap()
+    }
+
+    #[test]
+    fn x_misses_only_where_columns_leave_the_cached_window() {
+        let n = 200_000; // 12.8 MB of `X` at 8 `f64` columns: more than the window.
+        let band = matrix(n, |i| (i.saturating_sub(3)..(i + 4).min(n)).collect());
+        assert!(!x_misses(&band.view(), 64), "a band stays near the diagonal");
+        let plane = matrix(n, |i| [i.saturating_sub(4000), i, (i + 4000).min(n - 1)].to_vec());
+        assert!(!x_misses(&plane.view(), 64), "a stencil's planes stay within half a window");
+        let random = matrix(n, |i| (0..4).map(|q| (i * 7919 + q * 104_729 * 31) % n).collect());
+        assert!(x_misses(&random.view(), 64), "scattered columns over a large X");
+        // A far entry in about one row of four (one entry in 17) is enough.
+        let sparse_far = matrix(n, |i| {
+            let mut c: Vec<usize> = (i.saturating_sub(1)..(i + 3).min(n)).collect();
+            if (i.wrapping_mul(2_654_435_761) >> 7) % 4 == 0 {
+                c.push((i + n / 2) % n);
+            }
+            c
+        });
+        assert!(x_misses(&sparse_far.view(), 64), "a few far entries per row");
+        assert!(!x_misses(&random.view(), 4), "X of one f32 column fits");
+        let small = matrix(1000, |i| [(i * 7919) % 1000].to_vec());
+        assert!(!x_misses(&small.view(), 64), "all of X fits");
     }
 }
