@@ -22,7 +22,8 @@
 //!   numeric with their allocations, `owned/<isa>` `level3::add`; the baselines `merge`
 //!   (a plain two-pointer merge of each row pair into kept buffers, what SciPy's
 //!   `csr_plus_csr` runs on canonical rows) and `copy` (copying both operands' columns and
-//!   values: the memory floor). Throughput in entries of `A` and `Aᵀ`.
+//!   values: the memory floor); and `scale`, `scale_rows`, `scale_cols` of `A` (one
+//!   value written per entry, against `copy`). Throughput in entries of `A` and `Aᵀ`.
 //!
 //! `cargo bench --bench spgemm --features gen,mtx -- --warm-up-time 0.5 --measurement-time 2`
 
@@ -32,8 +33,8 @@ use criterion::{BenchmarkId, Criterion, Throughput, criterion_group, criterion_m
 use spblas::Exec;
 use spblas::generate::uniform_random;
 use spblas::level3::{
-    RowMethod, SpgemmConfig, add, add_numeric, add_symbolic, add_workspace_len, spgemm, spgemm_numeric,
-    spgemm_symbolic, spgemm_workspace_len,
+    RowMethod, SpgemmConfig, add, add_numeric, add_symbolic, add_workspace_len, scale, scale_cols,
+    scale_rows, spgemm, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
 };
 use spblas::primitives::scan::ScanElem;
 use spblas::{Csr, CsrOwned, Isa, Scalar};
@@ -174,6 +175,16 @@ fn bench_add_one<T: Scalar + ScanElem>(c: &mut Criterion, name: &str, a: &CsrOwn
             ci[a.nnz()..].copy_from_slice(b.col_idx());
             cv[a.nnz()..].copy_from_slice(b.vals());
         })
+    });
+    // Scaling writes one value per entry: against `copy` above, a bandwidth bound.
+    let d: Vec<T> = (0..a.nrows().max(a.ncols())).map(|i| T::from_f64(0.5 + (i % 5) as f64)).collect();
+    let mut sv = vec![T::ZERO; a.nnz()];
+    g.bench_function("scale", |bch| bch.iter(|| scale(black_box(&a), T::from_f64(2.5), &mut sv).unwrap()));
+    g.bench_function("scale_rows", |bch| {
+        bch.iter(|| scale_rows(black_box(&a), &d[..a.nrows()], &mut sv).unwrap())
+    });
+    g.bench_function("scale_cols", |bch| {
+        bch.iter(|| scale_cols(black_box(&a), &d[..a.ncols()], &mut sv).unwrap())
     });
     for isa in Isa::available() {
         let exec = Exec::from(isa);

@@ -21,8 +21,8 @@ use std::collections::BTreeSet;
 
 use arbitrary::{Arbitrary, Unstructured};
 use spblas::level3::{
-    RowMethod, SpgemmConfig, add, add_numeric, add_symbolic, add_workspace_len, spgemm, spgemm_numeric,
-    spgemm_symbolic, spgemm_workspace_len,
+    RowMethod, SpgemmConfig, add, add_numeric, add_symbolic, add_workspace_len, scale, scale_cols,
+    scale_rows, spgemm, spgemm_numeric, spgemm_symbolic, spgemm_workspace_len,
 };
 use spblas::{Csr, DimError, Isa, RowOrder};
 
@@ -202,6 +202,32 @@ fn check_mismatch(a: &Csr<'_, f64, u32>, b: &Csr<'_, f64, u32>) {
     assert!(matches!(spgemm(exec, cfg, a, b), Err(DimError::Inner { .. })));
 }
 
+/// `scale`, `scale_rows` and `scale_cols` against the products entry by entry (the same
+/// one multiply, so the same bits), and short outputs or factors refused untouched.
+fn check_scaling(alpha: f64, a: &Csr<'_, f64, u32>) {
+    let (m, n) = a.shape();
+    let dr: Vec<f64> = (0..m).map(|i| 0.5 + (i % 5) as f64).collect();
+    let dc: Vec<f64> = (0..n).map(|j| 1.5 - (j % 3) as f64).collect();
+    let mut out = vec![f64::NAN; a.nnz()];
+    scale(a, alpha, &mut out).unwrap_or_else(|e| panic!("scale: {e}"));
+    assert!(a.vals().iter().zip(&out).all(|(v, o)| (alpha * v).to_bits() == o.to_bits()), "scale");
+    scale_rows(a, &dr, &mut out).unwrap_or_else(|e| panic!("scale_rows: {e}"));
+    assert!(a.iter().zip(&out).all(|((i, _, v), o)| (dr[i] * v).to_bits() == o.to_bits()), "scale_rows");
+    scale_cols(a, &dc, &mut out).unwrap_or_else(|e| panic!("scale_cols: {e}"));
+    assert!(a.iter().zip(&out).all(|((_, j, v), o)| (v * dc[j]).to_bits() == o.to_bits()), "scale_cols");
+    if a.nnz() > 0 {
+        let mut short = vec![5.0; a.nnz() - 1];
+        assert!(scale(a, alpha, &mut short).is_err() && short.iter().all(|&v| v == 5.0), "short scale");
+    }
+    if m > 0 {
+        let mut keep = vec![5.0; a.nnz()];
+        assert!(
+            scale_rows(a, &dr[..m - 1], &mut keep).is_err() && keep.iter().all(|&v| v == 5.0),
+            "short rows"
+        );
+    }
+}
+
 /// `alpha·A + beta·B` by both phases and by `add` against the dense sum.
 fn check_sum(exec: Exec, alpha: f64, a: &Csr<'_, f64, u32>, beta: f64, b: &Csr<'_, f64, u32>) {
     let (m, n) = a.shape();
@@ -225,6 +251,7 @@ fn check_sum(exec: Exec, alpha: f64, a: &Csr<'_, f64, u32>, beta: f64, b: &Csr<'
     let c = add(exec, alpha, a, beta, b).unwrap_or_else(|e| panic!("add: {e}"));
     let c = c.view();
     compare("add", c.row_ptr(), c.col_idx(), c.vals(), &pattern, &dense, n);
+    check_scaling(alpha, a);
     if nnz > 0 {
         let mut short = vec![5u32; nnz - 1];
         let e = add_numeric(exec, alpha, a, beta, b, &row_ptr, &mut short, &mut cv, (&mut wi, &mut wv));
