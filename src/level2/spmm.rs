@@ -465,7 +465,7 @@ fn strided<T: Scalar, I: Index>(
 
 #[cfg(all(test, feature = "alloc"))]
 mod tests {
-    use std::vec::Vec;
+    use alloc::vec::Vec;
 
     use super::x_misses;
     use crate::CsrOwned;
