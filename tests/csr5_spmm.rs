@@ -7,6 +7,7 @@
 
 mod common;
 
+use common::dense::{Block, layout};
 use common::{RawCsr, csr, scalars, splitmix, vector};
 use proptest::prelude::*;
 use spblas::level2::csr5::{apply_spmm_carry, owned_rows, spmm_tiles};
@@ -15,77 +16,6 @@ use spblas::{
     Csr, Csr5Layout, Csr5Owned, CsrOwned, DenseLayout, DenseMut, DenseRef, DimError, Exec, Index, Isa,
     Scalar, SpMm, SpmvPlanLayout, SpmvPlanView,
 };
-
-/// A dense block in a slice with `pad` unused elements after each row (row-major) or
-/// column (column-major), holding a sentinel SpMM must leave alone.
-#[derive(Clone, Debug)]
-struct Block<T> {
-    rows: usize,
-    cols: usize,
-    ld: usize,
-    layout: DenseLayout,
-    data: Vec<T>,
-}
-
-const SENTINEL: f64 = 12345.0;
-
-impl<T: Scalar> Block<T> {
-    fn new(rows: usize, cols: usize, pad: usize, layout: DenseLayout, seed: u64) -> Self {
-        let (outer, inner) = match layout {
-            DenseLayout::RowMajor => (rows, cols),
-            DenseLayout::ColMajor => (cols, rows),
-        };
-        let ld = inner + pad;
-        let len = if outer == 0 || inner == 0 { 0 } else { (outer - 1) * ld + inner };
-        let vals = vector::<T>(rows * cols, seed);
-        let mut b = Block { rows, cols, ld, layout, data: vec![T::from_f64(SENTINEL); len] };
-        for i in 0..rows {
-            for j in 0..cols {
-                let p = b.pos(i, j);
-                b.data[p] = vals[i * cols + j];
-            }
-        }
-        b
-    }
-
-    fn pos(&self, i: usize, j: usize) -> usize {
-        match self.layout {
-            DenseLayout::RowMajor => i * self.ld + j,
-            DenseLayout::ColMajor => i + j * self.ld,
-        }
-    }
-
-    fn at(&self, i: usize, j: usize) -> T {
-        self.data[self.pos(i, j)]
-    }
-
-    fn view(&self) -> DenseRef<'_, T> {
-        DenseRef::new(self.rows, self.cols, self.ld, self.layout, &self.data).unwrap()
-    }
-
-    fn view_mut(&mut self) -> DenseMut<'_, T> {
-        DenseMut::new(self.rows, self.cols, self.ld, self.layout, &mut self.data).unwrap()
-    }
-
-    fn nan_inside(&mut self) {
-        for i in 0..self.rows {
-            for c in 0..self.cols {
-                let p = self.pos(i, c);
-                self.data[p] = T::from_f64(f64::NAN);
-            }
-        }
-    }
-
-    fn padding_untouched(&self) -> bool {
-        let mut inside = vec![false; self.data.len()];
-        for i in 0..self.rows {
-            for j in 0..self.cols {
-                inside[self.pos(i, j)] = true;
-            }
-        }
-        self.data.iter().zip(&inside).all(|(v, &ins)| ins || v.to_f64() == SENTINEL)
-    }
-}
 
 /// `Y` against the dense reference `alpha * A * X + beta * Y0` in f64, each element
 /// within `(max row length + 4) * eps` of `Σ |alpha a_ij x_jc| + |beta y_ic|` (the pieces
@@ -226,10 +156,6 @@ fn check<T: Scalar, I: Index>(
         }
     }
     Ok(())
-}
-
-fn layout() -> impl Strategy<Value = DenseLayout> {
-    prop_oneof![3 => Just(DenseLayout::RowMajor), 1 => Just(DenseLayout::ColMajor)]
 }
 
 /// The `k` the issue names, and any up to 64.

@@ -2,6 +2,8 @@
 //! reference SpMV with a tolerance scaled by each row's sum of |a_ij * x_j|.
 #![allow(dead_code)]
 
+pub mod dense;
+
 use proptest::prelude::*;
 use spblas::Exec;
 use spblas::{CsrOwned, Index, Scalar};
