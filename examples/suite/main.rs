@@ -269,6 +269,14 @@ struct Measured {
     note: String,
 }
 
+impl Measured {
+    /// A row with no fill or one-time cost: `t` and its speed-up over the baseline's `tb`.
+    fn against(tb: Duration, t: Duration, note: String) -> Self {
+        let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
+        Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note }
+    }
+}
+
 /// The SpMV rows of one matrix ([`METHODS`], in order); each is handed to `emit` as soon
 /// as it is measured.
 #[allow(clippy::too_many_arguments)]
@@ -475,8 +483,7 @@ fn transposed<T: Scalar, I: Index>(
         black_box(&mut yt);
     });
     let note = check_note(&yt, &y_ref, "rows scattered into y".into());
-    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
-    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+    Ok(Measured::against(tb, t, note))
 }
 
 /// Columns of the SpMM row's dense block.
@@ -517,13 +524,7 @@ fn spmm8<T: Scalar, I: Index>(
     });
     let t = t / k as u32;
     let note = check_note(&yd, &y_ref, format!("time per vector of k = {k}, row-major"));
-    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
-    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
-}
-
-/// The triangle of a square `a` on `triangle`'s side, diagonal included, as triplets.
-fn triangle_of<T: Scalar, I: Index>(a: &Csr<'_, T, I>, lower: bool) -> Vec<(usize, usize, T)> {
-    a.iter().filter(|&(i, j, _)| if lower { j <= i } else { j >= i }).collect()
+    Ok(Measured::against(tb, t, note))
 }
 
 /// `y = S·x` for the symmetric `S` stored as the lower triangle of `A` (diagonal
@@ -540,7 +541,9 @@ fn symmetric_lower<T: Scalar, I: Index>(
         return Err("skipped: not square".into());
     }
     let n = a.nrows();
-    let lower = CsrOwned::<T, I>::from_triplets(n, n, &triangle_of(a, true)).map_err(|e| e.to_string())?;
+    let lower =
+        CsrOwned::<T, I>::from_triplets(n, n, &a.iter().filter(|&(i, j, _)| j <= i).collect::<Vec<_>>())
+            .map_err(|e| e.to_string())?;
     let s = Symmetric::new(lower.view(), Triangle::Lower).map_err(|e| e.to_string())?;
     let mirrored: Vec<(usize, usize, T)> = lower
         .view()
@@ -561,8 +564,7 @@ fn symmetric_lower<T: Scalar, I: Index>(
         &y_ref,
         format!("{} stored of {} in full storage", lower.view().nnz(), full.view().nnz()),
     );
-    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
-    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+    Ok(Measured::against(tb, t, note))
 }
 
 /// `C = A + Aᵀ` for a square `A`: the symbolic phase once (`level3::add_symbolic`), the
@@ -599,8 +601,7 @@ fn add_transpose<T: Scalar + ScanElem, I: Index + Key>(
     at.spmv(exec, T::ONE, &x, T::ONE, &mut y_ref).map_err(|e| e.to_string())?;
     c.spmv(exec, T::ONE, &x, T::ZERO, &mut y).map_err(|e| e.to_string())?;
     let note = check_note(&y, &y_ref, format!("nnz(C) = {c_nnz}, numeric phase; C·x against A·x + Aᵀ·x"));
-    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
-    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+    Ok(Measured::against(tb, t, note))
 }
 
 /// `L x = b` for `L` = the strictly lower part of the matrix plus a dominant diagonal
@@ -643,8 +644,7 @@ fn lower_solve<T: Scalar, I: Index>(
     let mut lx = vec![T::ZERO; m];
     l.spmv(exec, T::ONE, &xs, T::ZERO, &mut lx).map_err(|e| e.to_string())?;
     let note = check_note(&lx, &b, format!("nnz(L) = {}, serial substitution; L·x against b", l.nnz()));
-    let x_base = tb.as_secs_f64() / t.as_secs_f64().max(1e-12);
-    Ok(Measured { fill: 1.0, conv: None, conv_base: None, time: t, x_base, note })
+    Ok(Measured::against(tb, t, note))
 }
 
 /// CSR5 (thesis ch. 6): the conversion into preallocated buffers (allocation is the
