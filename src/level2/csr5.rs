@@ -46,6 +46,19 @@ impl<T: Scalar, I: Index> SpMv<T> for Csr5<'_, T, I> {
     }
 }
 
+/// [`owned_rows`] of a tile range a caller passed, or the error naming it.
+fn tile_rows<T: Scalar, I: Index>(
+    a: &Csr5<'_, T, I>,
+    tiles: &Range<usize>,
+) -> Result<Range<usize>, DimError> {
+    owned_rows(a, tiles.clone()).ok_or(DimError::OutOfRange {
+        operand: "tiles",
+        position: 1,
+        value: tiles.end.max(tiles.start),
+        max: a.tiles() + 1,
+    })
+}
+
 /// The rows tile range `tiles` (within `0..=a.tiles()`) owns: consecutive, and disjoint
 /// between the ranges of one split of `0..=a.tiles()` into consecutive ranges, whose row
 /// ranges then cover `0..nrows` in order. `None` if `tiles` is out of range.
@@ -80,14 +93,7 @@ pub fn spmv_tiles<T: Scalar, I: Index>(
     beta: T,
     y_rows: &mut [T],
 ) -> Result<Option<Carry<T>>, DimError> {
-    let Some(rows) = owned_rows(a, tiles.clone()) else {
-        return Err(DimError::OutOfRange {
-            operand: "tiles",
-            position: 1,
-            value: tiles.end.max(tiles.start),
-            max: a.tiles() + 1,
-        });
-    };
+    let rows = tile_rows(a, &tiles)?;
     check_spmv(isa, rows.len(), a.ncols(), x, y_rows)?;
     if tiles.is_empty() {
         return Ok(None);
@@ -252,14 +258,7 @@ pub fn spmm_tiles<T: Scalar, I: Index>(
     y_rows: &mut DenseMut<'_, T>,
     carry: &mut [T],
 ) -> Result<Option<usize>, DimError> {
-    let Some(rows) = owned_rows(a, tiles.clone()) else {
-        return Err(DimError::OutOfRange {
-            operand: "tiles",
-            position: 1,
-            value: tiles.end.max(tiles.start),
-            max: a.tiles() + 1,
-        });
-    };
+    let rows = tile_rows(a, &tiles)?;
     let checked = check_dense_shapes(isa, rows.len(), a.ncols(), &x, y_rows)?;
     if carry.len() < x.cols() {
         return Err(DimError::BufferTooSmall { buffer: "carry", needed: x.cols(), got: carry.len() });
