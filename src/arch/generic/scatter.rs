@@ -85,7 +85,8 @@ fn scatter<T: Scalar, I: Index>(y: &mut [T], cols: &[I], v: &[T], s: T) {
 }
 
 /// Stamps out a width's `#[target_feature]` entry point `rows`: [`scatter_loop`]
-/// compiled with the width's features.
+/// compiled with the width's features (none on targets without explicit widths).
+#[cfg_attr(not(any(target_arch = "x86_64", target_arch = "aarch64")), allow(unused_macros))]
 macro_rules! scatter_kernels {
     ($feature:literal) => {
         /// The `Aᵀx` row scatter on this width; see
