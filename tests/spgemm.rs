@@ -834,8 +834,8 @@ fn hybrid_stats_account_for_bounds_bins_and_growth() {
     assert_eq!(st.nnz_c, c.nnz());
     let mut ub = vec![0u32; 300];
     assert_eq!(st.nnz_upper, upper_bound(&a.view(), &a.view(), &mut ub).unwrap());
-    assert!(st.nnz_lower <= st.nnz_c && st.nnz_c <= st.nnz_upper, "{st:?}");
-    assert!(st.nnz_lower > 0);
+    assert!(st.nnz_start <= st.nnz_c && st.nnz_c <= st.nnz_upper, "{st:?}");
+    assert!(st.nnz_start > 0);
     assert_eq!(st.rows_per_bin.iter().sum::<usize>(), 300);
     assert_eq!(st.bytes_precise, c.nnz() * 12 + 301 * 4);
     // The output arrays hold at most GROWTH (1.5x) the entries, plus the staging row.
@@ -849,7 +849,38 @@ fn hybrid_stats_account_for_bounds_bins_and_growth() {
     );
     assert_eq!(entries(&c.view()), reference(&a.view(), &a.view()));
     // A start below nnz(C) makes the arrays grow.
-    assert!(st.nnz_lower == st.nnz_c || st.grows > 0, "{st:?}");
+    assert!(st.nnz_start == st.nnz_c || st.grows > 0, "{st:?}");
+}
+
+#[test]
+fn hybrid_room_starts_at_the_sampled_estimate() {
+    // A 5-point stencil on a 100 x 100 grid: rows of `A²` hold 13 entries inside, the
+    // longest referenced row of `B` (the old lower-bound start) only 5.
+    let g = 100usize;
+    let mut t = Vec::new();
+    for r in 0..g {
+        for c in 0..g {
+            let i = r * g + c;
+            t.push((i, i, 4.0));
+            for (dr, dc) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)] {
+                let (rr, cc) = (r as i64 + dr, c as i64 + dc);
+                if (0..g as i64).contains(&rr) && (0..g as i64).contains(&cc) {
+                    t.push((i, rr as usize * g + cc as usize, -1.0));
+                }
+            }
+        }
+    }
+    let a = CsrOwned::<f64, u32>::from_triplets(g * g, g * g, &t).unwrap();
+    let mut c = CsrOwned::<f64, u32>::from_triplets(0, 0, &[]).unwrap();
+    let st = spgemm_reuse(Exec::new(), SpgemmConfig::new(), &a.view(), &a.view(), &mut c).unwrap();
+    // The sample sees the stencil's ratio of distinct to candidate products: the room
+    // covers nnz(C) without growing, with at most an eighth to spare.
+    assert_eq!(st.grows, 0, "{st:?}");
+    assert!(st.nnz_c <= st.nnz_start && st.nnz_start <= st.nnz_c + st.nnz_c / 8, "{st:?}");
+    assert_eq!(entries(&c.view()), reference(&a.view(), &a.view()));
+    // A fresh product: the room past nnz(C) is within an eighth, or given back.
+    let c = spgemm(Exec::new(), SpgemmConfig::new(), &a.view(), &a.view()).unwrap();
+    assert_eq!(entries(&c.view()), reference(&a.view(), &a.view()));
 }
 
 fn dense_mul(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {

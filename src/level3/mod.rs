@@ -13,7 +13,8 @@
 //! 4. Arrange — rows land at their place in `C`: at `row_ptr` from the symbolic phase
 //!    ([`spgemm_symbolic`] then [`spgemm_numeric`], the "precise" method), or, with
 //!    `alloc`, by a CPU form of the thesis's hybrid allocation ([`spgemm`], 9.4.3): rows
-//!    appended in order into arrays sized in advance by a lower bound of `nnz(C)` and
+//!    appended in order into arrays sized in advance by an estimate of `nnz(C)` (a sample of
+//!    rows counted exactly) and
 //!    grown by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x) when a row
 //!    does not fit, no symbolic pass. There, rows that repeat the pattern of an earlier
 //!    dense-accumulator row (stencils, bands, blocks) reuse its learnt slots instead of

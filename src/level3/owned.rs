@@ -25,9 +25,9 @@ pub struct SpgemmStats {
     pub nnz_upper: usize,
     /// Rows per [`Bin`], in the order of [`Bin::ALL`].
     pub rows_per_bin: [usize; NBINS],
-    /// The lower bound of `nnz(C)` the output arrays started with (see
-    /// [`spgemm`]).
-    pub nnz_lower: usize,
+    /// The room the output arrays started with: `nnz(C)` as estimated from a sample of
+    /// rows (see [`spgemm`]).
+    pub nnz_start: usize,
     /// How many times the output arrays grew (by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth)) past that start.
     pub grows: usize,
     /// Peak bytes of the hybrid method: the output arrays' largest capacity, the staging
@@ -107,13 +107,14 @@ fn end_row<I: Index, T>(
 /// with no symbolic pass: one allocation sized in advance, then progressive growth.
 /// Rows are computed in row order and appended — a single-row copy straight into `C`,
 /// an accumulated row through a staging row — so they land packed and the arrange stage
-/// costs nothing. The advance allocation is a *lower* bound of `nnz(C)`: per row, the
-/// longest row of `B` it references (exact for single-product rows; `B` canonical, else
-/// nothing is assumed), capped at `ncols`; when a row does not fit, the arrays grow by
-/// [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x). So the output never holds more than 1.5x `nnz(C)` entries, where
-/// the thesis's upper-bound room holds `nnz(Ĉ)`; finally the arrays are shrunk to
-/// `nnz(C)`. The [`SpgemmStats`] say how many bytes that took against the precise
-/// method.
+/// costs nothing. The advance allocation is an estimate of `nnz(C)`: the exact lengths
+/// of up to 1024 evenly spaced rows against their upper bounds, scaled to all rows, plus
+/// a sixteenth, kept between a lower bound (per row the longest row of a canonical `B`
+/// it references) and the upper bound `nnz(Ĉ)`. When a row does not fit, the arrays grow
+/// by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x); room more than an
+/// eighth past `nnz(C)` is given back at the end. So the output holds about `nnz(C)`
+/// entries where the thesis's upper-bound room holds `nnz(Ĉ)`, with no symbolic pass.
+/// The [`SpgemmStats`] say how many bytes that took against the precise method.
 ///
 /// Rows that repeat the pattern of an earlier dense-accumulator row, shifted (stencils,
 /// bands) or in place (blocks), are computed by a learnt row plan: the row's products
@@ -335,26 +336,18 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     let ctx = Ctx { a, b, isa };
     let mut w = Work::<T, I>::new();
     let (ap, order, ncols) = (a.row_ptr(), b.row_order(), b.ncols());
-    // The advance allocation: a lower bound of the rows' lengths (the longest row of a
-    // canonical `B` each references), from a walk of `A`'s indices and `B`'s `row_ptr`
-    // (growing from nothing instead cost more in copies than this walk). The same walk
-    // sums the rows' upper bounds, each capped at `ncols`: a bound of `nnz(C)`.
-    // `nnz(C)` is at most rows x `ncols`: where that fits `I`, the bound cannot pass
-    // `I::MAX`, and a `B` that is not canonical (no advance allocation) needs no walk.
+    // A walk of `A`'s indices and `B`'s `row_ptr` sums the rows' upper bounds, each
+    // capped at `ncols` (a bound of `nnz(C)`), and a lower bound (per row the longest row
+    // of a canonical `B` it references).
     let canonical = order == RowOrder::Canonical;
-    let may_overflow = rows.len().saturating_mul(ncols) > I::MAX_USIZE;
-    let (lower, bound) = if !canonical && !may_overflow {
-        (0, 0)
-    } else {
-        rows.clone().fold((0usize, 0usize), |(lower, bound), i| {
-            if rule.spread {
-                rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
-            }
-            let (ub, longest) = row_bounds(a, b, i);
-            let least = if canonical { longest.min(ncols) } else { 0 };
-            (lower.saturating_add(least), bound.saturating_add(ub.min(ncols)))
-        })
-    };
+    let (lower, bound) = rows.clone().fold((0usize, 0usize), |(lower, bound), i| {
+        if rule.spread {
+            rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
+        }
+        let (ub, longest) = row_bounds(a, b, i);
+        let least = if canonical { longest.min(ncols) } else { 0 };
+        (lower.saturating_add(least), bound.saturating_add(ub.min(ncols)))
+    });
     // A product whose `nnz(C)` cannot fit `I` is refused here, before any room for it is
     // allocated; without this, rows were appended until the count passed `I::MAX`, after
     // gigabytes of output.
@@ -372,8 +365,9 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.clear();
     col_idx.clear();
     vals.clear();
-    col_idx.try_reserve_exact(lower).map_err(|_| room_err(lower))?;
-    vals.try_reserve_exact(lower).map_err(|_| room_err(lower))?;
+    let start = estimate_nnz(&ctx, rows.clone(), lower, bound, &mut w.bits).map_err(room_err)?;
+    col_idx.try_reserve_exact(start).map_err(|_| room_err(start))?;
+    vals.try_reserve_exact(start).map_err(|_| room_err(start))?;
     advise(&col_idx, huge);
     advise(&vals, huge);
     let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
@@ -472,8 +466,12 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         end_row(&col_idx, &vals, &mut peak, &mut row_ptr)?;
     }
     let nnz = col_idx.len();
-    if !keep {
+    // Room left over from the estimate is given back when it is more than an eighth:
+    // an allocator may copy to shrink.
+    if !keep && col_idx.capacity() - nnz > nnz / 8 {
         col_idx.shrink_to_fit();
+    }
+    if !keep && vals.capacity() - nnz > nnz / 8 {
         vals.shrink_to_fit();
     }
     let ptr_bytes = (rows.len() + 1) * core::mem::size_of::<I>();
@@ -483,13 +481,58 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
         nnz_c: nnz,
         nnz_upper: upper,
         rows_per_bin,
-        nnz_lower: lower,
+        nnz_start: start,
         grows,
         bytes_hybrid: (peak.0 * si_ + peak.1 * st_).saturating_add(stage).saturating_add(ptr_bytes),
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
         bytes_workspace: w.scratch_bytes().saturating_add(plan.id_bytes()),
     };
     Ok((Piece { row_ptr, col_idx, vals }, stats))
+}
+
+/// Rows of `A` whose exact lengths in `C` [`estimate_nnz`] counts, at most.
+const ESTIMATE_ROWS: usize = 1024;
+
+/// The room the hybrid allocation starts with for the rows `rows` of `C = A·B`, given
+/// `lower` and `bound`, the sums of the rows' lower and upper bounds of their lengths:
+/// the exact lengths of up to [`ESTIMATE_ROWS`] evenly spaced rows (one in 16 at most;
+/// the symbolic SPA, marker words in `bits`) over their upper bounds, times `bound`,
+/// plus one sixteenth, within `lower..=bound`. Products of fewer rows, or whose marker
+/// words would outnumber `bound`, start at `lower`.
+///
+/// Each time the arrays outgrow their room, their entries so far are copied (where the
+/// allocator cannot move them in place: glibc below its mmap threshold, which freeing a
+/// large buffer raises) into pages touched for the first time. Starting at the lower
+/// bound (the longest row of `B` referenced: 5 of 13 entries a row of a 5-point
+/// stencil's `A²`) grew the arrays three times and made the output's page faults and
+/// copies most of the product's time (`benches/records/spgemm-estimate-*.md`). Room
+/// reserved past `nnz(C)` is never written, so its pages are never touched, and the
+/// final shrink gives it back.
+fn estimate_nnz<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    rows: Range<usize>,
+    lower: usize,
+    bound: usize,
+    bits: &mut Vec<u64>,
+) -> Result<usize, usize> {
+    let samples = (rows.len() / 16).min(ESTIMATE_ROWS);
+    let words = ctx.b.ncols().div_ceil(64);
+    if samples < 16 || words > bound || lower >= bound {
+        return Ok(lower);
+    }
+    fit(bits, words, usize::MAX, 0)?;
+    let stride = rows.len() / samples;
+    let spa = Kernel::Acc(RowMethod::Spa);
+    let (mut ub, mut len) = (0usize, 0usize);
+    for i in (rows.start + stride / 2..rows.end).step_by(stride).take(samples) {
+        ub += row_upper_bound(ctx.a, ctx.b, i).min(ctx.b.ncols());
+        len += rows::symbolic_row(ctx, spa, i, &mut [], bits);
+    }
+    if ub == 0 {
+        return Ok(lower);
+    }
+    let est = (bound as u128 * len as u128 / ub as u128) as usize;
+    Ok(est.saturating_add(est / 16).clamp(lower, bound))
 }
 
 /// `nnz` of the rows `rows` of `C = A·B`, counted as the symbolic phase counts them
