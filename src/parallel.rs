@@ -32,7 +32,8 @@ use crate::level2::{
     merge_path_splits, spmv_merge_path_piece,
 };
 use crate::level3::{
-    Piece, Rule, SpgemmConfig, advise, count_nnz, hybrid_product, hybrid_rows, row_upper_bound,
+    Ctx, RegionRows, Rule, SpgemmConfig, advance, advise, count_nnz, hybrid_product, region_rows,
+    row_upper_bound,
 };
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
@@ -649,8 +650,8 @@ const SUM_ROWS: usize = 4096;
 /// [`crate::level3::spgemm`] on `threads` tasks (the operands checked, `isa` their token):
 /// the rows of `A` cut into contiguous ranges holding about equal shares of the candidate
 /// products (the upper bounds of 9.4.1, summed over fine row blocks in parallel), each
-/// range multiplied by the serial hybrid allocation, and the pieces joined into one
-/// output. The kernel choice (the per-bin rule and its sample, or `cfg.method`) is made
+/// range multiplied by the row loop of the serial hybrid allocation into its region of
+/// one shared output, and the regions slid together. The kernel choice (the per-bin rule and its sample, or `cfg.method`) is made
 /// once for the whole product, so every row comes out exactly as on one thread; one task
 /// runs the serial product. Errors as `spgemm`.
 pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
@@ -713,51 +714,106 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
             return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
         }
     }
-    let pieces =
-        fork(ranges, |rows| hybrid_rows(isa, rule, cfg.huge_pages, a, b, rows, None).map(|(p, _)| p));
-    let mut parts: Vec<Piece<T, I>> = Vec::with_capacity(pieces.len());
+    // One output for all pieces, zeroed by the allocator (fresh pages nothing touched
+    // yet), cut into one region per range as large as that range's advance allocation
+    // (its sampled estimate of its rows' `nnz`): each task writes its rows into its own
+    // region, where they stay, and the regions are then slid together. Pieces computed
+    // apart and copied into the output touched every page of `C` twice, and those first
+    // touches were most of the threaded product's time
+    // (`benches/records/spgemm-estimate-*.md`).
+    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
+    let ctx = Ctx { a, b, isa };
+    let mut room = Vec::with_capacity(ranges.len());
+    for r in fork(ranges.clone(), |rows| advance(&ctx, rule, rows, &mut Vec::new())) {
+        room.push(r.map_err(room_err)?.start);
+    }
+    let total = room.iter().fold(0usize, |s, &r| s.saturating_add(r));
+    let mut col_idx: Vec<I> = bytemuck::allocation::try_zeroed_vec(total).map_err(|_| room_err(total))?;
+    let mut vals: Vec<T> = bytemuck::allocation::try_zeroed_vec(total).map_err(|_| room_err(total))?;
+    advise(&col_idx, cfg.huge_pages);
+    advise(&vals, cfg.huge_pages);
+    let mut tasks = Vec::with_capacity(ranges.len());
+    let (mut ci_rest, mut v_rest) = (&mut col_idx[..], &mut vals[..]);
+    for (rows, &r) in ranges.iter().zip(&room) {
+        let (ci, ci_next) = core::mem::take(&mut ci_rest).split_at_mut(r);
+        let (v, v_next) = core::mem::take(&mut v_rest).split_at_mut(r);
+        (ci_rest, v_rest) = (ci_next, v_next);
+        tasks.push((rows.clone(), ci, v));
+    }
+    let pieces = fork(tasks, |(rows, ci, v)| region_rows(isa, rule, cfg.huge_pages, a, b, rows, (ci, v)));
+    let mut parts: Vec<RegionRows<T, I>> = Vec::with_capacity(pieces.len());
     for p in pieces {
         // An error (allocation) is passed on.
         parts.push(p?);
     }
-    let nnz = parts.iter().fold(0usize, |s, p| s.saturating_add(p.col_idx.len()));
+    let nnz = parts.iter().fold(0usize, |s, p| s.saturating_add(p.in_region + p.over_idx.len()));
     if nnz > I::MAX_USIZE {
         return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
     }
-    // One output, zeroed by the allocator (fresh pages that nothing has touched yet), and
-    // every piece copied into its part of it by its own task: the first touches of the
-    // output's pages and the copies spread over the workers. Joined on one thread, they
-    // bounded the threaded product's speedup (`benches/records/scaling-*.md`).
-    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
     let mut row_ptr: Vec<I> =
         bytemuck::allocation::try_zeroed_vec(nrows + 1).map_err(|_| room_err(nrows + 1))?;
-    let mut col_idx: Vec<I> = bytemuck::allocation::try_zeroed_vec(nnz).map_err(|_| room_err(nnz))?;
-    let mut vals: Vec<T> = bytemuck::allocation::try_zeroed_vec(nnz).map_err(|_| room_err(nnz))?;
     advise(&row_ptr, cfg.huge_pages);
-    advise(&col_idx, cfg.huge_pages);
-    advise(&vals, cfg.huge_pages);
-    let mut copies = Vec::with_capacity(parts.len());
-    let (mut rp_out, mut ci_out, mut v_out) = (&mut row_ptr[1..], &mut col_idx[..], &mut vals[..]);
-    let mut base = 0usize;
-    for p in &parts {
-        let (rows, len) = (p.row_ptr.len() - 1, p.col_idx.len());
-        let (rp, rp_rest) = core::mem::take(&mut rp_out).split_at_mut(rows);
-        let (ci, ci_rest) = core::mem::take(&mut ci_out).split_at_mut(len);
-        let (v, v_rest) = core::mem::take(&mut v_out).split_at_mut(len);
-        (rp_out, ci_out, v_out) = (rp_rest, ci_rest, v_rest);
-        copies.push((p, base, rp, ci, v));
-        base += len;
-    }
-    fork(copies, |(p, base, rp, ci, v)| {
-        // `base + len <= nnz <= I::MAX`, checked above.
-        for (out, &r) in rp.iter_mut().zip(&p.row_ptr[1..]) {
-            *out = I::from_usize_unchecked(base + r.to_usize());
+    if parts.iter().all(|p| p.over_idx.is_empty()) {
+        // Slide each region down to where the ones before it end (`base + len <= nnz
+        // <= I::MAX`, checked above).
+        let (mut base, mut region, mut row) = (0usize, 0usize, 0usize);
+        for (p, &r) in parts.iter().zip(&room) {
+            let (rp, len) = (&p.row_ptr, p.in_region);
+            if region != base {
+                col_idx.copy_within(region..region + len, base);
+                vals.copy_within(region..region + len, base);
+            }
+            for (out, &e) in row_ptr[row + 1..row + rp.len()].iter_mut().zip(&rp[1..]) {
+                *out = I::from_usize_unchecked(base + e.to_usize());
+            }
+            (base, region, row) = (base + len, region + r, row + rp.len() - 1);
         }
-        ci.copy_from_slice(&p.col_idx);
-        v.copy_from_slice(&p.vals);
+        col_idx.truncate(nnz);
+        vals.truncate(nnz);
+        if col_idx.capacity() - nnz > nnz / 8 {
+            col_idx.shrink_to_fit();
+            vals.shrink_to_fit();
+        }
+        return Ok(CsrOwned::from_parts_trusted(
+            nrows,
+            b.ncols(),
+            row_ptr,
+            col_idx,
+            vals,
+            RowOrder::Canonical,
+        ));
+    }
+    // Some rows spilled past their region (an estimate fell short): every piece, its
+    // region's part then its spill, is copied into a fresh output by its own task.
+    let mut out_ci: Vec<I> = bytemuck::allocation::try_zeroed_vec(nnz).map_err(|_| room_err(nnz))?;
+    let mut out_v: Vec<T> = bytemuck::allocation::try_zeroed_vec(nnz).map_err(|_| room_err(nnz))?;
+    advise(&out_ci, cfg.huge_pages);
+    advise(&out_v, cfg.huge_pages);
+    let mut copies = Vec::with_capacity(parts.len());
+    let (mut rp_out, mut ci_out, mut v_out) = (&mut row_ptr[1..], &mut out_ci[..], &mut out_v[..]);
+    let (mut base, mut region) = (0usize, 0usize);
+    for (p, &r) in parts.iter().zip(&room) {
+        let (len, over) = (p.in_region, p.over_idx.len());
+        let src = (&p.row_ptr[1..], &col_idx[region..region + len], &vals[region..region + len]);
+        let (rp_o, rp_rest) = core::mem::take(&mut rp_out).split_at_mut(src.0.len());
+        let (ci_o, ci_rest) = core::mem::take(&mut ci_out).split_at_mut(len + over);
+        let (v_o, v_rest) = core::mem::take(&mut v_out).split_at_mut(len + over);
+        (rp_out, ci_out, v_out) = (rp_rest, ci_rest, v_rest);
+        copies.push((base, p, src, (rp_o, ci_o, v_o)));
+        (base, region) = (base + len + over, region + r);
+    }
+    fork(copies, |(base, p, (rp, ci, v), (rp_o, ci_o, v_o))| {
+        for (out, &e) in rp_o.iter_mut().zip(rp) {
+            *out = I::from_usize_unchecked(base + e.to_usize());
+        }
+        let (ci_in, ci_over) = ci_o.split_at_mut(ci.len());
+        let (v_in, v_over) = v_o.split_at_mut(ci.len());
+        ci_in.copy_from_slice(ci);
+        v_in.copy_from_slice(v);
+        ci_over.copy_from_slice(&p.over_idx);
+        v_over.copy_from_slice(&p.over_vals);
     });
-    drop(parts);
-    Ok(CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical))
+    Ok(CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, out_ci, out_v, RowOrder::Canonical))
 }
 
 /// Row blocks per task whose candidate products [`spgemm`] sums to place its cuts.

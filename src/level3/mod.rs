@@ -77,7 +77,7 @@ mod plan;
 pub use add::add;
 pub use add::{AddWorkspace, add_numeric, add_symbolic, add_workspace_len, scale, scale_cols, scale_rows};
 #[cfg(feature = "parallel")]
-pub(crate) use owned::{Piece, advise, count_nnz, hybrid_product, hybrid_rows};
+pub(crate) use owned::{RegionRows, advance, advise, count_nnz, hybrid_product, region_rows};
 #[cfg(feature = "alloc")]
 pub use owned::{SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse};
 pub use rows::RowMethod;
@@ -91,7 +91,8 @@ use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
 use crate::{Csr, DimError, Exec, Index, RowOrder, Scalar};
 
-use rows::{Ctx, Kernel, PREFETCH_ROWS, Scratch};
+pub(crate) use rows::Ctx;
+use rows::{Kernel, PREFETCH_ROWS, Scratch};
 use stages::{check_buf, check_inner};
 
 /// How to compute an SpGEMM: optionally one accumulation method forced onto every

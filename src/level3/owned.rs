@@ -45,24 +45,170 @@ pub struct SpgemmStats {
     pub bytes_workspace: usize,
 }
 
-/// Makes room for `extra` more elements: nothing if they fit, else capacity grows to
-/// the larger of what is needed and [`GROWTH`] times the old capacity. On failure, the
-/// capacity it asked for (for the error).
-fn grow<X>(v: &mut Vec<X>, extra: usize, huge: bool) -> Result<bool, usize> {
-    let need = v.len().checked_add(extra).ok_or(usize::MAX)?;
-    if need <= v.capacity() {
-        return Ok(false);
-    }
-    let target = need.max(v.capacity().saturating_mul(GROWTH.0) / GROWTH.1);
-    v.try_reserve_exact(target - v.len()).map_err(|_| target)?;
-    advise(v, huge);
-    Ok(true)
+/// Where [`append_rows`] appends the rows of `C`: an owned array that grows, or a fixed
+/// region of a shared output (the threaded product's pieces, [`Region`]).
+pub(crate) trait Out<X: Copy> {
+    fn len(&self) -> usize;
+    fn capacity(&self) -> usize;
+    /// Makes room for `extra` more elements; whether the array moved to a larger room.
+    /// On failure, the capacity it needed (a region never grows).
+    fn grow(&mut self, extra: usize, huge: bool) -> Result<bool, usize>;
+    fn push(&mut self, x: X);
+    fn extend_from_slice(&mut self, xs: &[X]);
+    fn extend_iter(&mut self, xs: impl Iterator<Item = X>);
+    fn resize(&mut self, len: usize, x: X);
+    fn truncate(&mut self, len: usize);
+    /// The elements from `start` on.
+    fn tail(&mut self, start: usize) -> &mut [X];
 }
 
-/// [`grow`] on both output arrays; whether the column array grew.
-fn grow_both<I, T>(col_idx: &mut Vec<I>, vals: &mut Vec<T>, extra: usize, huge: bool) -> Result<bool, usize> {
-    let grew = grow(col_idx, extra, huge)?;
-    grow(vals, extra, huge)?;
+impl<X: Copy> Out<X> for Vec<X> {
+    fn len(&self) -> usize {
+        Vec::len(self)
+    }
+    fn capacity(&self) -> usize {
+        Vec::capacity(self)
+    }
+    /// Nothing if they fit, else capacity grows to the larger of what is needed and
+    /// [`GROWTH`] times the old capacity.
+    fn grow(&mut self, extra: usize, huge: bool) -> Result<bool, usize> {
+        let need = self.len().checked_add(extra).ok_or(usize::MAX)?;
+        if need <= self.capacity() {
+            return Ok(false);
+        }
+        let target = need.max(self.capacity().saturating_mul(GROWTH.0) / GROWTH.1);
+        self.try_reserve_exact(target - self.len()).map_err(|_| target)?;
+        advise(self, huge);
+        Ok(true)
+    }
+    fn push(&mut self, x: X) {
+        Vec::push(self, x)
+    }
+    fn extend_from_slice(&mut self, xs: &[X]) {
+        Vec::extend_from_slice(self, xs)
+    }
+    fn extend_iter(&mut self, xs: impl Iterator<Item = X>) {
+        Extend::extend(self, xs)
+    }
+    fn resize(&mut self, len: usize, x: X) {
+        Vec::resize(self, len, x)
+    }
+    fn truncate(&mut self, len: usize) {
+        Vec::truncate(self, len)
+    }
+    fn tail(&mut self, start: usize) -> &mut [X] {
+        &mut self[start..]
+    }
+}
+
+/// A fixed region of a shared output array, filled from its start: the room one piece
+/// of the threaded product writes its rows into, where they stay.
+pub(crate) struct Region<'r, X> {
+    pub buf: &'r mut [X],
+    pub len: usize,
+}
+
+impl<X: Copy> Out<X> for Region<'_, X> {
+    fn len(&self) -> usize {
+        self.len
+    }
+    fn capacity(&self) -> usize {
+        self.buf.len()
+    }
+    fn grow(&mut self, extra: usize, _huge: bool) -> Result<bool, usize> {
+        let need = self.len.checked_add(extra).ok_or(usize::MAX)?;
+        if need <= self.buf.len() { Ok(false) } else { Err(need) }
+    }
+    // The row loop made room (`grow`) before every write below.
+    fn push(&mut self, x: X) {
+        self.buf[self.len] = x;
+        self.len += 1;
+    }
+    fn extend_from_slice(&mut self, xs: &[X]) {
+        self.buf[self.len..self.len + xs.len()].copy_from_slice(xs);
+        self.len += xs.len();
+    }
+    fn extend_iter(&mut self, xs: impl Iterator<Item = X>) {
+        for x in xs {
+            self.push(x);
+        }
+    }
+    fn resize(&mut self, len: usize, x: X) {
+        if len > self.len {
+            self.buf[self.len..len].fill(x);
+        }
+        self.len = len;
+    }
+    fn truncate(&mut self, len: usize) {
+        self.len = self.len.min(len);
+    }
+    fn tail(&mut self, start: usize) -> &mut [X] {
+        &mut self.buf[start..self.len]
+    }
+}
+
+/// A [`Region`] that spills into arrays of its own once a row does not fit: the rows
+/// up to there stay in the region, the rest go to `over`.
+pub(crate) struct Spill<'r, X> {
+    pub region: Region<'r, X>,
+    pub over: Vec<X>,
+    pub spilled: bool,
+}
+
+impl<X: Copy> Out<X> for Spill<'_, X> {
+    fn len(&self) -> usize {
+        self.region.len + self.over.len()
+    }
+    fn capacity(&self) -> usize {
+        self.region.buf.len() + self.over.capacity()
+    }
+    fn grow(&mut self, extra: usize, huge: bool) -> Result<bool, usize> {
+        if !self.spilled && self.region.grow(extra, huge).is_ok() {
+            return Ok(false);
+        }
+        self.spilled = true;
+        self.over.grow(extra, huge)
+    }
+    // Once spilled, every row starts past the region: `grow` runs before its writes.
+    fn push(&mut self, x: X) {
+        if self.spilled { self.over.push(x) } else { self.region.push(x) }
+    }
+    fn extend_from_slice(&mut self, xs: &[X]) {
+        if self.spilled { self.over.extend_from_slice(xs) } else { self.region.extend_from_slice(xs) }
+    }
+    fn extend_iter(&mut self, xs: impl Iterator<Item = X>) {
+        if self.spilled { Out::extend_iter(&mut self.over, xs) } else { self.region.extend_iter(xs) }
+    }
+    fn resize(&mut self, len: usize, x: X) {
+        if self.spilled {
+            self.over.resize(len.saturating_sub(self.region.len), x)
+        } else {
+            self.region.resize(len, x)
+        }
+    }
+    fn truncate(&mut self, len: usize) {
+        self.over.truncate(len.saturating_sub(self.region.len));
+        self.region.truncate(len);
+    }
+    fn tail(&mut self, start: usize) -> &mut [X] {
+        if self.spilled {
+            let at = start.saturating_sub(self.region.len).min(self.over.len());
+            &mut self.over[at..]
+        } else {
+            self.region.tail(start)
+        }
+    }
+}
+
+/// [`Out::grow`] on both output arrays; whether the column array grew.
+fn grow_both<I: Copy, T: Copy>(
+    col_idx: &mut impl Out<I>,
+    vals: &mut impl Out<T>,
+    extra: usize,
+    huge: bool,
+) -> Result<bool, usize> {
+    let grew = col_idx.grow(extra, huge)?;
+    vals.grow(extra, huge)?;
     Ok(grew)
 }
 
@@ -87,9 +233,9 @@ fn single_product<T: Scalar, I: Index>(ctx: &Ctx<'_, '_, T, I>, i: usize) -> Opt
 
 /// Closes a row of `C`: records the arrays' peak capacities and pushes the row's end to
 /// `row_ptr`.
-fn end_row<I: Index, T>(
-    col_idx: &Vec<I>,
-    vals: &Vec<T>,
+fn end_row<I: Index, T: Copy>(
+    col_idx: &impl Out<I>,
+    vals: &impl Out<T>,
     peak: &mut (usize, usize),
     row_ptr: &mut Vec<I>,
 ) -> Result<(), DimError> {
@@ -314,11 +460,54 @@ impl<T: Scalar, I: Index> Work<T, I> {
     }
 }
 
+/// The room the hybrid allocation starts with for the rows `rows` of `C = A·B`: the sum
+/// of the rows' upper bounds each capped at `ncols` (`bound`, a bound of `nnz(C)`) and
+/// the advance allocation ([`estimate_nnz`], marker words in `bits`).
+pub(crate) struct Advance {
+    pub bound: usize,
+    pub start: usize,
+}
+
+/// [`Advance`] of the rows `rows`, by one walk of `A`'s indices and `B`'s `row_ptr` (the
+/// upper bounds, and per row the longest row of a canonical `B` it references: a lower
+/// bound) and a sample of rows counted exactly.
+///
+/// # Errors
+/// The elements of `bits` asked for, if they cannot be allocated.
+pub(crate) fn advance<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    rule: Rule,
+    rows: Range<usize>,
+    bits: &mut Vec<u64>,
+) -> Result<Advance, usize> {
+    let (a, b, ncols) = (ctx.a, ctx.b, ctx.b.ncols());
+    let canonical = b.row_order() == RowOrder::Canonical;
+    let (lower, bound) = rows.clone().fold((0usize, 0usize), |(lower, bound), i| {
+        if rule.spread {
+            rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
+        }
+        let (ub, longest) = row_bounds(a, b, i);
+        let least = if canonical { longest.min(ncols) } else { 0 };
+        (lower.saturating_add(least), bound.saturating_add(ub.min(ncols)))
+    });
+    let start = estimate_nnz(ctx, rows, lower, bound, bits)?;
+    Ok(Advance { bound, start })
+}
+
+/// What [`append_rows`] counted on its way.
+struct Tally {
+    peak: (usize, usize),
+    grows: usize,
+    upper: usize,
+    rows_per_bin: [usize; NBINS],
+    id_bytes: usize,
+}
+
 /// The hybrid allocation of [`spgemm`] on the rows `rows` of `A` (a range
 /// inside `0..a.nrows()`), under `rule`, its output arrays hinted to huge pages if
-/// `huge` ([`SpgemmConfig::huge_pages`]): the serial product and each piece of the
-/// threaded one ([`crate::parallel::spgemm`]) run this, so a row comes out the same
-/// whichever runs it.
+/// `huge` ([`SpgemmConfig::huge_pages`]). The serial product runs this and each piece of
+/// the threaded one ([`crate::parallel::spgemm`]) [`region_rows`], both the row loop
+/// [`append_rows`], so a row comes out the same whichever runs it.
 pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     isa: Checked,
     rule: Rule,
@@ -335,19 +524,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
     let ctx = Ctx { a, b, isa };
     let mut w = Work::<T, I>::new();
-    let (ap, order, ncols) = (a.row_ptr(), b.row_order(), b.ncols());
-    // A walk of `A`'s indices and `B`'s `row_ptr` sums the rows' upper bounds, each
-    // capped at `ncols` (a bound of `nnz(C)`), and a lower bound (per row the longest row
-    // of a canonical `B` it references).
-    let canonical = order == RowOrder::Canonical;
-    let (lower, bound) = rows.clone().fold((0usize, 0usize), |(lower, bound), i| {
-        if rule.spread {
-            rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
-        }
-        let (ub, longest) = row_bounds(a, b, i);
-        let least = if canonical { longest.min(ncols) } else { 0 };
-        (lower.saturating_add(least), bound.saturating_add(ub.min(ncols)))
-    });
+    let Advance { bound, start } = advance(&ctx, rule, rows.clone(), &mut w.bits).map_err(room_err)?;
     // A product whose `nnz(C)` cannot fit `I` is refused here, before any room for it is
     // allocated; without this, rows were appended until the count passed `I::MAX`, after
     // gigabytes of output.
@@ -365,106 +542,14 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.clear();
     col_idx.clear();
     vals.clear();
-    let start = estimate_nnz(&ctx, rows.clone(), lower, bound, &mut w.bits).map_err(room_err)?;
     col_idx.try_reserve_exact(start).map_err(|_| room_err(start))?;
     vals.try_reserve_exact(start).map_err(|_| room_err(start))?;
     advise(&col_idx, huge);
     advise(&vals, huge);
-    let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
-    let (mut upper, mut rows_per_bin) = (0usize, [0usize; NBINS]);
     row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err(rows.len() + 1))?;
     advise(&row_ptr, huge);
     row_ptr.push(I::ZERO);
-    let mut reg = EscBuf::new();
-    let mut plan = RowPlan::new();
-    for i in rows.clone() {
-        if rule.spread {
-            ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
-        }
-        // A row that repeats the learnt pattern: straight into `C`.
-        if rule.forced.is_none() && plan.len() > 0 {
-            let grew = grow_both(&mut col_idx, &mut vals, plan.len(), huge).map_err(room_err)?;
-            if plan.apply(&ctx, i, &mut col_idx, &mut vals) {
-                grows += usize::from(grew);
-                upper = upper.saturating_add(plan.ub);
-                rows_per_bin[plan.bin.index()] += 1;
-                end_row(&col_idx, &vals, &mut peak, &mut row_ptr)?;
-                continue;
-            }
-        }
-        let ub_i = row_upper_bound(a, b, i);
-        let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
-        upper = upper.saturating_add(ub_i);
-        rows_per_bin[bin.index()] += 1;
-        if ub_i <= 1 && rule.forced.is_none() {
-            // No product or one (a diagonal, a permutation, most rows of a mostly empty
-            // matrix): the entry goes straight into `C`, with no kernel to choose.
-            if let Some((j, v)) = single_product(&ctx, i) {
-                grows += usize::from(grow_both(&mut col_idx, &mut vals, 1, huge).map_err(room_err)?);
-                col_idx.push(j);
-                vals.push(v);
-            }
-            end_row(&col_idx, &vals, &mut peak, &mut row_ptr)?;
-            continue;
-        }
-        let kernel = kernel_for(a, b, i, ub_i, bin, rule);
-        // A row needs at most `min(ub, ncols)`.
-        let room = ub_i.min(ncols);
-        let start = col_idx.len();
-        // Not reached: a row never outgrows its upper bound, nor `b.ncols()`.
-        let too_long = |got| DimError::RowLength { operand: "room", row: i, expected: room, got };
-        if kernel == Kernel::Acc(RowMethod::BitonicEsc)
-            && ub_i <= ESC_REG_MAX
-            && let Some(len) = rows::esc_short(&ctx, i, &mut reg)
-        {
-            // A short row sorted in registers: straight from them into `C`.
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, len, huge).map_err(room_err)?);
-            col_idx.extend(reg.cols[..len].iter().map(|&c| I::from_usize_unchecked(c as usize)));
-            vals.extend_from_slice(&reg.vals[..len]);
-        } else if let Kernel::Acc(method) = kernel {
-            // Accumulated rows are computed in the staging row and appended: zero-filling
-            // their room in `C` instead cost more than the copy where `nnz(Ĉ)` is many
-            // times `nnz(C)` (a band: 9x).
-            w.fit(method, ub_i, room, ncols).map_err(room_err)?;
-            let (di, dv) = (&mut w.stage_i[..room], &mut w.stage_v[..room]);
-            let len = if method == RowMethod::Spa && bin == Bin::Short {
-                // The short rows' lean SPA (most rows of stencil products).
-                rows::spa_short(&ctx, i, di, dv, &mut w.bits, &mut w.dense)
-            } else {
-                let mut s = Scratch {
-                    si: &mut w.si,
-                    sv: &mut w.sv,
-                    esc: &mut w.esc,
-                    bits: &mut w.bits,
-                    dense: &mut w.dense,
-                    reg: &mut reg,
-                };
-                rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?
-            };
-            if method == RowMethod::Spa && rule.forced.is_none() {
-                plan.learn(&ctx, i, ub_i, bin, &di[..len]);
-            }
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, len, huge).map_err(room_err)?);
-            col_idx.extend_from_slice(&di[..len]);
-            vals.extend_from_slice(&dv[..len]);
-        } else {
-            // Empty, or a copy of exactly `room` entries: straight into `C`.
-            grows += usize::from(grow_both(&mut col_idx, &mut vals, room, huge).map_err(room_err)?);
-            col_idx.resize(start + room, I::ZERO);
-            vals.resize(start + room, T::ZERO);
-            let (di, dv) = (&mut col_idx[start..], &mut vals[start..]);
-            let mut s = Scratch {
-                si: &mut [],
-                sv: &mut [],
-                esc: &mut [],
-                bits: &mut [],
-                dense: &mut [],
-                reg: &mut reg,
-            };
-            rows::numeric_row(&ctx, kernel, i, di, dv, &mut s, true).map_err(too_long)?;
-        }
-        end_row(&col_idx, &vals, &mut peak, &mut row_ptr)?;
-    }
+    let t = append_rows(&ctx, rule, huge, rows.clone(), &mut col_idx, &mut vals, &mut row_ptr, &mut w)?;
     let nnz = col_idx.len();
     // Room left over from the estimate is given back when it is more than an eighth:
     // an allocator may copy to shrink.
@@ -479,15 +564,163 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     let stage = w.stage_bytes();
     let stats = SpgemmStats {
         nnz_c: nnz,
-        nnz_upper: upper,
-        rows_per_bin,
+        nnz_upper: t.upper,
+        rows_per_bin: t.rows_per_bin,
         nnz_start: start,
-        grows,
-        bytes_hybrid: (peak.0 * si_ + peak.1 * st_).saturating_add(stage).saturating_add(ptr_bytes),
+        grows: t.grows,
+        bytes_hybrid: (t.peak.0 * si_ + t.peak.1 * st_).saturating_add(stage).saturating_add(ptr_bytes),
         bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
-        bytes_workspace: w.scratch_bytes().saturating_add(plan.id_bytes()),
+        bytes_workspace: w.scratch_bytes().saturating_add(t.id_bytes),
     };
     Ok((Piece { row_ptr, col_idx, vals }, stats))
+}
+
+/// The rows of one range of a threaded `C = A·B` ([`region_rows`]): their `row_ptr`
+/// (from 0, one entry more than rows), how many entries stayed in the range's region, and
+/// the columns and values of the rows that did not fit there.
+pub(crate) struct RegionRows<T, I> {
+    pub row_ptr: Vec<I>,
+    pub in_region: usize,
+    pub over_idx: Vec<I>,
+    pub over_vals: Vec<T>,
+}
+
+/// The rows `rows` of `C = A·B` by the row loop of [`hybrid_rows`], into the regions
+/// `col_idx`/`vals` (equal lengths) of a shared output, spilling into arrays of their own
+/// from the first row that does not fit ([`Spill`]).
+///
+/// # Errors
+/// [`DimError::Overflow`] (`"room"`) if the workspace or the spill cannot be allocated.
+pub(crate) fn region_rows<T: Scalar + ScanElem, I: Index + Key>(
+    isa: Checked,
+    rule: Rule,
+    huge: bool,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    rows: Range<usize>,
+    (col_idx, vals): (&mut [I], &mut [T]),
+) -> Result<RegionRows<T, I>, DimError> {
+    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
+    let ctx = Ctx { a, b, isa };
+    let mut w = Work::<T, I>::new();
+    let mut row_ptr = Vec::new();
+    row_ptr.try_reserve_exact(rows.len() + 1).map_err(|_| room_err(rows.len() + 1))?;
+    row_ptr.push(I::ZERO);
+    let mut ci = Spill { region: Region { buf: col_idx, len: 0 }, over: Vec::new(), spilled: false };
+    let mut v = Spill { region: Region { buf: vals, len: 0 }, over: Vec::new(), spilled: false };
+    append_rows(&ctx, rule, huge, rows, &mut ci, &mut v, &mut row_ptr, &mut w)?;
+    Ok(RegionRows { row_ptr, in_region: ci.region.len, over_idx: ci.over, over_vals: v.over })
+}
+
+/// The row loop of the hybrid allocation: the rows `rows` of `C = A·B` appended to
+/// `col_idx`/`vals` (growing as [`Out::grow`] allows) and their ends to `row_ptr`.
+#[allow(clippy::too_many_arguments)]
+fn append_rows<T: Scalar + ScanElem, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    rule: Rule,
+    huge: bool,
+    rows: Range<usize>,
+    col_idx: &mut impl Out<I>,
+    vals: &mut impl Out<T>,
+    row_ptr: &mut Vec<I>,
+    w: &mut Work<T, I>,
+) -> Result<Tally, DimError> {
+    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
+    let (a, b) = (ctx.a, ctx.b);
+    let (ap, order, ncols) = (a.row_ptr(), b.row_order(), b.ncols());
+    let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
+    let (mut upper, mut rows_per_bin) = (0usize, [0usize; NBINS]);
+    let mut reg = EscBuf::new();
+    let mut plan = RowPlan::new();
+    for i in rows {
+        if rule.spread {
+            ctx.prefetch(i + PREFETCH_ROWS, i + 2 * PREFETCH_ROWS);
+        }
+        // A row that repeats the learnt pattern: straight into `C`.
+        if rule.forced.is_none() && plan.len() > 0 {
+            let grew = grow_both(col_idx, vals, plan.len(), huge).map_err(room_err)?;
+            if plan.apply(ctx, i, col_idx, vals) {
+                grows += usize::from(grew);
+                upper = upper.saturating_add(plan.ub);
+                rows_per_bin[plan.bin.index()] += 1;
+                end_row(col_idx, vals, &mut peak, row_ptr)?;
+                continue;
+            }
+        }
+        let ub_i = row_upper_bound(a, b, i);
+        let bin = Bin::of(ub_i, ap[i + 1].to_usize() - ap[i].to_usize(), order);
+        upper = upper.saturating_add(ub_i);
+        rows_per_bin[bin.index()] += 1;
+        if ub_i <= 1 && rule.forced.is_none() {
+            // No product or one (a diagonal, a permutation, most rows of a mostly empty
+            // matrix): the entry goes straight into `C`, with no kernel to choose.
+            if let Some((j, v)) = single_product(ctx, i) {
+                grows += usize::from(grow_both(col_idx, vals, 1, huge).map_err(room_err)?);
+                col_idx.push(j);
+                vals.push(v);
+            }
+            end_row(col_idx, vals, &mut peak, row_ptr)?;
+            continue;
+        }
+        let kernel = kernel_for(a, b, i, ub_i, bin, rule);
+        // A row needs at most `min(ub, ncols)`.
+        let room = ub_i.min(ncols);
+        let start = col_idx.len();
+        // Not reached: a row never outgrows its upper bound, nor `b.ncols()`.
+        let too_long = |got| DimError::RowLength { operand: "room", row: i, expected: room, got };
+        if kernel == Kernel::Acc(RowMethod::BitonicEsc)
+            && ub_i <= ESC_REG_MAX
+            && let Some(len) = rows::esc_short(ctx, i, &mut reg)
+        {
+            // A short row sorted in registers: straight from them into `C`.
+            grows += usize::from(grow_both(col_idx, vals, len, huge).map_err(room_err)?);
+            col_idx.extend_iter(reg.cols[..len].iter().map(|&c| I::from_usize_unchecked(c as usize)));
+            vals.extend_from_slice(&reg.vals[..len]);
+        } else if let Kernel::Acc(method) = kernel {
+            // Accumulated rows are computed in the staging row and appended: zero-filling
+            // their room in `C` instead cost more than the copy where `nnz(Ĉ)` is many
+            // times `nnz(C)` (a band: 9x).
+            w.fit(method, ub_i, room, ncols).map_err(room_err)?;
+            let (di, dv) = (&mut w.stage_i[..room], &mut w.stage_v[..room]);
+            let len = if method == RowMethod::Spa && bin == Bin::Short {
+                // The short rows' lean SPA (most rows of stencil products).
+                rows::spa_short(ctx, i, di, dv, &mut w.bits, &mut w.dense)
+            } else {
+                let mut s = Scratch {
+                    si: &mut w.si,
+                    sv: &mut w.sv,
+                    esc: &mut w.esc,
+                    bits: &mut w.bits,
+                    dense: &mut w.dense,
+                    reg: &mut reg,
+                };
+                rows::numeric_row(ctx, kernel, i, di, dv, &mut s, false).map_err(too_long)?
+            };
+            if method == RowMethod::Spa && rule.forced.is_none() {
+                plan.learn(ctx, i, ub_i, bin, &di[..len]);
+            }
+            grows += usize::from(grow_both(col_idx, vals, len, huge).map_err(room_err)?);
+            col_idx.extend_from_slice(&di[..len]);
+            vals.extend_from_slice(&dv[..len]);
+        } else {
+            // Empty, or a copy of exactly `room` entries: straight into `C`.
+            grows += usize::from(grow_both(col_idx, vals, room, huge).map_err(room_err)?);
+            col_idx.resize(start + room, I::ZERO);
+            vals.resize(start + room, T::ZERO);
+            let (di, dv) = (col_idx.tail(start), vals.tail(start));
+            let mut s = Scratch {
+                si: &mut [],
+                sv: &mut [],
+                esc: &mut [],
+                bits: &mut [],
+                dense: &mut [],
+                reg: &mut reg,
+            };
+            rows::numeric_row(ctx, kernel, i, di, dv, &mut s, true).map_err(too_long)?;
+        }
+        end_row(col_idx, vals, &mut peak, row_ptr)?;
+    }
+    Ok(Tally { peak, grows, upper, rows_per_bin, id_bytes: plan.id_bytes() })
 }
 
 /// Rows of `A` whose exact lengths in `C` [`estimate_nnz`] counts, at most.

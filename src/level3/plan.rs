@@ -28,6 +28,7 @@
 
 use alloc::vec::Vec;
 
+use super::owned::Out;
 use super::rows::Ctx;
 use super::stages::Bin;
 use crate::{Index, RowOrder, Scalar};
@@ -207,8 +208,8 @@ impl RowPlan {
         &mut self,
         ctx: &Ctx<'_, '_, T, I>,
         i: usize,
-        col_idx: &mut Vec<I>,
-        vals: &mut Vec<T>,
+        col_idx: &mut impl Out<I>,
+        vals: &mut impl Out<T>,
     ) -> bool {
         if !self.valid {
             return false;
@@ -222,7 +223,7 @@ impl RowPlan {
         // a row that turns out not to match is cut off again.
         let start = vals.len();
         vals.resize(start + self.out_off.len(), -T::ZERO);
-        if self.sum(ctx, base, ac, av, &mut vals[start..]) {
+        if self.sum(ctx, base, ac, av, vals.tail(start)) {
             self.hits += 1;
             if self.matched < PIDS_AFTER {
                 self.matched += 1;
@@ -231,7 +232,7 @@ impl RowPlan {
                     self.fill_b_pid(ctx, base);
                 }
             }
-            col_idx.extend(self.out_off.iter().map(|&o| I::from_usize_unchecked(base.wrapping_add(o))));
+            col_idx.extend_iter(self.out_off.iter().map(|&o| I::from_usize_unchecked(base.wrapping_add(o))));
             true
         } else {
             vals.truncate(start);
