@@ -101,6 +101,7 @@ impl<X: Copy> Out<X> for Vec<X> {
     }
 }
 
+#[cfg(feature = "parallel")]
 /// A fixed region of a shared output array, filled from its start: the room one piece
 /// of the threaded product writes its rows into, where they stay.
 pub(crate) struct Region<'r, X> {
@@ -108,6 +109,7 @@ pub(crate) struct Region<'r, X> {
     pub len: usize,
 }
 
+#[cfg(feature = "parallel")]
 impl<X: Copy> Out<X> for Region<'_, X> {
     fn len(&self) -> usize {
         self.len
@@ -147,6 +149,7 @@ impl<X: Copy> Out<X> for Region<'_, X> {
     }
 }
 
+#[cfg(feature = "parallel")]
 /// A [`Region`] that spills into arrays of its own once a row does not fit: the rows
 /// up to there stay in the region, the rest go to `over`.
 pub(crate) struct Spill<'r, X> {
@@ -155,6 +158,7 @@ pub(crate) struct Spill<'r, X> {
     pub spilled: bool,
 }
 
+#[cfg(feature = "parallel")]
 impl<X: Copy> Out<X> for Spill<'_, X> {
     fn len(&self) -> usize {
         self.region.len + self.over.len()
@@ -575,6 +579,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     Ok((Piece { row_ptr, col_idx, vals }, stats))
 }
 
+#[cfg(feature = "parallel")]
 /// The rows of one range of a threaded `C = A·B` ([`region_rows`]): their `row_ptr`
 /// (from 0, one entry more than rows), how many entries stayed in the range's region, and
 /// the columns and values of the rows that did not fit there.
@@ -585,6 +590,7 @@ pub(crate) struct RegionRows<T, I> {
     pub over_vals: Vec<T>,
 }
 
+#[cfg(feature = "parallel")]
 /// The rows `rows` of `C = A·B` by the row loop of [`hybrid_rows`], into the regions
 /// `col_idx`/`vals` (equal lengths) of a shared output, spilling into arrays of their own
 /// from the first row that does not fit ([`Spill`]).
