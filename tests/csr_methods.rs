@@ -804,7 +804,7 @@ fn choose_follows_its_documented_rule() {
         assert_eq!(CsrMethod::choose(&dense.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&one_row.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&sparse.view(), isa), CsrMethod::RowScalar, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&diagonal.view(), isa), CsrMethod::RowScalar, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&diagonal.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&tiny.view(), isa), CsrMethod::RowScalar, "{isa:?}");
     }
 }

@@ -98,7 +98,11 @@ impl CsrMethod {
     /// most 64 rows, 8 entries each, and 32 binary searches of `row_ptr`).
     ///
     /// - [`RowScalar`](CsrMethod::RowScalar) for matrices of fewer than 2048 entries
-    ///   (choosing would cost more than any method saves) or no more entries than rows;
+    ///   (choosing would cost more than any method saves);
+    /// - for no more entries than rows, [`RowVector`](CsrMethod::RowVector) where the
+    ///   sampled rows are rarely empty (one entry a row: its stencil blocks of one-entry
+    ///   rows matched the plain row loop on `diagonal` where the scalar loop ran 0.8 of it,
+    ///   `benches/records/peers-*.md`), else [`RowScalar`](CsrMethod::RowScalar);
     /// - where the width gathers in hardware ([`Gathers::current`](crate::Gathers::current)
     ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector);
     /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) only for the
@@ -128,8 +132,14 @@ impl CsrMethod {
         sample: Option<&RowSample>,
     ) -> CsrMethod {
         let (m, nnz) = (a.nrows(), a.nnz());
-        if nnz < CHOOSE_TINY || nnz <= m {
+        if nnz < CHOOSE_TINY {
             return CsrMethod::RowScalar;
+        }
+        if nnz <= m {
+            // One entry a row (a diagonal, a column vector, a permutation): RowVector's
+            // stencil blocks take them a register of rows at a time.
+            let s = sample.copied().unwrap_or_else(|| RowSample::of(a));
+            return if s.rarely_empty() { CsrMethod::RowVector } else { CsrMethod::RowScalar };
         }
         let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
