@@ -99,10 +99,11 @@ impl CsrMethod {
     ///
     /// - [`RowScalar`](CsrMethod::RowScalar) for matrices of fewer than 2048 entries
     ///   (choosing would cost more than any method saves);
-    /// - for no more entries than rows, [`RowVector`](CsrMethod::RowVector) where the
-    ///   sampled rows are rarely empty (one entry a row: its stencil blocks of one-entry
-    ///   rows matched the plain row loop on `diagonal` where the scalar loop ran 0.8 of it,
-    ///   `benches/records/peers-*.md`), else [`RowScalar`](CsrMethod::RowScalar);
+    /// - for no more entries than rows, [`RowVector`](CsrMethod::RowVector) on AVX2 and
+    ///   AVX-512 where the sampled rows are rarely empty (one entry a row: its stencil
+    ///   blocks of one-entry rows matched the plain row loop on `diagonal` where the
+    ///   scalar loop ran 0.8 of it, `benches/records/peers-*.md`), else
+    ///   [`RowScalar`](CsrMethod::RowScalar);
     /// - where the width gathers in hardware ([`Gathers::current`](crate::Gathers::current)
     ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector);
     /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) only for the
@@ -136,10 +137,11 @@ impl CsrMethod {
             return CsrMethod::RowScalar;
         }
         if nnz <= m {
-            // One entry a row (a diagonal, a column vector, a permutation): RowVector's
-            // stencil blocks take them a register of rows at a time.
-            let s = sample.copied().unwrap_or_else(|| RowSample::of(a));
-            return if s.rarely_empty() { CsrMethod::RowVector } else { CsrMethod::RowScalar };
+            // One entry a row (a diagonal, a column vector, a permutation): the x86-64
+            // widths' stencil blocks take them a register of rows at a time.
+            let stencils = cfg!(target_arch = "x86_64") && matches!(isa, Isa::Avx2 | Isa::Avx512);
+            let one = stencils && sample.copied().unwrap_or_else(|| RowSample::of(a)).rarely_empty();
+            return if one { CsrMethod::RowVector } else { CsrMethod::RowScalar };
         }
         let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
