@@ -101,8 +101,8 @@ impl CsrMethod {
     ///   (choosing would cost more than any method saves);
     /// - for no more entries than rows, [`RowVector`](CsrMethod::RowVector) on AVX2 and
     ///   AVX-512 where the sampled rows are rarely empty (one entry a row: its stencil
-    ///   blocks of one-entry rows matched the plain row loop on `diagonal` where the
-    ///   scalar loop ran 0.8 of it, `benches/records/peers-*.md`), else
+    ///   blocks of one-entry rows ran 0.94 of the plain row loop on `diagonal` where
+    ///   the scalar loop ran 0.81, `benches/records/peers-spmv-onerow-*.md`), else
     ///   [`RowScalar`](CsrMethod::RowScalar);
     /// - where the width gathers in hardware ([`Gathers::current`](crate::Gathers::current)
     ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector);
