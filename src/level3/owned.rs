@@ -69,17 +69,14 @@ impl<X: Copy> Out<X> for Vec<X> {
     fn capacity(&self) -> usize {
         Vec::capacity(self)
     }
-    /// Nothing if they fit, else capacity grows to the larger of what is needed and
-    /// [`GROWTH`] times the old capacity.
+    /// Nothing if they fit (inlined: every row asks), else capacity grows to the larger
+    /// of what is needed and [`GROWTH`] times the old capacity.
+    #[inline(always)]
     fn grow(&mut self, extra: usize, huge: bool) -> Result<bool, usize> {
-        let need = self.len().checked_add(extra).ok_or(usize::MAX)?;
-        if need <= self.capacity() {
-            return Ok(false);
+        match self.len().checked_add(extra) {
+            Some(need) if need <= self.capacity() => Ok(false),
+            need => grow_vec(self, need.ok_or(usize::MAX)?, huge),
         }
-        let target = need.max(self.capacity().saturating_mul(GROWTH.0) / GROWTH.1);
-        self.try_reserve_exact(target - self.len()).map_err(|_| target)?;
-        advise(self, huge);
-        Ok(true)
     }
     fn push(&mut self, x: X) {
         Vec::push(self, x)
@@ -99,6 +96,15 @@ impl<X: Copy> Out<X> for Vec<X> {
     fn tail(&mut self, start: usize) -> &mut [X] {
         &mut self[start..]
     }
+}
+
+/// [`Out::grow`] of a `Vec` that needs `need` elements of room, more than it has.
+#[cold]
+fn grow_vec<X>(v: &mut Vec<X>, need: usize, huge: bool) -> Result<bool, usize> {
+    let target = need.max(v.capacity().saturating_mul(GROWTH.0) / GROWTH.1);
+    v.try_reserve_exact(target - v.len()).map_err(|_| target)?;
+    advise(v, huge);
+    Ok(true)
 }
 
 #[cfg(feature = "parallel")]
@@ -226,7 +232,7 @@ pub(crate) fn advise<X>(v: &Vec<X>, huge: bool) {
 /// The product of row `i` of `A` with `B` when it has one candidate product: the entry
 /// `(j, a_ik * b_kj)` of the one nonempty row `k` of `B` it references; `None` when it
 /// references none. `i` is a row of `A` (the caller's loop runs over them).
-#[inline]
+#[inline(always)]
 fn single_product<T: Scalar, I: Index>(ctx: &Ctx<'_, '_, T, I>, i: usize) -> Option<(I, T)> {
     let (ap, a) = (ctx.a.row_ptr(), ctx.a);
     (ap[i].to_usize()..ap[i + 1].to_usize()).find_map(|p| {
