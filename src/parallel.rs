@@ -32,8 +32,8 @@ use crate::level2::{
     merge_path_splits, spmv_merge_path_piece,
 };
 use crate::level3::{
-    Ctx, RegionRows, Rule, SpgemmConfig, advance, advise, count_nnz, hybrid_product, region_rows,
-    row_upper_bound,
+    Ctx, RegionRows, Rule, SpgemmConfig, advance, advise, count_nnz, give_back, hybrid_product, region_rows,
+    room_err, row_upper_bound,
 };
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
@@ -651,9 +651,10 @@ const SUM_ROWS: usize = 4096;
 /// the rows of `A` cut into contiguous ranges holding about equal shares of the candidate
 /// products (the upper bounds of 9.4.1, summed over fine row blocks in parallel), each
 /// range multiplied by the row loop of the serial hybrid allocation into its region of
-/// one shared output, and the regions slid together. The kernel choice (the per-bin rule and its sample, or `cfg.method`) is made
-/// once for the whole product, so every row comes out exactly as on one thread; one task
-/// runs the serial product. Errors as `spgemm`.
+/// one shared output, and the regions slid together. The kernel choice (the per-bin rule
+/// and its sample, or `cfg.method`) is made once for the whole product, so every row
+/// comes out exactly as on one thread; one task runs the serial product. Errors as
+/// `spgemm`.
 pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     isa: Checked,
     cfg: SpgemmConfig,
@@ -669,9 +670,7 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let rule = Rule::new(cfg.method, a, b);
     // Fine blocks of equal rows plus entries of `A`, their candidate products (plus one
     // per row, so that runs of empty rows split too) summed in parallel; the ranges are
-    // cut at the block ends where the running sum passes each `k / threads` share. The
-    // same walk sums the rows' upper bounds capped at `ncols`: a bound of `nnz(C)`.
-    let ncols = b.ncols();
+    // cut at the block ends where the running sum passes each `k / threads` share.
     let nblocks = threads.saturating_mul(SPGEMM_BLOCKS).min(nrows);
     let mut fine = std::vec![0usize; nblocks + 1];
     balanced_row_partition(a, nblocks, &mut fine)?;
@@ -680,19 +679,15 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         chunk
             .iter()
             .map(|rows| {
-                rows.clone().fold((0usize, 0usize), |(s, c), i| {
-                    let ub = row_upper_bound(a, b, i);
-                    (s.saturating_add(ub).saturating_add(1), c.saturating_add(ub.min(ncols)))
-                })
+                rows.clone().fold(0usize, |s, i| s.saturating_add(row_upper_bound(a, b, i)).saturating_add(1))
             })
-            .collect::<Vec<(usize, usize)>>()
+            .collect::<Vec<usize>>()
     });
-    let total = sums.iter().flatten().fold(0usize, |s, &(u, _)| s.saturating_add(u));
-    let bound = sums.iter().flatten().fold(0usize, |s, &(_, c)| s.saturating_add(c));
+    let total = sums.iter().flatten().fold(0usize, |s, &u| s.saturating_add(u));
     let mut bounds = Vec::with_capacity(threads + 1);
     bounds.push(0);
     let mut run = 0usize;
-    for (rows, (u, _)) in blocks.iter().zip(sums.iter().flatten()) {
+    for (rows, u) in blocks.iter().zip(sums.iter().flatten()) {
         run = run.saturating_add(*u);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
@@ -703,6 +698,15 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         bounds.push(nrows);
     }
     let ranges: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
+    // Each range's advance allocation (its sampled estimate of its rows' `nnz`) and the
+    // bound of `nnz(C)` the same walks sum (the rows' upper bounds capped at `ncols`).
+    let ctx = Ctx { a, b, isa };
+    let (mut room, mut bound) = (Vec::with_capacity(ranges.len()), 0usize);
+    for r in fork(ranges.clone(), |rows| advance(&ctx, rule, rows, &mut Vec::new())) {
+        let r = r.map_err(room_err)?;
+        room.push(r.start);
+        bound = bound.saturating_add(r.bound);
+    }
     // Where the bound passes `I::MAX`, the ranges' rows are counted (in parallel) before
     // any piece allocates its output: a product that cannot fit is refused without it.
     if bound > I::MAX_USIZE {
@@ -715,18 +719,11 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         }
     }
     // One output for all pieces, zeroed by the allocator (fresh pages nothing touched
-    // yet), cut into one region per range as large as that range's advance allocation
-    // (its sampled estimate of its rows' `nnz`): each task writes its rows into its own
-    // region, where they stay, and the regions are then slid together. Pieces computed
-    // apart and copied into the output touched every page of `C` twice, and those first
-    // touches were most of the threaded product's time
-    // (`benches/records/spgemm-estimate-*.md`).
-    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
-    let ctx = Ctx { a, b, isa };
-    let mut room = Vec::with_capacity(ranges.len());
-    for r in fork(ranges.clone(), |rows| advance(&ctx, rule, rows, &mut Vec::new())) {
-        room.push(r.map_err(room_err)?.start);
-    }
+    // yet), cut into one region per range as large as that range's advance allocation:
+    // each task writes its rows into its own region, where they stay, and the regions
+    // are then slid together. Pieces computed apart and copied into the output touched
+    // every page of `C` twice, and those first touches were most of the threaded
+    // product's time (`benches/records/spgemm-estimate-*.md`).
     let total = room.iter().fold(0usize, |s, &r| s.saturating_add(r));
     let mut col_idx: Vec<I> = bytemuck::allocation::try_zeroed_vec(total).map_err(|_| room_err(total))?;
     let mut vals: Vec<T> = bytemuck::allocation::try_zeroed_vec(total).map_err(|_| room_err(total))?;
@@ -763,17 +760,13 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
                 col_idx.copy_within(region..region + len, base);
                 vals.copy_within(region..region + len, base);
             }
-            for (out, &e) in row_ptr[row + 1..row + rp.len()].iter_mut().zip(&rp[1..]) {
-                *out = I::from_usize_unchecked(base + e.to_usize());
-            }
+            shift_ends(&mut row_ptr[row + 1..row + rp.len()], &rp[1..], base);
             (base, region, row) = (base + len, region + r, row + rp.len() - 1);
         }
         col_idx.truncate(nnz);
         vals.truncate(nnz);
-        if col_idx.capacity() - nnz > nnz / 8 {
-            col_idx.shrink_to_fit();
-            vals.shrink_to_fit();
-        }
+        give_back(&mut col_idx);
+        give_back(&mut vals);
         return Ok(CsrOwned::from_parts_trusted(
             nrows,
             b.ncols(),
@@ -803,9 +796,7 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         (base, region) = (base + len + over, region + r);
     }
     fork(copies, |(base, p, (rp, ci, v), (rp_o, ci_o, v_o))| {
-        for (out, &e) in rp_o.iter_mut().zip(rp) {
-            *out = I::from_usize_unchecked(base + e.to_usize());
-        }
+        shift_ends(rp_o, rp, base);
         let (ci_in, ci_over) = ci_o.split_at_mut(ci.len());
         let (v_in, v_over) = v_o.split_at_mut(ci.len());
         ci_in.copy_from_slice(ci);
@@ -814,6 +805,14 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         v_over.copy_from_slice(&p.over_vals);
     });
     Ok(CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, out_ci, out_v, RowOrder::Canonical))
+}
+
+/// A piece's row ends `ends` (from its own start) as ends in the whole output, whose
+/// entries before the piece number `base` (the caller checked `base + ends <= I::MAX`).
+fn shift_ends<I: Index>(out: &mut [I], ends: &[I], base: usize) {
+    for (o, &e) in out.iter_mut().zip(ends) {
+        *o = I::from_usize_unchecked(base + e.to_usize());
+    }
 }
 
 /// Row blocks per task whose candidate products [`spgemm`] sums to place its cuts.

@@ -13,10 +13,10 @@
 //! 4. Arrange — rows land at their place in `C`: at `row_ptr` from the symbolic phase
 //!    ([`spgemm_symbolic`] then [`spgemm_numeric`], the "precise" method), or, with
 //!    `alloc`, by a CPU form of the thesis's hybrid allocation ([`spgemm`], 9.4.3): rows
-//!    appended in order into arrays sized in advance by an estimate of `nnz(C)` (a sample of
-//!    rows counted exactly) and
-//!    grown by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x) when a row
-//!    does not fit, no symbolic pass. There, rows that repeat the pattern of an earlier
+//!    appended in order into arrays sized in advance by an estimate of `nnz(C)` (a
+//!    sample of rows counted exactly) and grown by
+//!    [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x) when a row does not
+//!    fit, no symbolic pass. There, rows that repeat the pattern of an earlier
 //!    dense-accumulator row (stencils, bands, blocks) reuse its learnt slots instead of
 //!    marking and sorting again. Without an allocator, [`spgemm_bounded`] does the same
 //!    in caller buffers as large as the upper bound: one pass, rows packed as they come.
@@ -77,7 +77,9 @@ mod plan;
 pub use add::add;
 pub use add::{AddWorkspace, add_numeric, add_symbolic, add_workspace_len, scale, scale_cols, scale_rows};
 #[cfg(feature = "parallel")]
-pub(crate) use owned::{RegionRows, advance, advise, count_nnz, hybrid_product, region_rows};
+pub(crate) use owned::{
+    RegionRows, advance, advise, count_nnz, give_back, hybrid_product, region_rows, room_err,
+};
 #[cfg(feature = "alloc")]
 pub use owned::{SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse};
 pub use rows::RowMethod;

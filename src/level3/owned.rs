@@ -222,6 +222,19 @@ fn grow_both<I: Copy, T: Copy>(
     Ok(grew)
 }
 
+/// The error of an output or workspace that cannot be allocated: `value` elements asked.
+pub(crate) fn room_err(value: usize) -> DimError {
+    DimError::Overflow { what: "room", value, max: isize::MAX as usize }
+}
+
+/// Gives back the room of `v` past its length when it is more than an eighth of it: room
+/// left over from an estimate of `nnz(C)`, where an allocator may copy to shrink.
+pub(crate) fn give_back<X>(v: &mut Vec<X>) {
+    if v.capacity() - v.len() > v.len() / 8 {
+        v.shrink_to_fit();
+    }
+}
+
 /// The huge page hint of [`SpgemmConfig::huge_pages`] on an output array, if `huge`.
 pub(crate) fn advise<X>(v: &Vec<X>, huge: bool) {
     if huge {
@@ -537,7 +550,6 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     // workspace and the staging row grow as the rows need them (sizing them in a pass
     // of their own, with the kernel choice per row, cost a tenth of the product on
     // short-row matrices).
-    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
     let ctx = Ctx { a, b, isa };
     let mut w = Work::<T, I>::new();
     let Advance { bound, start } = advance(&ctx, rule, rows.clone(), &mut w.bits).map_err(room_err)?;
@@ -567,13 +579,9 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.push(I::ZERO);
     let t = append_rows(&ctx, rule, huge, rows.clone(), &mut col_idx, &mut vals, &mut row_ptr, &mut w)?;
     let nnz = col_idx.len();
-    // Room left over from the estimate is given back when it is more than an eighth:
-    // an allocator may copy to shrink.
-    if !keep && col_idx.capacity() - nnz > nnz / 8 {
-        col_idx.shrink_to_fit();
-    }
-    if !keep && vals.capacity() - nnz > nnz / 8 {
-        vals.shrink_to_fit();
+    if !keep {
+        give_back(&mut col_idx);
+        give_back(&mut vals);
     }
     let ptr_bytes = (rows.len() + 1) * core::mem::size_of::<I>();
     let (si_, st_) = (core::mem::size_of::<I>(), core::mem::size_of::<T>());
@@ -618,7 +626,6 @@ pub(crate) fn region_rows<T: Scalar + ScanElem, I: Index + Key>(
     rows: Range<usize>,
     (col_idx, vals): (&mut [I], &mut [T]),
 ) -> Result<RegionRows<T, I>, DimError> {
-    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
     let ctx = Ctx { a, b, isa };
     let mut w = Work::<T, I>::new();
     let mut row_ptr = Vec::new();
@@ -643,7 +650,6 @@ fn append_rows<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr: &mut Vec<I>,
     w: &mut Work<T, I>,
 ) -> Result<Tally, DimError> {
-    let room_err = |value| DimError::Overflow { what: "room", value, max: isize::MAX as usize };
     let (a, b) = (ctx.a, ctx.b);
     let (ap, order, ncols) = (a.row_ptr(), b.row_order(), b.ncols());
     let (mut peak, mut grows) = ((col_idx.capacity(), vals.capacity()), 0usize);
