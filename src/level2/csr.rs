@@ -133,6 +133,7 @@ impl CsrMethod {
         sample: Option<&RowSample>,
     ) -> CsrMethod {
         let (m, nnz) = (a.nrows(), a.nnz());
+        let sampled = || sample.copied().unwrap_or_else(|| RowSample::of(a));
         if nnz < CHOOSE_TINY {
             return CsrMethod::RowScalar;
         }
@@ -140,7 +141,7 @@ impl CsrMethod {
             // One entry a row (a diagonal, a column vector, a permutation): the x86-64
             // widths' stencil blocks take them a register of rows at a time.
             let stencils = cfg!(target_arch = "x86_64") && matches!(isa, Isa::Avx2 | Isa::Avx512);
-            let one = stencils && sample.copied().unwrap_or_else(|| RowSample::of(a)).rarely_empty();
+            let one = stencils && sampled().rarely_empty();
             return if one { CsrMethod::RowVector } else { CsrMethod::RowScalar };
         }
         let slow_gathers =
@@ -148,7 +149,7 @@ impl CsrMethod {
         if !slow_gathers {
             return CsrMethod::RowVector;
         }
-        let s = sample.copied().unwrap_or_else(|| RowSample::of(a));
+        let s = sampled();
         let grid = nnz <= CHOOSE_SHORT * m && !s.uneven() && !s.scattered() && s.rarely_empty();
         if grid || entries_in_long_runs(a) { CsrMethod::RowVector } else { CsrMethod::RowScalar }
     }
