@@ -28,8 +28,9 @@ pub enum Step<'a> {
     Barrier,
     /// A timestamp (after all earlier work of the command buffer).
     Timestamp,
-    /// Overwrites the flush buffer ([`Gpu::set_flush`]), evicting the matrix from the
-    /// GPU's caches, and waits for it before later compute work.
+    /// Reads the flush buffer ([`Gpu::set_flush`]) with `read_stream`, evicting the
+    /// matrix from the GPU's caches (a read leaves clean lines, so the kernel timed next
+    /// pays no write-back), and waits for it before later compute work.
     Flush,
 }
 
@@ -47,13 +48,23 @@ pub struct Gpu {
     pipelines: Vec<(Kernel, vk::Pipeline)>,
     mem_props: vk::PhysicalDeviceMemoryProperties,
     dummy: Option<Buf>,
-    flush: Option<Buf>,
+    flush: Option<Flush>,
+    stats: Option<ash::khr::pipeline_executable_properties::Device>,
     /// The device's name.
     pub name: String,
     /// Its subgroup size.
     pub subgroup_size: u32,
     /// Nanoseconds per timestamp tick.
     pub timestamp_period: f64,
+}
+
+/// The buffers and dispatch of [`Step::Flush`].
+struct Flush {
+    vals: Buf,
+    y: Buf,
+    set: vk::DescriptorSet,
+    groups: u32,
+    push: Vec<u8>,
 }
 
 fn check<T>(r: Result<T, vk::Result>, what: &str) -> Result<T, String> {
@@ -113,14 +124,33 @@ impl Gpu {
             let features = vk::PhysicalDeviceFeatures::default().shader_float64(f64_needed);
             let mut v12 =
                 vk::PhysicalDeviceVulkan12Features::default().vulkan_memory_model(vulkan_memory_model != 0);
+            // The driver's statistics of each compiled kernel (registers, spills), where
+            // the device offers VK_KHR_pipeline_executable_properties.
+            let stats_ext = ash::khr::pipeline_executable_properties::NAME;
+            let has_stats = check(instance.enumerate_device_extension_properties(pdev), "extensions")?
+                .iter()
+                .any(|e| e.extension_name_as_c_str() == Ok(stats_ext));
+            let exts = [stats_ext.as_ptr()];
+            let mut exec = vk::PhysicalDevicePipelineExecutablePropertiesFeaturesKHR::default()
+                .pipeline_executable_info(true);
             let prio = [1.0f32];
             let queues =
                 [vk::DeviceQueueCreateInfo::default().queue_family_index(family).queue_priorities(&prio)];
-            let info = vk::DeviceCreateInfo::default()
+            let mut info = vk::DeviceCreateInfo::default()
                 .queue_create_infos(&queues)
                 .enabled_features(&features)
                 .push_next(&mut v12);
+            if has_stats {
+                info = info.enabled_extension_names(&exts).push_next(&mut exec);
+            }
             let device = check(instance.create_device(pdev, &info, None), "device")?;
+            let stats =
+                has_stats.then(|| ash::khr::pipeline_executable_properties::Device::new(&instance, &device));
+            let flags = if has_stats {
+                vk::PipelineCreateFlags::CAPTURE_STATISTICS_KHR
+            } else {
+                vk::PipelineCreateFlags::empty()
+            };
             let queue = device.get_device_queue(family, 0);
             let cmd_pool = check(
                 device.create_command_pool(
@@ -187,7 +217,10 @@ impl Gpu {
                     .stage(vk::ShaderStageFlags::COMPUTE)
                     .module(module)
                     .name(&entry_name);
-                let info = [vk::ComputePipelineCreateInfo::default().stage(stage).layout(pipeline_layout)];
+                let info = [vk::ComputePipelineCreateInfo::default()
+                    .flags(flags)
+                    .stage(stage)
+                    .layout(pipeline_layout)];
                 let p = device
                     .create_compute_pipelines(vk::PipelineCache::null(), &info, None)
                     .map_err(|(_, e)| format!("pipeline {}: {e:?}", k.entry_point()))?;
@@ -208,6 +241,7 @@ impl Gpu {
                 mem_props,
                 dummy: None,
                 flush: None,
+                stats,
                 name,
                 subgroup_size,
                 timestamp_period: props.limits.timestamp_period as f64,
@@ -217,16 +251,64 @@ impl Gpu {
         }
     }
 
-    /// Sets the buffer [`Step::Flush`] overwrites: `bytes` of device memory (0: none),
-    /// a few times the GPU's last-level cache.
-    pub fn set_flush(&mut self, bytes: u64) -> Result<(), String> {
-        if let Some(b) = self.flush.take() {
-            self.free(b);
+    /// Sets the buffer [`Step::Flush`] reads: `bytes` of device memory (0: none), a few
+    /// times the GPU's last-level cache.
+    pub fn set_flush<T: spblas::Scalar>(&mut self, bytes: u64) -> Result<(), String> {
+        if let Some(f) = self.flush.take() {
+            self.free_flush(f);
         }
         if bytes > 0 {
-            self.flush = Some(self.device_buffer(bytes)?);
+            let n = bytes as usize / std::mem::size_of::<T>();
+            let p = SpmvParams::<T>::read_stream(n).map_err(|e| e.to_string())?;
+            let groups = Kernel::ReadStream.groups(&p);
+            let vals = self.zeroed(bytes)?;
+            let y = self.zeroed(
+                u64::from(groups)
+                    * u64::from(Kernel::ReadStream.workgroup_size())
+                    * std::mem::size_of::<T>() as u64,
+            )?;
+            let set = self.descriptor_set(&[(2, &vals), (4, &y)])?;
+            let push = p.push_constants().as_bytes().to_vec();
+            self.flush = Some(Flush { vals, y, set, groups, push });
         }
         Ok(())
+    }
+
+    fn free_flush(&self, f: Flush) {
+        self.free_set(f.set);
+        self.free(f.vals);
+        self.free(f.y);
+    }
+
+    /// The driver's statistics of `kernel`'s compiled code (name and value, e.g. its
+    /// registers), or none where the device does not report them.
+    pub fn statistics(&self, kernel: Kernel) -> Vec<(String, String)> {
+        let (Some(ext), Some(&(_, pipeline))) =
+            (&self.stats, self.pipelines.iter().find(|(k, _)| *k == kernel))
+        else {
+            return Vec::new();
+        };
+        let mut out = Vec::new();
+        // SAFETY: see `new`; the pipeline was created with CAPTURE_STATISTICS_KHR.
+        unsafe {
+            let info = vk::PipelineInfoKHR::default().pipeline(pipeline);
+            let n = ext.get_pipeline_executable_properties(&info).map(|v| v.len()).unwrap_or(0);
+            for i in 0..n as u32 {
+                let e = vk::PipelineExecutableInfoKHR::default().pipeline(pipeline).executable_index(i);
+                for s in ext.get_pipeline_executable_statistics(&e).unwrap_or_default() {
+                    let name =
+                        s.name_as_c_str().map(|c| c.to_string_lossy().into_owned()).unwrap_or_default();
+                    let value = match s.format {
+                        vk::PipelineExecutableStatisticFormatKHR::BOOL32 => (s.value.b32 != 0).to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::INT64 => s.value.i64.to_string(),
+                        vk::PipelineExecutableStatisticFormatKHR::UINT64 => s.value.u64.to_string(),
+                        _ => format!("{:.3}", s.value.f64),
+                    };
+                    out.push((name, value));
+                }
+            }
+        }
+        out
     }
 
     fn memory_type(&self, bits: u32, flags: vk::MemoryPropertyFlags) -> Option<u32> {
@@ -485,8 +567,38 @@ impl Gpu {
                         }
                         Step::Flush => {
                             if let Some(f) = &self.flush {
-                                d.cmd_fill_buffer(cb, f.buf, 0, vk::WHOLE_SIZE, q);
-                                barrier(vk::AccessFlags::TRANSFER_WRITE, vk::PipelineStageFlags::TRANSFER);
+                                let p = self.pipelines.iter().find(|(k, _)| *k == Kernel::ReadStream);
+                                if let Some(&(_, p)) = p {
+                                    d.cmd_bind_descriptor_sets(
+                                        cb,
+                                        vk::PipelineBindPoint::COMPUTE,
+                                        self.pipeline_layout,
+                                        0,
+                                        &[f.set],
+                                        &[],
+                                    );
+                                    d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p);
+                                    d.cmd_push_constants(
+                                        cb,
+                                        self.pipeline_layout,
+                                        vk::ShaderStageFlags::COMPUTE,
+                                        0,
+                                        &f.push,
+                                    );
+                                    d.cmd_dispatch(cb, f.groups, 1, 1);
+                                    barrier(
+                                        vk::AccessFlags::SHADER_WRITE,
+                                        vk::PipelineStageFlags::COMPUTE_SHADER,
+                                    );
+                                    d.cmd_bind_descriptor_sets(
+                                        cb,
+                                        vk::PipelineBindPoint::COMPUTE,
+                                        self.pipeline_layout,
+                                        0,
+                                        &sets,
+                                        &[],
+                                    );
+                                }
                             }
                         }
                         Step::Timestamp => {
@@ -647,7 +759,10 @@ impl Drop for Gpu {
         // SAFETY: see `new`; everything was created by this struct and the queue is idle.
         unsafe {
             let _ = self.device.device_wait_idle();
-            for b in [self.dummy.take(), self.flush.take()].into_iter().flatten() {
+            if let Some(f) = self.flush.take() {
+                self.free_flush(f);
+            }
+            if let Some(b) = self.dummy.take() {
                 self.free(b);
             }
             for (_, p) in &self.pipelines {

@@ -63,6 +63,31 @@ fn put(y: &mut [V], r: u32, alpha: V, beta: V, v: V) {
     y[r] = if beta == 0.0 { alpha * v } else { alpha * v + beta * y[r] };
 }
 
+/// `vals[j] * x[col_idx[j]]` summed over `j = from, from + step, ...` below `end`, four
+/// entries a round: their loads are issued together, so four gathers of `x` are in
+/// flight where a plain loop waits for each (the GPU compiler does not unroll a loop
+/// whose every load may leave it through a bounds check).
+fn dot(vals: &[V], col_idx: &[u32], x: &[V], from: u32, end: u32, step: u32) -> V {
+    let (mut s0, mut s1, mut s2, mut s3): (V, V, V, V) = (0.0, 0.0, 0.0, 0.0);
+    let mut j = from;
+    while j < end && end - j > 3 * step {
+        let (j1, j2, j3) = (j + step, j + 2 * step, j + 3 * step);
+        let (c0, c1, c2, c3) =
+            (col_idx[j as usize], col_idx[j1 as usize], col_idx[j2 as usize], col_idx[j3 as usize]);
+        let (v0, v1, v2, v3) = (vals[j as usize], vals[j1 as usize], vals[j2 as usize], vals[j3 as usize]);
+        s0 += v0 * x[c0 as usize];
+        s1 += v1 * x[c1 as usize];
+        s2 += v2 * x[c2 as usize];
+        s3 += v3 * x[c3 as usize];
+        j += 4 * step;
+    }
+    while j < end {
+        s0 += vals[j as usize] * x[col_idx[j as usize] as usize];
+        j += step;
+    }
+    (s0 + s1) + (s2 + s3)
+}
+
 /// Row-block scalar CSR SpMV (thesis Alg. 28): one invocation per row.
 #[allow(clippy::too_many_arguments)]
 #[spirv(compute(threads(256)))]
@@ -79,13 +104,7 @@ pub fn csr_spmv_scalar(
     let stride = groups.x * ROW_GROUP;
     let mut r = gid.x;
     while r < p.nrows {
-        let mut j = row_ptr[r as usize];
-        let end = row_ptr[r as usize + 1];
-        let mut sum: V = 0.0;
-        while j < end {
-            sum += vals[j as usize] * x[col_idx[j as usize] as usize];
-            j += 1;
-        }
+        let sum = dot(vals, col_idx, x, row_ptr[r as usize], row_ptr[r as usize + 1], 1);
         put(y, r, p.alpha, p.beta, sum);
         r += stride;
     }
@@ -117,28 +136,26 @@ pub fn csr_spmv_vector(
     } else {
         lanes
     };
-    let per_subgroup = lanes / width;
+    // `width` is a power of two: shifts and masks, not divisions.
+    let shift = width.trailing_zeros();
+    let per_subgroup = lanes >> shift;
     let stride = groups.x * subgroups * per_subgroup;
     // `base` is the same in every lane of a subgroup: the shuffles run in uniform
     // control flow.
     let mut base = (group.x * subgroups + subgroup) * per_subgroup;
     while base < p.nrows {
-        let r = base + lane / width;
+        let r = base + (lane >> shift);
         let mut sum: V = 0.0;
         if r < p.nrows {
-            let end = row_ptr[r as usize + 1];
-            let mut j = row_ptr[r as usize] + lane % width;
-            while j < end {
-                sum += vals[j as usize] * x[col_idx[j as usize] as usize];
-                j += width;
-            }
+            let from = row_ptr[r as usize] + (lane & (width - 1));
+            sum = dot(vals, col_idx, x, from, row_ptr[r as usize + 1], width);
         }
         let mut off = width / 2;
         while off > 0 {
             sum += subgroup_shuffle_xor(sum, off);
             off /= 2;
         }
-        if r < p.nrows && lane % width == 0 {
+        if r < p.nrows && lane & (width - 1) == 0 {
             put(y, r, p.alpha, p.beta, sum);
         }
         base += stride;
@@ -174,6 +191,43 @@ fn put_segment(
     } else {
         let r = if rows.dirty { rows.r0 + empty_offset[(rows.eo + seg) as usize] } else { rows.r0 + seg };
         put(y, r, p.alpha, p.beta, v);
+    }
+}
+
+/// A lane's walk over its `sigma` entries of a CSR5 tile: the open piece's `sum`, the
+/// piece before its first head (`first`, red), whether it met a head, and the segment
+/// the open piece belongs to.
+struct Walk {
+    sum: V,
+    first: V,
+    heads: bool,
+    seg: u32,
+}
+
+impl Walk {
+    /// One entry's product; at a head the piece summed so far is closed first.
+    #[allow(clippy::too_many_arguments)]
+    fn step(
+        &mut self,
+        head: bool,
+        prod: V,
+        rows: TileRows,
+        p: &SpmvParams,
+        empty_offset: &[u32],
+        y: &mut [V],
+        carry: &mut [V],
+    ) {
+        if head {
+            if self.heads {
+                put_segment(rows, self.seg, self.sum, p, empty_offset, y, carry);
+                self.seg += 1;
+            } else {
+                self.first = self.sum;
+                self.heads = true;
+            }
+            self.sum = 0.0;
+        }
+        self.sum += prod;
     }
 }
 
@@ -239,30 +293,39 @@ pub fn csr5_spmv_tiles(
                 rows.eo = empty_offset_ptr[t as usize];
             }
             rows.cont = row_ptr[rows.r0 as usize] != t * len;
-            let mut sum: V = 0.0;
-            let mut first: V = 0.0;
+            let mut walk = Walk { sum: 0.0, first: 0.0, heads: false, seg };
             let mut k = t * len + lane;
             let mut j = 0u32;
+            // Four steps a round, their loads issued together (as `dot`), then their heads
+            // in order; `sigma` is the same in every lane, so the branches are uniform.
+            while sigma - j >= 4 {
+                let (k1, k2, k3) = (k + OMEGA, k + 2 * OMEGA, k + 3 * OMEGA);
+                let (c0, c1, c2, c3) =
+                    (col_idx[k as usize], col_idx[k1 as usize], col_idx[k2 as usize], col_idx[k3 as usize]);
+                let (v0, v1, v2, v3) =
+                    (vals[k as usize], vals[k1 as usize], vals[k2 as usize], vals[k3 as usize]);
+                let (p0, p1, p2, p3) =
+                    (v0 * x[c0 as usize], v1 * x[c1 as usize], v2 * x[c2 as usize], v3 * x[c3 as usize]);
+                walk.step((bit_flag >> j) & 1 != 0, p0, rows, p, empty_offset, y, carry);
+                walk.step((bit_flag >> (j + 1)) & 1 != 0, p1, rows, p, empty_offset, y, carry);
+                walk.step((bit_flag >> (j + 2)) & 1 != 0, p2, rows, p, empty_offset, y, carry);
+                walk.step((bit_flag >> (j + 3)) & 1 != 0, p3, rows, p, empty_offset, y, carry);
+                k += 4 * OMEGA;
+                j += 4;
+            }
             while j < sigma {
-                if (bit_flag >> j) & 1 != 0 {
-                    if heads {
-                        put_segment(rows, seg, sum, p, empty_offset, y, carry);
-                        seg += 1;
-                    } else {
-                        first = sum;
-                        heads = true;
-                    }
-                    sum = 0.0;
-                }
-                sum += vals[k as usize] * x[col_idx[k as usize] as usize];
+                let prod = vals[k as usize] * x[col_idx[k as usize] as usize];
+                walk.step((bit_flag >> j) & 1 != 0, prod, rows, p, empty_offset, y, carry);
                 k += OMEGA;
                 j += 1;
             }
+            heads = walk.heads;
+            seg = walk.seg;
             if heads {
-                blue = sum;
-                red[lid as usize] = first;
+                blue = walk.sum;
+                red[lid as usize] = walk.first;
             } else {
-                red[lid as usize] = sum;
+                red[lid as usize] = walk.sum;
             }
         }
         workgroup_memory_barrier_with_group_sync();
@@ -308,12 +371,7 @@ pub fn csr5_spmv_rows(
         if start == end {
             put(y, r, 0.0, p.beta, 0.0);
         } else if end > tail {
-            let mut j = if start > tail { start } else { tail };
-            let mut sum: V = 0.0;
-            while j < end {
-                sum += vals[j as usize] * x[col_idx[j as usize] as usize];
-                j += 1;
-            }
+            let sum = dot(vals, col_idx, x, if start > tail { start } else { tail }, end, 1);
             if start >= tail {
                 put(y, r, p.alpha, p.beta, sum);
             } else {
