@@ -28,9 +28,12 @@ use spblas::Exec;
 use spblas::generate::{SuiteEntry, SuiteScale, suite_entries};
 use spblas::gpu::{Kernel, SpmvParams};
 use spblas::{Csr5Owned, CsrOwned, Scalar, SpMv};
-use vk::{Gpu, Method, Problem, Step};
+use vk::{Gpu, Method, Problem, Step, steps};
 
 const RUNS: usize = 25;
+
+/// Reads of the flush buffer before each batch of timed runs (milliseconds of work).
+const WARM_UP_FLUSHES: usize = 100;
 
 /// Bytes the read-bandwidth probe streams: far beyond any GPU cache.
 const STREAM_BYTES: usize = 1 << 30;
@@ -51,8 +54,10 @@ fn median_ms(
     steps: &[Step<'_>],
     flushed: bool,
 ) -> Result<f64, String> {
-    let mut all = Vec::new();
-    for _ in 0..RUNS {
+    // The GPU's clocks drop while the host prepares the next matrix: warm them up with
+    // flush reads and one untimed pass of the runs, then time the second pass.
+    let mut all: Vec<Step<'_>> = (0..WARM_UP_FLUSHES).map(|_| Step::Flush).collect();
+    for _ in 0..2 * RUNS {
         if flushed {
             all.push(Step::Flush);
         }
@@ -71,7 +76,7 @@ fn median_ms(
         all.push(Step::Timestamp);
     }
     let t = gpu.run(set, &all)?;
-    let mut d: Vec<f64> = t.chunks_exact(2).map(|w| (w[1] - w[0]) / 1e6).collect();
+    let mut d: Vec<f64> = t.chunks_exact(2).skip(RUNS).map(|w| (w[1] - w[0]) / 1e6).collect();
     d.sort_by(f64::total_cmp);
     Ok(d[d.len() / 2])
 }
@@ -148,10 +153,13 @@ fn run<T: Scalar>(
     let rule_sigma = layout.sigma();
     let mut cells = Vec::new();
     let csr = gpu.upload_csr(&a, T::ONE, x, T::ZERO, &y0)?;
-    for method in [Method::CsrScalar, Method::CsrVector] {
+    // Clocks up after the host's work on this matrix (about 0.1 s of reads).
+    let warm_up: Vec<Step<'_>> = (0..20 * WARM_UP_FLUSHES).map(|_| Step::Flush).collect();
+    gpu.run(csr.set, &warm_up)?;
+    for method in [Method::CsrScalar, Method::CsrVector, Method::CsrStream] {
         let push = csr.params.push_constants();
-        let name = if method == Method::CsrScalar { "csr_scalar" } else { "csr_vector" };
-        cells.push(time(gpu, &csr, &method.steps(&csr.params, push.as_bytes()), want, name.to_string())?);
+        let s = steps(method, &csr.params, push.as_bytes());
+        cells.push(time(gpu, &csr, &s, want, label(method).to_string())?);
     }
     // The vector kernel at other widths than the rule's.
     let rule_lanes = csr.params.lanes;
@@ -159,21 +167,21 @@ fn run<T: Scalar>(
         let mut params = csr.params;
         params.lanes = lanes;
         let push = params.push_constants();
-        let steps = Method::CsrVector.steps(&params, push.as_bytes());
-        cells.push(time(gpu, &csr, &steps, want, format!("csr_vector_lanes{lanes}"))?);
+        let s = steps(Method::CsrVector, &params, push.as_bytes());
+        cells.push(time(gpu, &csr, &s, want, format!("csr_vector_lanes{lanes}"))?);
     }
     gpu.free_problem(csr);
     // CSR5 at the rule's `sigma`, its passes alone, and the thesis's sweep (Fig. 8.14).
     let mut sigmas = vec![rule_sigma];
-    sigmas.extend([4usize, 6, 8, 12, 16].into_iter().filter(|&s| s != rule_sigma));
+    sigmas.extend([4usize, 6, 7, 8, 12, 16].into_iter().filter(|&s| s != rule_sigma));
     for sigma in sigmas {
         let l = spblas::Csr5Layout::with_params(&a, spblas::gpu::OMEGA, sigma).map_err(|e| e.to_string())?;
         let c = Csr5Owned::from_csr_layout(&a, &l).map_err(|e| e.to_string())?;
         let p = gpu.upload_csr5(&c.view(), T::ONE, x, T::ZERO, &y0)?;
         let push = p.params.push_constants();
-        let steps = Method::Csr5.steps(&p.params, push.as_bytes());
-        let label = if sigma == rule_sigma { "csr5".to_string() } else { format!("csr5_sigma{sigma}") };
-        cells.push(time(gpu, &p, &steps, want, label)?);
+        let s = steps(Method::Csr5, &p.params, push.as_bytes());
+        let name = if sigma == rule_sigma { "csr5".to_string() } else { format!("csr5_sigma{sigma}") };
+        cells.push(time(gpu, &p, &s, want, name)?);
         if sigma == rule_sigma {
             // Each pass alone (their sum exceeds the whole: the whole overlaps two).
             for (kernel, label) in [
@@ -192,7 +200,11 @@ fn run<T: Scalar>(
         let gbs = bytes as f64 / (c.flushed * 1e6);
         format!("{:8.4} {:8.4} {:4.0}%", c.flushed, c.warm, 100.0 * gbs / stream)
     };
-    let is_main = |c: &&Cell| ["csr_scalar", "csr_vector", "csr5"].contains(&c.method.as_str());
+    // What `Method::choose` takes: the time a user gets.
+    let chose = label(Method::choose(&a));
+    let plan = cells.iter().find(|c| c.method == chose).map(|c| (c.flushed, c.warm)).unwrap_or_default();
+    cells.push(Cell { method: "plan".to_string(), flushed: plan.0, warm: plan.1, err: 0.0 });
+    let is_main = |c: &&Cell| ["csr_scalar", "csr_vector", "csr_stream", "csr5"].contains(&c.method.as_str());
     let main: Vec<String> = cells.iter().filter(is_main).map(line).collect();
     let rest: Vec<String> =
         cells.iter().filter(|c| !is_main(c)).map(|c| format!("{}:{:.4}", c.method, c.flushed)).collect();
@@ -209,12 +221,22 @@ fn run<T: Scalar>(
             let v = serde_json::json!({
                 "matrix": name, "class": class, "prec": T::NAME, "nrows": a.nrows(), "ncols": a.ncols(),
                 "nnz": a.nnz(), "bytes": bytes, "method": c.method, "sigma": rule_sigma,
-                "flushed_ms": c.flushed, "warm_ms": c.warm, "err": c.err,
+                "flushed_ms": c.flushed, "warm_ms": c.warm, "err": c.err, "chose": chose,
             });
             writeln!(f, "{v}").map_err(|e| e.to_string())?;
         }
     }
     Ok(())
+}
+
+/// The name of a method in the output.
+fn label(m: Method) -> &'static str {
+    match m {
+        Method::CsrScalar => "csr_scalar",
+        Method::CsrVector => "csr_vector",
+        Method::CsrStream => "csr_stream",
+        Method::Csr5 => "csr5",
+    }
 }
 
 fn to_f32(a: &CsrOwned<f64, u32>) -> Result<CsrOwned<f32, u32>, String> {
@@ -301,8 +323,8 @@ fn main() -> Result<(), String> {
     }
     println!("each method: flushed ms, warm ms, % of the read bandwidth (flushed)\n");
     println!(
-        "{:<15} {:<9} {:<4} {:>9} {:>2} | {:^24} | {:^24} | {:^24} | other widths, CSR5 passes and sigma (flushed ms)",
-        "matrix", "class", "prec", "nnz", "s", "CSR scalar", "CSR vector", "CSR5"
+        "{:<15} {:<9} {:<4} {:>9} {:>2} | {:^24} | {:^24} | {:^24} | {:^24} | others (flushed ms)",
+        "matrix", "class", "prec", "nnz", "s", "CSR scalar", "CSR vector", "CSR stream", "CSR5"
     );
     for entry in suite_entries(scale) {
         let a: CsrOwned<f64, u32> = entry.generate().map_err(|e| e.to_string())?;

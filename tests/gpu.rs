@@ -48,7 +48,7 @@ fn check<T: Scalar>(
     let factor = (a.max_row_len() + 3) as f64;
     // The vector kernel with the rule's width and with 1, 4 and 32 lanes per row (wider
     // than lavapipe's subgroup of 8: the kernel narrows it).
-    let runs = [(Method::CsrScalar, None), (Method::CsrVector, None)]
+    let runs = [(Method::CsrScalar, None), (Method::CsrVector, None), (Method::CsrStream, None)]
         .into_iter()
         .chain([1, 4, 32].map(|l| (Method::CsrVector, Some(l))));
     for (method, lanes) in runs {
@@ -146,6 +146,18 @@ fn edge_cases<T: Scalar>() {
             rows(64, &(0..3000).map(|i| if i % 3 == 0 { 0 } else { i % 5 }).collect::<Vec<_>>(), 7),
         ),
         ("one column", rows(1, &[1; 1500], 8)),
+        // CSR stream blocks: exactly full, one entry over (a long row alone), a long row
+        // after short ones, more empty rows than a block takes, rows of every vector
+        // width.
+        (
+            "stream blocks",
+            rows(
+                3000,
+                &[&[1024, 1025, 1, 1023, 2, 3000][..], &[0; 2500], &[512, 512, 513, 300, 40, 9], &[1; 1100]]
+                    .concat(),
+                12,
+            ),
+        ),
         // Rows of 1 to 40 tiles side by side: calibrator runs short and long, several
         // long ones in one subgroup, ending at every point of a round.
         (

@@ -10,6 +10,7 @@
 use std::ffi::CString;
 
 use ash::vk;
+pub use spblas::gpu::Method;
 use spblas::gpu::{BINDINGS, Kernel, SpmvParams};
 
 /// A device buffer.
@@ -194,7 +195,7 @@ impl Gpu {
             let push = [vk::PushConstantRange::default()
                 .stage_flags(vk::ShaderStageFlags::COMPUTE)
                 .offset(0)
-                .size(40)];
+                .size(spblas::gpu::PUSH_CONSTANT_BYTES)];
             let layouts = [set_layout];
             let pipeline_layout = check(
                 device.create_pipeline_layout(
@@ -626,33 +627,17 @@ impl Gpu {
     }
 }
 
-/// The SpMV methods the modules offer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Method {
-    /// [`Kernel::CsrScalar`] on the CSR arrays.
-    CsrScalar,
-    /// [`Kernel::CsrVector`] on the CSR arrays.
-    CsrVector,
-    /// The three CSR5 passes on the CSR5 arrays.
-    Csr5,
-}
-
-impl Method {
-    /// Every method.
-    pub const ALL: [Method; 3] = [Method::CsrScalar, Method::CsrVector, Method::Csr5];
-
-    /// The dispatches of one SpMV `y = alpha * A * x + beta * y` with parameters `p`
-    /// and their push-constant bytes `push`.
-    pub fn steps<'a, T: spblas::Scalar>(self, p: &SpmvParams<T>, push: &'a [u8]) -> Vec<Step<'a>> {
-        let d = |kernel: Kernel| Step::Dispatch { kernel, groups: kernel.groups(p), push };
-        match self {
-            Method::CsrScalar => vec![d(Kernel::CsrScalar)],
-            Method::CsrVector => vec![d(Kernel::CsrVector)],
-            Method::Csr5 => {
-                vec![d(Kernel::Csr5Tiles), d(Kernel::Csr5Rows), Step::Barrier, d(Kernel::Csr5Calibrate)]
-            }
-        }
-    }
+/// The dispatches of one SpMV by `method` with parameters `p` and their push-constant
+/// bytes `push`.
+pub fn steps<'a, T: spblas::Scalar>(method: Method, p: &SpmvParams<T>, push: &'a [u8]) -> Vec<Step<'a>> {
+    method
+        .steps()
+        .iter()
+        .map(|s| match *s {
+            spblas::gpu::Step::Dispatch(kernel) => Step::Dispatch { kernel, groups: kernel.groups(p), push },
+            spblas::gpu::Step::Barrier => Step::Barrier,
+        })
+        .collect()
 }
 
 /// One SpMV problem on the device: the matrix arrays, `x`, `y` (and `carry` for CSR5),
@@ -678,7 +663,8 @@ impl Gpu {
         Ok(Problem { set, params, bufs: arrays, nrows })
     }
 
-    /// Uploads a CSR matrix with `x` and `y` for `y = alpha * A * x + beta * y`.
+    /// Uploads a CSR matrix (with its row blocks) and `x` and `y` for
+    /// `y = alpha * A * x + beta * y`.
     pub fn upload_csr<T: spblas::Scalar>(
         &self,
         a: &spblas::Csr<'_, T, u32>,
@@ -688,7 +674,10 @@ impl Gpu {
         y: &[T],
     ) -> Result<Problem<T>, String> {
         let params = SpmvParams::csr(a, alpha, beta).map_err(|e| e.to_string())?;
-        let arrays = self.upload_spmv(a.row_ptr(), a.col_idx(), a.vals(), x, y)?;
+        let mut arrays = self.upload_spmv(a.row_ptr(), a.col_idx(), a.vals(), x, y)?;
+        let mut blocks = vec![0u32; spblas::gpu::row_blocks_len(a)];
+        spblas::gpu::row_blocks(a, &mut blocks).map_err(|e| e.to_string())?;
+        arrays.push((10, self.upload(&blocks)?));
         self.problem(arrays, params, a.nrows())
     }
 
@@ -735,7 +724,7 @@ impl Gpu {
     /// Runs `method` once on `p` and returns `y`.
     pub fn spmv<T: spblas::Scalar>(&self, method: Method, p: &Problem<T>) -> Result<Vec<T>, String> {
         let push = p.params.push_constants();
-        self.run(p.set, &method.steps(&p.params, push.as_bytes()))?;
+        self.run(p.set, &steps(method, &p.params, push.as_bytes()))?;
         self.read_y(p)
     }
 

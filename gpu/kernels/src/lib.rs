@@ -26,7 +26,8 @@ pub type V = f32;
 pub type V = f64;
 
 /// The push constants of every kernel (the same block for all, `src/gpu.rs`
-/// `SpmvParams`): six `u32`, then `alpha` and `beta` at offset 24.
+/// `SpmvParams`): seven `u32`, then `alpha` and `beta` at the next multiple of their
+/// size (28 for `f32`, 32 for `f64`).
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct SpmvParams {
@@ -42,6 +43,8 @@ pub struct SpmvParams {
     pub sbits: u32,
     /// `csr_spmv_vector`: lanes per row, a power of two (capped at the subgroup size).
     pub lanes: u32,
+    /// `csr_spmv_stream`: row blocks (`row_blocks` holds `blocks + 1` row indices).
+    pub blocks: u32,
     /// `alpha`.
     pub alpha: V,
     /// `beta`.
@@ -56,6 +59,9 @@ pub const OMEGA: u32 = 32;
 pub const TILES_PER_GROUP: u32 = 4;
 /// Invocations per workgroup of the row kernels.
 pub const ROW_GROUP: u32 = 256;
+/// Entries a row block of `csr_spmv_stream` holds at most (four per invocation), unless
+/// it is one longer row.
+pub const STREAM_BLOCK: u32 = 1024;
 
 /// `y[r] = alpha * v + beta * y[r]`, `y[r]` unread when `beta == 0`.
 fn put(y: &mut [V], r: u32, alpha: V, beta: V, v: V) {
@@ -159,6 +165,142 @@ pub fn csr_spmv_vector(
             put(y, r, p.alpha, p.beta, sum);
         }
         base += stride;
+    }
+}
+
+/// CSR-stream SpMV (row blocks, as CSR-Adaptive): workgroup `b` takes rows
+/// `row_blocks[b]..row_blocks[b + 1]`, whose entries (at most `STREAM_BLOCK`) are one
+/// contiguous range of the CSR arrays. Its invocations read that range four entries
+/// each, consecutive invocations on consecutive entries (the loads and the gathers of
+/// `x` coalesce, as in no row kernel), and stage the products in workgroup memory; then
+/// each row is summed there by a vector of lanes (a power of two: the block's rows
+/// share the workgroup). A block of one longer row is summed by the whole workgroup.
+#[allow(clippy::too_many_arguments)]
+#[spirv(compute(threads(256)))]
+pub fn csr_spmv_stream(
+    #[spirv(local_invocation_index)] lid: u32,
+    #[spirv(workgroup_id)] group: UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(subgroup_id)] subgroup: u32,
+    #[spirv(num_subgroups)] subgroups: u32,
+    #[spirv(subgroup_local_invocation_id)] lane: u32,
+    #[spirv(subgroup_size)] lanes: u32,
+    #[spirv(push_constant)] p: &SpmvParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] col_idx: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 10)] row_blocks: &[u32],
+    #[spirv(workgroup)] prod: &mut [V; 1024],
+) {
+    // The invocation's place in subgroup order, so that the vectors below are runs of
+    // lanes of one subgroup.
+    let me = subgroup * lanes + lane;
+    let size = subgroups * lanes;
+    // `b` is the same in every invocation of the workgroup: the barriers are reached by
+    // all of them.
+    let mut b = group.x;
+    while b < p.blocks {
+        let r0 = row_blocks[b as usize];
+        let r1 = row_blocks[b as usize + 1];
+        let e0 = row_ptr[r0 as usize];
+        let e1 = row_ptr[r1 as usize];
+        let n = e1 - e0;
+        if n > STREAM_BLOCK {
+            // One long row: the whole workgroup strides over it.
+            let mut sum = dot(vals, col_idx, x, e0 + me, e1, size);
+            let mut off = lanes / 2;
+            while off > 0 {
+                sum += subgroup_shuffle_xor(sum, off);
+                off /= 2;
+            }
+            if lane == 0 {
+                prod[subgroup as usize] = sum;
+            }
+            workgroup_memory_barrier_with_group_sync();
+            if me == 0 {
+                let mut total: V = 0.0;
+                let mut s = 0;
+                while s < subgroups {
+                    total += prod[s as usize];
+                    s += 1;
+                }
+                put(y, r0, p.alpha, p.beta, total);
+            }
+        } else {
+            // Stage the products, four loads of each kind in flight per invocation.
+            let (i0, i1, i2, i3) = (lid, lid + ROW_GROUP, lid + 2 * ROW_GROUP, lid + 3 * ROW_GROUP);
+            let (mut c0, mut c1, mut c2, mut c3) = (0u32, 0u32, 0u32, 0u32);
+            let (mut v0, mut v1, mut v2, mut v3): (V, V, V, V) = (0.0, 0.0, 0.0, 0.0);
+            if i0 < n {
+                c0 = col_idx[(e0 + i0) as usize];
+                v0 = vals[(e0 + i0) as usize];
+            }
+            if i1 < n {
+                c1 = col_idx[(e0 + i1) as usize];
+                v1 = vals[(e0 + i1) as usize];
+            }
+            if i2 < n {
+                c2 = col_idx[(e0 + i2) as usize];
+                v2 = vals[(e0 + i2) as usize];
+            }
+            if i3 < n {
+                c3 = col_idx[(e0 + i3) as usize];
+                v3 = vals[(e0 + i3) as usize];
+            }
+            if i0 < n {
+                prod[i0 as usize] = v0 * x[c0 as usize];
+            }
+            if i1 < n {
+                prod[i1 as usize] = v1 * x[c1 as usize];
+            }
+            if i2 < n {
+                prod[i2 as usize] = v2 * x[c2 as usize];
+            }
+            if i3 < n {
+                prod[i3 as usize] = v3 * x[c3 as usize];
+            }
+            workgroup_memory_barrier_with_group_sync();
+            // A vector of `width` lanes per row: the largest power of two with every row
+            // of the block at once (at most the subgroup).
+            let rows = r1 - r0;
+            let fit = if rows == 0 { size } else { size / rows };
+            let mut width = if fit == 0 { 1 } else { 1u32 << (31 - fit.leading_zeros()) };
+            if width > lanes {
+                width = lanes;
+            }
+            let shift = width.trailing_zeros();
+            let per_round = size >> shift;
+            // `base` is the same in every invocation: the shuffles run in uniform
+            // control flow.
+            let mut base = 0u32;
+            while base < rows {
+                let i = base + (me >> shift);
+                let mut sum: V = 0.0;
+                if i < rows {
+                    let r = r0 + i;
+                    let end = row_ptr[r as usize + 1] - e0;
+                    let mut j = row_ptr[r as usize] - e0 + (me & (width - 1));
+                    while j < end {
+                        sum += prod[j as usize];
+                        j += width;
+                    }
+                }
+                let mut off = width / 2;
+                while off > 0 {
+                    sum += subgroup_shuffle_xor(sum, off);
+                    off /= 2;
+                }
+                if i < rows && me & (width - 1) == 0 {
+                    put(y, r0 + i, p.alpha, p.beta, sum);
+                }
+                base += per_round;
+            }
+        }
+        // `prod` is rewritten by the next block.
+        workgroup_memory_barrier_with_group_sync();
+        b += groups.x;
     }
 }
 
@@ -313,11 +455,31 @@ pub fn csr5_spmv_tiles(
                 k += 4 * OMEGA;
                 j += 4;
             }
-            while j < sigma {
-                let prod = vals[k as usize] * x[col_idx[k as usize] as usize];
-                walk.step((bit_flag >> j) & 1 != 0, prod, rows, p, empty_offset, y, carry);
-                k += OMEGA;
-                j += 1;
+            // The last one to three steps in one round too (a tile of `sigma = 7` then
+            // takes two rounds of loads, not four).
+            let left = sigma - j;
+            if left > 0 {
+                let (k1, k2) = (k + OMEGA, k + 2 * OMEGA);
+                let c0 = col_idx[k as usize];
+                let v0 = vals[k as usize];
+                let (mut c1, mut v1, mut c2, mut v2): (u32, V, u32, V) = (0, 0.0, 0, 0.0);
+                if left > 1 {
+                    c1 = col_idx[k1 as usize];
+                    v1 = vals[k1 as usize];
+                }
+                if left > 2 {
+                    c2 = col_idx[k2 as usize];
+                    v2 = vals[k2 as usize];
+                }
+                walk.step((bit_flag >> j) & 1 != 0, v0 * x[c0 as usize], rows, p, empty_offset, y, carry);
+                if left > 1 {
+                    let p1 = v1 * x[c1 as usize];
+                    walk.step((bit_flag >> (j + 1)) & 1 != 0, p1, rows, p, empty_offset, y, carry);
+                }
+                if left > 2 {
+                    let p2 = v2 * x[c2 as usize];
+                    walk.step((bit_flag >> (j + 2)) & 1 != 0, p2, rows, p, empty_offset, y, carry);
+                }
             }
             heads = walk.heads;
             seg = walk.seg;
