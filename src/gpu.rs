@@ -559,6 +559,7 @@ mod tests {
         assert_eq!(Kernel::CsrVector.groups(&huge), MAX_GROUPS);
     }
 
+    #[cfg(feature = "alloc")]
     #[test]
     fn row_blocks_cover_the_rows_within_the_bounds() {
         use alloc::vec::Vec;

@@ -199,10 +199,10 @@ def main():
                   f"{plan.get('chose', plan['method'])} {plan['flushed_ms']:.4f}/{plan['warm_ms']:.4f} ms",
                   flush=True)
             del a, xd, yd
-    read = {"f32": head["read_gbs_f32"], "f64": head["read_gbs_f64"]}
+    read = {"f32": head["read_gbs"], "f64": head["read_gbs"]}
     md = [f"cuSPARSE time / spblas time on {dev} ({head['device']} through Vulkan), "
           f"median of {runs} runs, flushed (after reading {flush_mb} MB) and warm; "
-          f"read bandwidth (`read_stream`, 1 GiB): f32 {read['f32']:.0f} GB/s, f64 {read['f64']:.0f} GB/s. "
+          f"read bandwidth (`read_stream`, 1 GiB): {head['read_gbs']:.0f} GB/s. "
           "Above 1: spblas is faster.", "",
           "| matrix | class | prec | nnz | cuSPARSE ms | spblas plan (kernel) ms | plan / cuSPARSE | "
           "plan warm | plan % read bw | best spblas kernel | best / best cuSPARSE |",

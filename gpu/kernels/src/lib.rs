@@ -265,7 +265,7 @@ pub fn csr_spmv_stream(
             // A vector of `width` lanes per row: the largest power of two with every row
             // of the block at once (at most the subgroup).
             let rows = r1 - r0;
-            let fit = if rows == 0 { size } else { size / rows };
+            let fit = size / rows.max(1);
             let mut width = if fit == 0 { 1 } else { 1u32 << (31 - fit.leading_zeros()) };
             if width > lanes {
                 width = lanes;
@@ -567,13 +567,23 @@ fn continues(u: u32, r: u32, p: &SpmvParams, tile_ptr: &[u32]) -> bool {
     u <= p.ntiles && tile_ptr[u as usize] & 0x7fff_ffff == r
 }
 
+/// Tile `u`'s carry if it continues row `r` (0 if not, or past the tail), and whether it
+/// does. Both loads are made unconditionally (at the tail's index past it), so a round's
+/// loads are in flight together.
+fn run_carry(u: u32, r: u32, p: &SpmvParams, tile_ptr: &[u32], carry: &[V]) -> (V, bool) {
+    let at = if u < p.ntiles { u } else { p.ntiles };
+    let (tp, c) = (tile_ptr[at as usize], carry[at as usize]);
+    let m = u <= p.ntiles && tp & 0x7fff_ffff == r;
+    (if m { c } else { 0.0 }, m)
+}
+
 /// CSR5 SpMV, pass 2 of 2 (the calibrator): one invocation per tile and the tail. Where a
 /// run of tiles continues the same row, the invocation of the run's first tile adds up
 /// the run's carries and adds `alpha` times the sum to the row, which pass 1 wrote from
-/// the tile holding its head. A run longer than `SHORT_RUN + 1` tiles (a row of 250K entries
-/// spans 500 tiles of 512) is finished by the whole subgroup, its lanes taking every
-/// `subgroup_size`-th tile. The run is a prefix of the tiles after its first (rows only
-/// grow), so a lane stops at the first tile outside it.
+/// the tile holding its head. A run longer than `SHORT_RUN + 1` tiles (a row of 250K
+/// entries spans 500 tiles of 512) is finished by the whole subgroup, its lanes taking
+/// every `subgroup_size`-th tile, eight a round. The run is a prefix of the tiles after
+/// its first (rows only grow), so a lane stops at the first tile outside it.
 #[allow(clippy::too_many_arguments)]
 #[spirv(compute(threads(256)))]
 pub fn csr5_spmv_calibrate(
@@ -640,36 +650,29 @@ pub fn csr5_spmv_calibrate(
         while l < lanes {
             if subgroup_shuffle(long_run, l) != 0 {
                 let rl = subgroup_shuffle(r, l);
-                // Four tiles per lane per round, for four loads in flight.
+                // Eight tiles per lane per round, their loads in flight together.
                 let mut v = subgroup_shuffle(u, l) + lane;
                 let mut part: V = 0.0;
                 let mut done = false;
                 while !done {
-                    let m0 = continues(v, rl, p, tile_ptr);
-                    let m1 = continues(v + lanes, rl, p, tile_ptr);
-                    let m2 = continues(v + 2 * lanes, rl, p, tile_ptr);
-                    let m3 = continues(v + 3 * lanes, rl, p, tile_ptr);
-                    if m0 {
-                        part += carry[v as usize];
-                    }
-                    if m1 {
-                        part += carry[(v + lanes) as usize];
-                    }
-                    if m2 {
-                        part += carry[(v + 2 * lanes) as usize];
-                    }
-                    if m3 {
-                        part += carry[(v + 3 * lanes) as usize];
-                    }
-                    // Done once any lane has left the run.
-                    let mut out = if m3 { 0u32 } else { 1u32 };
+                    let (a0, _) = run_carry(v, rl, p, tile_ptr, carry);
+                    let (a1, _) = run_carry(v + lanes, rl, p, tile_ptr, carry);
+                    let (a2, _) = run_carry(v + 2 * lanes, rl, p, tile_ptr, carry);
+                    let (a3, _) = run_carry(v + 3 * lanes, rl, p, tile_ptr, carry);
+                    let (a4, _) = run_carry(v + 4 * lanes, rl, p, tile_ptr, carry);
+                    let (a5, _) = run_carry(v + 5 * lanes, rl, p, tile_ptr, carry);
+                    let (a6, _) = run_carry(v + 6 * lanes, rl, p, tile_ptr, carry);
+                    let (a7, m7) = run_carry(v + 7 * lanes, rl, p, tile_ptr, carry);
+                    part += ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+                    // Done once any lane has left the run (every later tile is outside).
+                    let mut out = if m7 { 0u32 } else { 1u32 };
                     let mut off = lanes / 2;
                     while off > 0 {
                         out |= subgroup_shuffle_xor(out, off);
                         off /= 2;
                     }
                     done = out != 0;
-                    v += 4 * lanes;
+                    v += 8 * lanes;
                 }
                 let mut off = lanes / 2;
                 while off > 0 {
