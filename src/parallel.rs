@@ -753,16 +753,14 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     if parts.iter().all(|p| p.over_idx.is_empty()) {
         // Slide each region down to where the ones before it end (`base + len <= nnz
         // <= I::MAX`, checked above).
-        let (mut base, mut region, mut row) = (0usize, 0usize, 0usize);
-        for (p, &r) in parts.iter().zip(&room) {
-            let (rp, len) = (&p.row_ptr, p.in_region);
-            if region != base {
-                col_idx.copy_within(region..region + len, base);
-                vals.copy_within(region..region + len, base);
-            }
+        let (mut base, mut row) = (0usize, 0usize);
+        for p in &parts {
+            let rp = &p.row_ptr;
             shift_ends(&mut row_ptr[row + 1..row + rp.len()], &rp[1..], base);
-            (base, region, row) = (base + len, region + r, row + rp.len() - 1);
+            (base, row) = (base + p.in_region, row + rp.len() - 1);
         }
+        let pieces: Vec<(usize, usize)> = parts.iter().zip(&room).map(|(p, &r)| (r, p.in_region)).collect();
+        slide(&mut col_idx, &mut vals, &pieces, threads, WAVE_NS);
         col_idx.truncate(nnz);
         vals.truncate(nnz);
         give_back(&mut col_idx);
@@ -806,6 +804,65 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     });
     Ok(CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, out_ci, out_v, RowOrder::Canonical))
 }
+
+/// Moves the pieces of `col_idx` and `vals` together to the front, in order: piece `k`
+/// is `pieces[k].1` entries at the start of its region of `pieces[k].0`. A piece moves
+/// left by the room left over before it (its `gap`). Where the tasks pay for it, the move
+/// goes in waves of `gap` entries, each split among the tasks: a wave's destination holds
+/// only entries that earlier waves already moved and its source lies `gap` entries past
+/// it, so the copies of a wave are disjoint. On one thread the slide of a large product
+/// was a serial copy of most of `C` (`benches/records/scaling-2026-11-29-xeon-avx512.md`).
+fn slide<T: Copy + Send + Sync, I: Copy + Send + Sync>(
+    col_idx: &mut [I],
+    vals: &mut [T],
+    pieces: &[(usize, usize)],
+    threads: usize,
+    wave_ns: usize,
+) {
+    let (mut base, mut region) = (0usize, 0usize);
+    for &(room, len) in pieces {
+        let gap = region - base;
+        if gap > 0 && len > 0 {
+            // A wave costs about a fork; the serial copy about a byte per nanosecond
+            // per 10 (memmove's speed on one core), of which the tasks save all but
+            // their share.
+            let waves = len.div_ceil(gap);
+            let bytes = len * (size_of::<T>() + size_of::<I>());
+            if threads > 1 && waves.saturating_mul(wave_ns) < bytes / 10 - bytes / 10 / threads {
+                let mut done = 0;
+                while done < len {
+                    let w = gap.min(len - done);
+                    let at = base + done;
+                    let (ci_dst, ci_src) = col_idx[at..at + gap + w].split_at_mut(gap);
+                    let (v_dst, v_src) = vals[at..at + gap + w].split_at_mut(gap);
+                    let chunk = w.div_ceil(threads).max(WAVE_CHUNK);
+                    let work: Vec<_> = ci_dst[..w]
+                        .chunks_mut(chunk)
+                        .zip(ci_src[..w].chunks(chunk))
+                        .zip(v_dst[..w].chunks_mut(chunk).zip(v_src[..w].chunks(chunk)))
+                        .collect();
+                    fork(work, |((cd, cs), (vd, vs))| {
+                        cd.copy_from_slice(cs);
+                        vd.copy_from_slice(vs);
+                    });
+                    done += w;
+                }
+            } else {
+                col_idx.copy_within(region..region + len, base);
+                vals.copy_within(region..region + len, base);
+            }
+        }
+        base += len;
+        region += room;
+    }
+}
+
+/// What [`slide`] counts a wave (a fork of copies) to cost, in nanoseconds: about a
+/// threaded call's overhead at 16 threads (`benches/records/overhead-*.md`).
+const WAVE_NS: usize = 20_000;
+
+/// Entries a task of a [`slide`] wave copies at least.
+const WAVE_CHUNK: usize = 1 << 12;
 
 /// A piece's row ends `ends` (from its own start) as ends in the whole output, whose
 /// entries before the piece number `base` (the caller checked `base + ends <= I::MAX`).
@@ -1001,6 +1058,36 @@ pub(crate) fn trsv_level_set<T: Scalar, I: Index>(
 mod tests {
     use super::*;
     use crate::{Csr5Owned, CsrOwned, Exec};
+
+    /// The waves of `slide` leave what the serial move leaves: pieces with no gap, gaps
+    /// smaller and larger than the piece, empty pieces, a last wave shorter than the gap.
+    #[test]
+    fn slide_in_waves_equals_the_serial_move() {
+        let shapes: [&[(usize, usize)]; 4] = [
+            &[(10, 7), (20, 20), (9, 0), (50, 33), (5, 5), (1000, 999)],
+            &[(3, 3), (4, 4)],
+            &[(100, 1), (100, 100), (30_000, 29_000), (20_000, 2)],
+            &[(9000, 1), (9000, 8999), (20_000, 19_000)],
+        ];
+        for pieces in shapes {
+            let total: usize = pieces.iter().map(|p| p.0).sum();
+            let ci: Vec<u32> = (0..total as u32).collect();
+            let v: Vec<f64> = (0..total).map(|i| i as f64 * 0.5).collect();
+            let mut want = Vec::new();
+            let mut region = 0;
+            for &(room, len) in pieces {
+                want.extend(region as u32..(region + len) as u32);
+                region += room;
+            }
+            for (threads, wave_ns) in [(1, 0), (2, 0), (4, 0), (4, WAVE_NS)] {
+                let (mut c, mut w) = (ci.clone(), v.clone());
+                slide(&mut c, &mut w, pieces, threads, wave_ns);
+                assert_eq!(&c[..want.len()], &want[..], "{pieces:?} {threads}");
+                let wv: Vec<f64> = want.iter().map(|&i| i as f64 * 0.5).collect();
+                assert_eq!(&w[..want.len()], &wv[..]);
+            }
+        }
+    }
 
     /// A pool the OS refused a thread for is not used (the drivers then run serially);
     /// one that was built is.
