@@ -105,7 +105,12 @@ impl CsrMethod {
     ///   the scalar loop ran 0.81, `benches/records/peers-spmv-onerow-*.md`), else
     ///   [`RowScalar`](CsrMethod::RowScalar);
     /// - where the width gathers in hardware ([`Gathers::current`](crate::Gathers::current)
-    ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector);
+    ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector), but
+    ///   [`SegmentedSum`](CsrMethod::SegmentedSum) on AVX-512 for short rows (8 entries or
+    ///   fewer on average) of uneven lengths, rarely empty, over an `x` of at most 2 MiB:
+    ///   there the row loop's per-row branches are the cost and the segmented sum's tiles
+    ///   have none (`circuit_like`, `dc2_like`: 1.25 and 1.19 of the plain row loop where
+    ///   row-vector ran 0.93 and 0.89, `benches/records/peers-spmv-methods-*.md`);
     /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) only for the
     ///   shapes whose rows it reads without gathers: most entries in rows of 8 or more that
     ///   are each one run of consecutive columns (dense and banded rows of a canonical
@@ -117,9 +122,9 @@ impl CsrMethod {
     /// and software prefetches; where a gather is a scalar load per lane those cost more
     /// than they save on irregular rows, and the plain loop of RowScalar led it on every
     /// power-law, circuit and mostly-empty matrix of the peer suite (tables in
-    /// `benches/records/`). The segmented, speculative and merge-path methods never led
-    /// both row methods on one core, so `choose` never picks them; thread runtimes call
-    /// merge path explicitly through its piece API.
+    /// `benches/records/`). The speculative and merge-path methods never led both row
+    /// methods on one core, so `choose` never picks them; thread runtimes call merge path
+    /// explicitly through its piece API.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> CsrMethod {
         CsrMethod::choose_sampled(a, isa, None)
     }
@@ -147,6 +152,16 @@ impl CsrMethod {
         let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
         if !slow_gathers {
+            // Short rows of uneven lengths over an `x` the cache holds: the row loop's
+            // cost per row (its branches on the lengths) is the work, and the segmented
+            // sum's fixed tiles of entries have none.
+            let cached = a.ncols().saturating_mul(size_of::<T>()) <= CHOOSE_CACHED_X;
+            if isa == Isa::Avx512 && cached && nnz <= CHOOSE_SHORT * m {
+                let s = sampled();
+                if s.uneven() && s.rarely_empty() {
+                    return CsrMethod::SegmentedSum;
+                }
+            }
             return CsrMethod::RowVector;
         }
         let s = sampled();
@@ -242,6 +257,10 @@ const CHOOSE_UNEVEN: usize = 4;
 const CHOOSE_SHORT: usize = 8;
 /// Entries below which [`CsrMethod::choose`] takes the row loop without sampling.
 const CHOOSE_TINY: usize = 2048;
+/// Bytes of `x` up to which [`CsrMethod::choose`] counts it cached for its segmented-sum
+/// rule: an Intel Sapphire Rapids core's L2. Beyond it the row loop's prefetches of `x`
+/// win (`web_like`, 8 MB: row-vector 1.20 of the loop, segmented sum 1.03).
+const CHOOSE_CACHED_X: usize = 2 << 20;
 /// Entries [`entries_in_long_runs`] samples.
 const RUN_SAMPLES: usize = 32;
 /// Shortest row whose dot product [`CsrMethod::RowVector`] runs on SIMD lanes.
