@@ -156,7 +156,10 @@ impl CsrMethod {
             // cost per row (its branches on the lengths) is the work, and the segmented
             // sum's fixed tiles of entries have none.
             let cached = a.ncols().saturating_mul(size_of::<T>()) <= CHOOSE_CACHED_X;
-            if isa == Isa::Avx512 && cached && nnz <= CHOOSE_SHORT * m {
+            // x86-64 only: elsewhere the branch would link the segmented sum into
+            // CSR-only firmware images.
+            let avx512 = cfg!(target_arch = "x86_64") && isa == Isa::Avx512;
+            if avx512 && cached && nnz <= CHOOSE_SHORT * m {
                 let s = sampled();
                 if s.uneven() && s.rarely_empty() {
                     return CsrMethod::SegmentedSum;

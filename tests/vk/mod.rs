@@ -522,14 +522,17 @@ impl Gpu {
             self.once(|cb| {
                 let d = &self.device;
                 d.cmd_reset_query_pool(cb, qp, 0, stamps.max(1));
-                d.cmd_bind_descriptor_sets(
-                    cb,
-                    vk::PipelineBindPoint::COMPUTE,
-                    self.pipeline_layout,
-                    0,
-                    &sets,
-                    &[],
-                );
+                let bind = |sets: &[vk::DescriptorSet]| {
+                    d.cmd_bind_descriptor_sets(
+                        cb,
+                        vk::PipelineBindPoint::COMPUTE,
+                        self.pipeline_layout,
+                        0,
+                        sets,
+                        &[],
+                    )
+                };
+                bind(&sets);
                 // Writes of `src` (at `stage`) made visible to compute shader reads and
                 // writes.
                 let barrier = |src: vk::AccessFlags, stage: vk::PipelineStageFlags| {
@@ -570,14 +573,7 @@ impl Gpu {
                             if let Some(f) = &self.flush {
                                 let p = self.pipelines.iter().find(|(k, _)| *k == Kernel::ReadStream);
                                 if let Some(&(_, p)) = p {
-                                    d.cmd_bind_descriptor_sets(
-                                        cb,
-                                        vk::PipelineBindPoint::COMPUTE,
-                                        self.pipeline_layout,
-                                        0,
-                                        &[f.set],
-                                        &[],
-                                    );
+                                    bind(&[f.set]);
                                     d.cmd_bind_pipeline(cb, vk::PipelineBindPoint::COMPUTE, p);
                                     d.cmd_push_constants(
                                         cb,
@@ -591,14 +587,7 @@ impl Gpu {
                                         vk::AccessFlags::SHADER_WRITE,
                                         vk::PipelineStageFlags::COMPUTE_SHADER,
                                     );
-                                    d.cmd_bind_descriptor_sets(
-                                        cb,
-                                        vk::PipelineBindPoint::COMPUTE,
-                                        self.pipeline_layout,
-                                        0,
-                                        &sets,
-                                        &[],
-                                    );
+                                    bind(&sets);
                                 }
                             }
                         }
