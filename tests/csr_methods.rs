@@ -799,8 +799,9 @@ fn choose_follows_its_documented_rule() {
         assert_eq!(CsrMethod::choose(&even.view(), isa), irregular, "{isa:?}");
         assert_eq!(CsrMethod::choose(&uneven64.view(), isa), irregular, "{isa:?}");
         // Short uneven rows over a cached `x`: the segmented sum where gathers are fast
-        // on AVX-512.
-        let cached = if isa == Isa::Avx512 && !loads { CsrMethod::SegmentedSum } else { irregular };
+        // on AVX-512 (x86-64 builds).
+        let avx512 = cfg!(target_arch = "x86_64") && isa == Isa::Avx512;
+        let cached = if avx512 && !loads { CsrMethod::SegmentedSum } else { irregular };
         assert_eq!(CsrMethod::choose(&near.view(), isa), cached, "{isa:?}");
         assert_eq!(CsrMethod::choose(&grid.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&clusters.view(), isa), irregular, "{isa:?}");
