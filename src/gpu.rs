@@ -52,6 +52,10 @@ pub const MAX_SIGMA: usize = 16;
 /// `benches/records/gpu-cusparse-2026-11-29-h200.md`).
 pub const SIGMA_BOUNDS: (usize, usize, usize, usize) = (8, 16, 256, 16);
 
+/// [`csr5_layout`] takes [`MAX_SIGMA`] where one row holds at least `1 / HEAVY_ROW_SHARE`
+/// of the entries.
+const HEAVY_ROW_SHARE: usize = 64;
+
 /// Values each [`Kernel::ReadStream`] invocation reads, four loads in flight at a time
 /// (a subgroup writes one sum, so the writes are under 1% of the traffic).
 pub const STREAM_PER_INVOCATION: usize = 8;
@@ -471,7 +475,16 @@ impl Method {
 /// As [`crate::Csr5Layout::with_params`].
 pub fn csr5_layout<T: Scalar>(csr: &Csr<'_, T, u32>) -> Result<crate::Csr5Layout, FormatError> {
     let per_row = if csr.nrows() == 0 { 0 } else { csr.nnz() / csr.nrows() };
-    let sigma = crate::formats::csr5::sigma_by(SIGMA_BOUNDS, OMEGA, per_row).min(MAX_SIGMA);
+    let mut sigma = crate::formats::csr5::sigma_by(SIGMA_BOUNDS, OMEGA, per_row).min(MAX_SIGMA);
+    // A row of a 64th of the entries or more spans so many tiles that the calibrator's
+    // sum of its carries (one subgroup per row) is a large part of the SpMV: the longest
+    // tiles halve it (`dc2_like`, four rows of 250K entries among 6.5M: `sigma` 16 took
+    // 0.068 ms to 8's 0.078 on an H200; `rmat`, whose longest row holds 0.3%, is
+    // fastest at 8; `benches/records/gpu-cusparse-2026-11-29-h200.md`).
+    let longest = csr.row_ptr().windows(2).map(|w| w[1].saturating_sub(w[0]) as usize).max().unwrap_or(0);
+    if longest.saturating_mul(HEAVY_ROW_SHARE) >= csr.nnz() && csr.nnz() > 0 {
+        sigma = MAX_SIGMA;
+    }
     crate::Csr5Layout::with_params(csr, OMEGA, sigma)
 }
 
@@ -594,5 +607,22 @@ mod tests {
         let mut one = [7u32];
         assert_eq!(row_blocks(&empty, &mut one), Ok(1));
         assert_eq!(one, [0]);
+    }
+
+    #[cfg(feature = "alloc")]
+    #[test]
+    fn csr5_layout_takes_the_longest_tiles_for_a_heavy_row() {
+        // 2000 rows of 3 entries, then one row of `heavy` entries.
+        let layout = |heavy: u32| {
+            let mut row_ptr: alloc::vec::Vec<u32> = (0..=2000u32).map(|i| 3 * i).collect();
+            row_ptr.push(6000 + heavy);
+            let col_idx: alloc::vec::Vec<u32> =
+                (0..2000u32).flat_map(|i| [i, i + 1, i + 2]).chain(0..heavy).collect();
+            let vals = alloc::vec![1.0f32; col_idx.len()];
+            let a = Csr::new(2001, 10_000, &row_ptr, &col_idx, &vals).unwrap();
+            csr5_layout(&a).unwrap().sigma()
+        };
+        assert_eq!(layout(50), SIGMA_BOUNDS.0);
+        assert_eq!(layout(200), MAX_SIGMA);
     }
 }
