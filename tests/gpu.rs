@@ -1,8 +1,9 @@
 //! The `gpu` feature's SPIR-V kernels run on a real Vulkan device (lavapipe in CI, which
 //! `.ci/run` installs; any GPU elsewhere) and checked against the dense reference: CSR
-//! scalar, CSR vector and the three CSR5 passes, `f32` and `f64`, on arbitrary matrices
-//! (empty, rectangular, empty rows, one huge row, nnz below one tile and at multiples of
-//! a tile ± 1, every `sigma` the GPU layout allows) and arbitrary `alpha`, `beta`.
+//! scalar, CSR vector, CSR stream and the three CSR5 passes, `f32` and `f64`, on
+//! arbitrary matrices (empty, rectangular, empty rows, one huge row, nnz below one tile
+//! and at multiples of a tile ± 1, every `sigma` the GPU layout allows, stream blocks
+//! full, one entry over and of many short rows) and arbitrary `alpha`, `beta`.
 //!
 //! With the feature on, a missing Vulkan device fails these tests: they never pass by
 //! skipping.
