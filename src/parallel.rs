@@ -84,17 +84,75 @@ pub fn available_threads() -> usize {
 }
 
 /// The task count for a request of `threads` capped by `most` (the work items) and by the
-/// pool's threads: as asked, or for 0, [`available_threads`] but 1 below [`SERIAL_WORK`]
+/// pool's threads: as asked, or for 0, [`available_threads`] but 1 below [`serial_work`]
 /// rows plus entries. 1 where no pool can be started.
 fn tasks(threads: usize, most: usize, work: usize) -> usize {
     let threads = match threads {
-        0 if work < SERIAL_WORK => 1,
+        0 if work < SERIAL_WORK || work < serial_work() => 1,
         0 => available_threads(),
         // One task needs no pool: it is not asked for (nor started) then.
         1 => 1,
         t => t.min(available_threads()),
     };
     threads.clamp(1, most.max(1))
+}
+
+/// Rows plus entries below which `threads(0)` runs on the calling thread: where a serial
+/// SpMV takes twice as long as waking the pool for a fork and join (from then on two
+/// tasks pay), measured once on the first call that asks (under a millisecond) and kept
+/// within [`SERIAL_WORK`] and 64 times that. A pool's wake-up costs what the machine makes
+/// it: 20–40 µs on a 16-core host, 40 µs on a 2-vCPU VM whose serial SpMV runs three
+/// times as fast, where the fixed [`SERIAL_WORK`] threaded calls that ran 2x slower than
+/// serial ones (`benches/records/overhead-2026-11-29-xeon-avx512.md`).
+fn serial_work() -> usize {
+    static WORK: OnceLock<usize> = OnceLock::new();
+    *WORK.get_or_init(|| {
+        if !pool_ready() || available_threads() < 2 {
+            return SERIAL_WORK;
+        }
+        let (wake_ns, work_per_ns) = (wake_ns(), serial_rate());
+        let work = (2.0 * wake_ns * work_per_ns) as usize;
+        work.clamp(SERIAL_WORK, 64 * SERIAL_WORK)
+    })
+}
+
+/// The median of three fork-joins of two empty tasks, each after the pool's workers have
+/// had time to go to sleep (as between the calls of an application), in nanoseconds.
+fn wake_ns() -> f64 {
+    use std::time::{Duration, Instant};
+    let mut t = [0f64; 3];
+    for ti in &mut t {
+        std::thread::sleep(Duration::from_micros(200));
+        let start = Instant::now();
+        fork(std::vec![0u8; 2], core::hint::black_box);
+        *ti = start.elapsed().as_nanos() as f64;
+    }
+    t.sort_by(f64::total_cmp);
+    t[1]
+}
+
+/// Rows plus entries per nanosecond of the serial row loop on a 4096-row matrix of eight
+/// scattered entries a row (in cache, as the calls `serial_work` decides are): the best of
+/// three runs.
+fn serial_rate() -> f64 {
+    use std::time::Instant;
+    const M: usize = 4096;
+    let row_ptr: Vec<u32> = (0..=M as u32).map(|i| 8 * i).collect();
+    let col_idx: Vec<u32> =
+        (0..8 * M as u32).map(|k| (k.wrapping_mul(2_654_435_761) >> 20) % M as u32).collect();
+    let vals = std::vec![1.0f64; 8 * M];
+    let x = std::vec![1.0f64; M];
+    let mut y = std::vec![0.0f64; M];
+    let Ok(a) = Csr::new(M, M, &row_ptr, &col_idx, &vals) else {
+        return 1.0;
+    };
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let start = Instant::now();
+        crate::level2::csr::spmv_rows(&a, 0..M, 1.0, core::hint::black_box(&x), 0.0, &mut y);
+        best = best.min(start.elapsed().as_nanos() as f64);
+    }
+    (M + 8 * M) as f64 / best.max(1.0)
 }
 
 /// Runs `f` on every task, in parallel on the rayon pool (on the calling thread alone when
@@ -1061,6 +1119,17 @@ mod tests {
 
     /// The waves of `slide` leave what the serial move leaves: pieces with no gap, gaps
     /// smaller and larger than the piece, empty pieces, a last wave shorter than the gap.
+    // Not under Miri: the measurement forks onto rayon (see below).
+    #[cfg_attr(miri, ignore)]
+    #[test]
+    fn serial_work_is_measured_within_its_bounds() {
+        let w = serial_work();
+        assert!((SERIAL_WORK..=64 * SERIAL_WORK).contains(&w), "{w}");
+        assert_eq!(tasks(0, 1000, w - 1), 1);
+        assert_eq!(tasks(0, 1000, w), available_threads().min(1000));
+        assert_eq!(tasks(3, 1000, 0), 3.min(available_threads()));
+    }
+
     // Not under Miri: the waves fork onto rayon, whose crossbeam-epoch Miri flags under
     // Stacked Borrows; `slide` itself is safe code.
     #[cfg_attr(miri, ignore)]

@@ -66,7 +66,9 @@ pub struct Tuning {
     /// arrays when a row does not fit.
     pub spgemm_growth: (usize, usize),
     /// Rows plus entries below which a kernel asked for
-    /// [`Exec::threads`](crate::Exec::threads)`(0)` runs on the calling thread.
+    /// [`Exec::threads`](crate::Exec::threads)`(0)` always runs on the calling thread; above
+    /// it, the threshold measured on the first such call (a serial SpMV against the
+    /// pool's wake-up), at most 64 times this.
     pub serial_work: usize,
     /// Rows plus entries (times right-hand sides) of a level below which the threaded
     /// [`TrsvMethod::LevelSet`](crate::level2::TrsvMethod::LevelSet) solves it on the calling
@@ -101,6 +103,7 @@ pub const TUNING: Tuning = Tuning {
 };
 
 /// Rows plus entries below which a threaded kernel asked for `threads(0)` runs on the
-/// calling thread: a fork and join on the pool costs about as much as a serial SpMV of
-/// this size (`benches/records/scaling-*.md`, the per-call overhead).
+/// calling thread, whatever the measured threshold (`parallel::serial_work`): a fork and
+/// join on a pool costs at least as much as a serial SpMV of this size
+/// (`benches/records/overhead-*.md`).
 pub(crate) const SERIAL_WORK: usize = 1 << 15;
