@@ -756,10 +756,23 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     bounds.push(0);
     let mut run = 0usize;
     for (rows, u) in blocks.iter().zip(sums.iter().flatten()) {
+        let before = run;
         run = run.saturating_add(*u);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
-            bounds.push(rows.end);
+            // The cut at the row end inside the block nearest the share: a block holding
+            // a heavy row or two (a circuit's rails, each a seventh of `dc2_like`'s
+            // products) would otherwise tip a whole block's share to one side.
+            let (mut at, mut cut) = (before, rows.end);
+            for i in rows.clone() {
+                let next = at.saturating_add(row_upper_bound(a, b, i)).saturating_add(1);
+                if next >= share {
+                    cut = if share - at <= next - share { i } else { i + 1 };
+                    break;
+                }
+                at = next;
+            }
+            bounds.push(cut.max(bounds.last().copied().unwrap_or(0)));
         }
     }
     while bounds.len() <= threads {
