@@ -760,9 +760,9 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         run = run.saturating_add(*u);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
-            // The cut at the row end inside the block nearest the share: a block holding
-            // a heavy row or two (a circuit's rails, each a seventh of `dc2_like`'s
-            // products) would otherwise tip a whole block's share to one side.
+            // The cut at the row end inside the block nearest the share, not at the
+            // block's end: a block holding a heavy row (a circuit's rail, a seventh of
+            // `dc2_like`'s products) would otherwise move it with the cut.
             let (mut at, mut cut) = (before, rows.end);
             for i in rows.clone() {
                 let next = at.saturating_add(row_upper_bound(a, b, i)).saturating_add(1);
