@@ -26,7 +26,7 @@ use std::io::Write;
 
 use spblas::Exec;
 use spblas::generate::{SuiteEntry, SuiteScale, suite_entries};
-use spblas::gpu::{Kernel, SpmvParams};
+use spblas::gpu::Kernel;
 use spblas::{Csr5Owned, CsrOwned, Scalar, SpMv};
 use vk::{Gpu, Method, Problem, Step, steps};
 
@@ -62,16 +62,7 @@ fn median_ms(
             all.push(Step::Flush);
         }
         all.push(Step::Timestamp);
-        for s in steps {
-            all.push(match s {
-                Step::Dispatch { kernel, groups, push } => {
-                    Step::Dispatch { kernel: *kernel, groups: *groups, push }
-                }
-                Step::Barrier => Step::Barrier,
-                Step::Timestamp => Step::Timestamp,
-                Step::Flush => Step::Flush,
-            });
-        }
+        all.extend_from_slice(steps);
         all.push(Step::Barrier);
         all.push(Step::Timestamp);
     }
@@ -83,21 +74,11 @@ fn median_ms(
 
 /// The device's read bandwidth over `bytes` bytes (GB/s), by `read_stream`.
 fn read_gbs<T: Scalar>(gpu: &Gpu, bytes: usize) -> Result<f64, String> {
-    let n = bytes / std::mem::size_of::<T>();
-    let p = SpmvParams::<T>::read_stream(n).map_err(|e| e.to_string())?;
-    let groups = Kernel::ReadStream.groups(&p);
-    let vals = gpu.upload(&vec![T::ONE; n])?;
-    let y = gpu.zeroed(
-        (groups as usize * Kernel::ReadStream.workgroup_size() as usize * std::mem::size_of::<T>()) as u64,
-    )?;
-    let set = gpu.descriptor_set(&[(2, &vals), (4, &y)])?;
-    let push = p.push_constants();
-    let d = [Step::Dispatch { kernel: Kernel::ReadStream, groups, push: push.as_bytes() }];
-    let ms = median_ms(gpu, set, &d, true)?;
-    gpu.free_set(set);
-    gpu.free(vals);
-    gpu.free(y);
-    Ok((n * std::mem::size_of::<T>()) as f64 / (ms * 1e6))
+    let s = gpu.stream::<T>(bytes as u64)?;
+    let d = [Step::Dispatch { kernel: Kernel::ReadStream, groups: s.groups, push: &s.push }];
+    let ms = median_ms(gpu, s.set, &d, true)?;
+    gpu.free_stream(s);
+    Ok(bytes as f64 / (ms * 1e6))
 }
 
 /// The largest error of `y` in units of its row's bound: at most 1 when correct.

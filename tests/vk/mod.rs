@@ -22,6 +22,7 @@ pub struct Buf {
 }
 
 /// One step of a command buffer.
+#[derive(Clone, Copy)]
 pub enum Step<'a> {
     /// `vkCmdDispatch(groups, 1, 1)` of `kernel` with these push constants.
     Dispatch { kernel: Kernel, groups: u32, push: &'a [u8] },
@@ -49,7 +50,7 @@ pub struct Gpu {
     pipelines: Vec<(Kernel, vk::Pipeline)>,
     mem_props: vk::PhysicalDeviceMemoryProperties,
     dummy: Option<Buf>,
-    flush: Option<Flush>,
+    flush: Option<Stream>,
     stats: Option<ash::khr::pipeline_executable_properties::Device>,
     /// The device's name.
     pub name: String,
@@ -59,13 +60,17 @@ pub struct Gpu {
     pub timestamp_period: f64,
 }
 
-/// The buffers and dispatch of [`Step::Flush`].
-struct Flush {
+/// A `read_stream` over a zeroed buffer: its buffers, descriptor set and dispatch
+/// ([`Gpu::stream`]; [`Step::Flush`] runs one).
+pub struct Stream {
     vals: Buf,
     y: Buf,
-    set: vk::DescriptorSet,
-    groups: u32,
-    push: Vec<u8>,
+    /// The descriptor set binding `vals` and `y`.
+    pub set: vk::DescriptorSet,
+    /// Workgroups of the dispatch.
+    pub groups: u32,
+    /// Its push constants.
+    pub push: Vec<u8>,
 }
 
 fn check<T>(r: Result<T, vk::Result>, what: &str) -> Result<T, String> {
@@ -256,29 +261,35 @@ impl Gpu {
     /// times the GPU's last-level cache.
     pub fn set_flush<T: spblas::Scalar>(&mut self, bytes: u64) -> Result<(), String> {
         if let Some(f) = self.flush.take() {
-            self.free_flush(f);
+            self.free_stream(f);
         }
         if bytes > 0 {
-            let n = bytes as usize / std::mem::size_of::<T>();
-            let p = SpmvParams::<T>::read_stream(n).map_err(|e| e.to_string())?;
-            let groups = Kernel::ReadStream.groups(&p);
-            let vals = self.zeroed(bytes)?;
-            let y = self.zeroed(
-                u64::from(groups)
-                    * u64::from(Kernel::ReadStream.workgroup_size())
-                    * std::mem::size_of::<T>() as u64,
-            )?;
-            let set = self.descriptor_set(&[(2, &vals), (4, &y)])?;
-            let push = p.push_constants().as_bytes().to_vec();
-            self.flush = Some(Flush { vals, y, set, groups, push });
+            self.flush = Some(self.stream::<T>(bytes)?);
         }
         Ok(())
     }
 
-    fn free_flush(&self, f: Flush) {
-        self.free_set(f.set);
-        self.free(f.vals);
-        self.free(f.y);
+    /// A `read_stream` of `bytes` bytes of zeroed device memory, as values of `T`.
+    pub fn stream<T: spblas::Scalar>(&self, bytes: u64) -> Result<Stream, String> {
+        let n = bytes as usize / std::mem::size_of::<T>();
+        let p = SpmvParams::<T>::read_stream(n).map_err(|e| e.to_string())?;
+        let groups = Kernel::ReadStream.groups(&p);
+        let vals = self.zeroed(bytes)?;
+        let y = self.zeroed(
+            u64::from(groups)
+                * u64::from(Kernel::ReadStream.workgroup_size())
+                * std::mem::size_of::<T>() as u64,
+        )?;
+        let set = self.descriptor_set(&[(2, &vals), (4, &y)])?;
+        let push = p.push_constants().as_bytes().to_vec();
+        Ok(Stream { vals, y, set, groups, push })
+    }
+
+    /// Frees a [`Stream`].
+    pub fn free_stream(&self, s: Stream) {
+        self.free_set(s.set);
+        self.free(s.vals);
+        self.free(s.y);
     }
 
     /// The driver's statistics of `kernel`'s compiled code (name and value, e.g. its
@@ -738,7 +749,7 @@ impl Drop for Gpu {
         unsafe {
             let _ = self.device.device_wait_idle();
             if let Some(f) = self.flush.take() {
-                self.free_flush(f);
+                self.free_stream(f);
             }
             if let Some(b) = self.dummy.take() {
                 self.free(b);
