@@ -88,6 +88,7 @@ pub fn available_threads() -> usize {
 /// rows plus entries. 1 where no pool can be started.
 fn tasks(threads: usize, most: usize, work: usize) -> usize {
     let threads = match threads {
+        // Below the floor without asking (small calls never start the measurement).
         0 if work < SERIAL_WORK || work < serial_work() => 1,
         0 => available_threads(),
         // One task needs no pool: it is not asked for (nor started) then.
@@ -738,7 +739,7 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let rule = Rule::new(cfg.method, a, b);
     // Fine blocks of equal rows plus entries of `A`, their candidate products (plus one
     // per row, so that runs of empty rows split too) summed in parallel; the ranges are
-    // cut at the block ends where the running sum passes each `k / threads` share.
+    // cut in the blocks where the running sum passes each `k / threads` share.
     let nblocks = threads.saturating_mul(SPGEMM_BLOCKS).min(nrows);
     let mut fine = std::vec![0usize; nblocks + 1];
     balanced_row_partition(a, nblocks, &mut fine)?;
