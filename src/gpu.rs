@@ -449,8 +449,7 @@ impl Method {
     /// vector would serialise on the longest row) or long over a long `x`. Measured
     /// against cuSPARSE on an H200: `benches/records/gpu-cusparse-2026-11-29-h200.md`.
     pub fn choose<T: Scalar>(a: &Csr<'_, T, u32>) -> Method {
-        let rp = a.row_ptr();
-        let max = rp.windows(2).map(|w| w[1].saturating_sub(w[0]) as usize).max().unwrap_or(0);
+        let max = a.max_row_len();
         let per_row = if a.nrows() == 0 { 0 } else { a.nnz().div_ceil(a.nrows()) };
         let even = max <= 8 * per_row.max(8);
         if per_row <= 8 && max <= 64 {
@@ -481,8 +480,7 @@ pub fn csr5_layout<T: Scalar>(csr: &Csr<'_, T, u32>) -> Result<crate::Csr5Layout
     // tiles halve it (`dc2_like`, four rows of 250K entries among 6.5M: `sigma` 16 took
     // 0.068 ms to 8's 0.078 on an H200; `rmat`, whose longest row holds 0.3%, is
     // fastest at 8; `benches/records/gpu-cusparse-2026-11-29-h200.md`).
-    let longest = csr.row_ptr().windows(2).map(|w| w[1].saturating_sub(w[0]) as usize).max().unwrap_or(0);
-    if longest.saturating_mul(HEAVY_ROW_SHARE) >= csr.nnz() && csr.nnz() > 0 {
+    if csr.max_row_len().saturating_mul(HEAVY_ROW_SHARE) >= csr.nnz() && csr.nnz() > 0 {
         sigma = MAX_SIGMA;
     }
     crate::Csr5Layout::with_params(csr, OMEGA, sigma)
