@@ -94,6 +94,17 @@ fn dot(vals: &[V], col_idx: &[u32], x: &[V], from: u32, end: u32, step: u32) -> 
     (s0 + s1) + (s2 + s3)
 }
 
+/// The sum of `v` over each run of `width` lanes (a power of two, at most the subgroup),
+/// in every lane of the run: butterfly shuffles, in uniform control flow.
+fn vector_sum(mut v: V, width: u32) -> V {
+    let mut off = width / 2;
+    while off > 0 {
+        v += subgroup_shuffle_xor(v, off);
+        off /= 2;
+    }
+    v
+}
+
 /// Row-block scalar CSR SpMV (thesis Alg. 28): one invocation per row.
 #[allow(clippy::too_many_arguments)]
 #[spirv(compute(threads(256)))]
@@ -156,11 +167,7 @@ pub fn csr_spmv_vector(
             let from = row_ptr[r as usize] + (lane & (width - 1));
             sum = dot(vals, col_idx, x, from, row_ptr[r as usize + 1], width);
         }
-        let mut off = width / 2;
-        while off > 0 {
-            sum += subgroup_shuffle_xor(sum, off);
-            off /= 2;
-        }
+        sum = vector_sum(sum, width);
         if r < p.nrows && lane & (width - 1) == 0 {
             put(y, r, p.alpha, p.beta, sum);
         }
@@ -210,11 +217,7 @@ pub fn csr_spmv_stream(
         if n > STREAM_BLOCK {
             // One long row: the whole workgroup strides over it.
             let mut sum = dot(vals, col_idx, x, e0 + me, e1, size);
-            let mut off = lanes / 2;
-            while off > 0 {
-                sum += subgroup_shuffle_xor(sum, off);
-                off /= 2;
-            }
+            sum = vector_sum(sum, lanes);
             if lane == 0 {
                 prod[subgroup as usize] = sum;
             }
@@ -287,11 +290,7 @@ pub fn csr_spmv_stream(
                         j += width;
                     }
                 }
-                let mut off = width / 2;
-                while off > 0 {
-                    sum += subgroup_shuffle_xor(sum, off);
-                    off /= 2;
-                }
+                sum = vector_sum(sum, width);
                 if i < rows && me & (width - 1) == 0 {
                     put(y, r0 + i, p.alpha, p.beta, sum);
                 }
@@ -674,11 +673,7 @@ pub fn csr5_spmv_calibrate(
                     done = out != 0;
                     v += 8 * lanes;
                 }
-                let mut off = lanes / 2;
-                while off > 0 {
-                    part += subgroup_shuffle_xor(part, off);
-                    off /= 2;
-                }
+                part = vector_sum(part, lanes);
                 if lane == l {
                     y[r as usize] += p.alpha * (acc + part);
                 }
@@ -722,11 +717,7 @@ pub fn read_stream(
         i += stride;
     }
     let mut sum = (s0 + s1) + (s2 + s3);
-    let mut off = lanes / 2;
-    while off > 0 {
-        sum += subgroup_shuffle_xor(sum, off);
-        off /= 2;
-    }
+    sum = vector_sum(sum, lanes);
     if lane == 0 {
         y[gid.x as usize] = sum;
     }
