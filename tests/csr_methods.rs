@@ -721,6 +721,76 @@ fn stencil_blocks_equal_the_scalar_loop_bitwise() {
     }
 }
 
+/// Rows of one entry each (a column vector, a permutation, a reversed or shifted
+/// diagonal), which the AVX2 and AVX-512 row loops take a register of rows at a time,
+/// `x` by one load or one gather: RowVector equals RowScalar bit for bit on every `Isa`,
+/// in `f32` and `f64`, for `beta` zero (`y` NaN) and not, with row counts around the
+/// block sizes, columns up to the last entry of `x`, and empty or two-entry rows breaking
+/// the blocks.
+#[test]
+fn one_entry_blocks_equal_the_scalar_loop_bitwise() {
+    /// The column of row `i` of `m` rows and `n` columns.
+    type ColumnOf = fn(usize, usize, usize) -> usize;
+    fn build<T: Scalar>(
+        m: usize,
+        n: usize,
+        col: impl Fn(usize) -> usize,
+        odd: Option<(usize, usize)>,
+    ) -> CsrOwned<T, u32> {
+        let mut row_ptr = vec![0u32];
+        let (mut col_idx, mut vals) = (Vec::new(), Vec::new());
+        for i in 0..m {
+            let len = match odd {
+                Some((every, len)) if i % every == every - 1 => len,
+                _ => 1,
+            };
+            let mut cols: Vec<u32> = (0..len).map(|k| ((col(i) + k) % n) as u32).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            for c in cols {
+                col_idx.push(c);
+                let h = splitmix(0x51 ^ ((i as u64) << 20) ^ u64::from(c));
+                vals.push(T::from_f64(((h >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0));
+            }
+            row_ptr.push(col_idx.len() as u32);
+        }
+        CsrOwned::from_parts(m, n, row_ptr, col_idx, vals).unwrap()
+    }
+    fn check<T: Scalar>(a: &Csr<'_, T, u32>, what: &str) {
+        let x = vector::<T>(a.ncols(), 7);
+        let y0 = vector::<T>(a.nrows(), 8);
+        for beta in [T::ZERO, T::from_f64(0.75)] {
+            let run = |method, isa| {
+                let mut y = if beta == T::ZERO { vec![T::from_f64(f64::NAN); a.nrows()] } else { y0.clone() };
+                spmv_csr(Exec::from(isa), a, method, T::from_f64(1.5), &x, beta, &mut y).unwrap();
+                y.iter().map(|v| v.to_f64().to_bits()).collect::<Vec<_>>()
+            };
+            let want = run(CsrMethod::RowScalar, Isa::Portable);
+            for isa in Isa::available() {
+                assert_eq!(run(CsrMethod::RowVector, isa), want, "{what} on {isa:?}, beta {beta:?}");
+            }
+        }
+    }
+    for m in [1usize, 4, 8, 9, 15, 16, 17, 33, 300] {
+        let n = m + 5;
+        let cols: [(&str, ColumnOf, usize); 6] = [
+            ("column vector", |_, _, _| 0, 1),
+            ("column 0 of a wide matrix", |_, _, _| 0, n),
+            ("reversed diagonal", |i, m, _| m - 1 - i, m),
+            ("permutation", |i, m, _| (i * 7 + 3) % m, m),
+            ("scattered", |i, _, n| splitmix(i as u64) as usize % n, n),
+            ("diagonal ending at the last column", |i, m, n| i + n - m, n),
+        ];
+        for (name, col, n) in cols {
+            for odd in [None, Some((13, 0)), Some((11, 2))] {
+                let what = format!("{name}, {m} x {n}, odd rows {odd:?}");
+                check(&build::<f32>(m, n, |i| col(i, m, n), odd).view(), &what);
+                check(&build::<f64>(m, n, |i| col(i, m, n), odd).view(), &what);
+            }
+        }
+    }
+}
+
 /// Stencil rows of 8 to 33 entries, past the stencil blocks' 7 (the row loop tries a
 /// block on them and then takes the vector dot product): RowVector equals the reference
 /// within rounding on every `Isa`, in `f32` and `f64`, for `beta` zero (`y` NaN) and not,

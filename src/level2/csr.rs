@@ -100,9 +100,10 @@ impl CsrMethod {
     /// - [`RowScalar`](CsrMethod::RowScalar) for matrices of fewer than 2048 entries
     ///   (choosing would cost more than any method saves);
     /// - for no more entries than rows, [`RowVector`](CsrMethod::RowVector) on AVX2 and
-    ///   AVX-512 where the sampled rows are rarely empty (one entry a row: its stencil
-    ///   blocks of one-entry rows ran 0.94 of the plain row loop on `diagonal` where
-    ///   the scalar loop ran 0.81, `benches/records/peers-spmv-onerow-*.md`), else
+    ///   AVX-512 where the sampled rows are rarely empty (one entry a row: its blocks
+    ///   take a register of one-entry rows at once, `x` by one load on a diagonal and
+    ///   by one gather on a column vector or a permutation, where the scalar loop runs
+    ///   each row's bookkeeping, `benches/records/peers-spmv-onerow-*.md`), else
     ///   [`RowScalar`](CsrMethod::RowScalar);
     /// - where the width gathers in hardware ([`Gathers::current`](crate::Gathers::current)
     ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector), but

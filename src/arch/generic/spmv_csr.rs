@@ -295,6 +295,26 @@ pub(crate) fn stencil_slices<'a, T>(
     cb[..l].iter().all(|&c| u64::from(c) + w as u64 <= end).then_some((cb, vb))
 }
 
+/// The columns and values of a block of `w` rows of one entry each from entry `s`, and
+/// the largest offset into `x` (its length less one) that a width's gather takes (an
+/// `i32`); `None` where they are not in the arrays or `x` is empty or too long for that.
+/// A block of one-entry rows reads `x` by one load where its columns are `c_0 + j` (a
+/// diagonal) and by one gather otherwise (a column vector, a permutation): the row loop
+/// would run its bookkeeping for every one of the `w` rows. No prefetches: the short
+/// rows' hints made no difference here (`benches/records/peers-spmv-onerow-*.md`).
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+pub(crate) fn one_entry_slices<'a, T>(
+    cols: &'a [u32],
+    vals: &'a [T],
+    x_len: usize,
+    s: usize,
+    w: usize,
+) -> Option<(&'a [u32], &'a [T], usize)> {
+    let xmax = x_len.checked_sub(1).filter(|&m| m <= i32::MAX as usize)?;
+    Some((cols.get(s..s + w)?, vals.get(s..s + w)?, xmax))
+}
+
 /// Most rows of a stencil block ([`DotVec::stencil`]): 16 `f32` lanes of AVX-512.
 pub(crate) const STENCIL_MAX_W: usize = 16;
 /// Longest wait, in rows, between two tries of a stencil block after declines.
@@ -495,7 +515,8 @@ pub(crate) trait DotVec: Copy {
 /// `k` of row `j` at column `c_k + j`, where `c_k` is entry `k` of the first row (the
 /// rows of a structured-grid operator away from the grid's edges, which DIA would store
 /// by diagonals). Entry `k` of the rows is then one load of `x[c_k..]`, and the values
-/// come from an in-register transpose. A type, not a closure, so that the block inlines
+/// come from an in-register transpose. Rows of one entry each are a block whatever their
+/// columns ([`one_entry_slices`]). A type, not a closure, so that the block inlines
 /// into the width's `#[target_feature]` row loop (a closure does not inherit the features).
 pub(crate) trait Stencil<T, I> {
     /// Rows per block, at most [`STENCIL_MAX_W`]; 0: no block.

@@ -34,14 +34,17 @@
 //! test. Rows of 8 to 32 entries as blocks were tried and not kept: they lost to the
 //! vector dot product in `f64`, or to CSR5, which the plan takes there. Measurements:
 //! `benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row kernels".
+//! Rows of one entry each go a register at a time whatever their columns: `x` by one
+//! load on a diagonal, by one gather on a column vector or a permutation
+//! (`benches/records/peers-spmv-onerow-*.md`).
 
 use core::arch::x86_64::*;
 
 use super::{mask32x4, mask32x8, mask64};
 
 use crate::arch::generic::spmv_csr::{
-    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_rows,
-    stencil_slices,
+    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, one_entry_slices, run_fits,
+    spmv_csr_kernels, stencil_rows, stencil_slices,
 };
 
 /// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
@@ -428,6 +431,17 @@ unsafe fn stencil_f32_block<const L: usize>(
     x: &[f32],
     out: &mut [f32; STENCIL_MAX_W],
 ) -> bool {
+    if L == 1 {
+        let Some((cb, vb, xmax)) = one_entry_slices(cols, vals, x.len(), s, 8) else { return false };
+        // SAFETY: AVX2 (the caller's promise); `cb` and `vb` hold 8 entries, `x` holds
+        // `xmax + 1 <= 2^31` values and `xs_f32_u32` reads inside them.
+        unsafe {
+            let xs = xs_f32_u32(cb.as_ptr(), x.as_ptr(), xmax);
+            let p = _mm256_mul_ps(_mm256_loadu_ps(vb.as_ptr()), xs);
+            _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(_mm256_setzero_ps(), p));
+        }
+        return true;
+    }
     if L.is_multiple_of(2) && L > 4 {
         // SAFETY: the caller's contract.
         return unsafe { stencil_f32_overlap(L, s, cols, vals, x, out) };
@@ -511,6 +525,17 @@ unsafe fn stencil_f64_block<const L: usize>(
     x: &[f64],
     out: &mut [f64; STENCIL_MAX_W],
 ) -> bool {
+    if L == 1 {
+        let Some((cb, vb, xmax)) = one_entry_slices(cols, vals, x.len(), s, 4) else { return false };
+        // SAFETY: AVX2 (the caller's promise); `cb` and `vb` hold 4 entries, `x` holds
+        // `xmax + 1 <= 2^31` values and `xs_f64_u32` reads inside them.
+        unsafe {
+            let xs = xs_f64_u32(cb.as_ptr(), x.as_ptr(), xmax);
+            let p = _mm256_mul_pd(_mm256_loadu_pd(vb.as_ptr()), xs);
+            _mm256_storeu_pd(out.as_mut_ptr(), _mm256_add_pd(_mm256_setzero_pd(), p));
+        }
+        return true;
+    }
     if L.is_multiple_of(2) {
         // SAFETY: the caller's contract.
         return unsafe { stencil_f64_overlap(L, s, cols, vals, x, out) };

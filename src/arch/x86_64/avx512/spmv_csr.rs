@@ -32,12 +32,15 @@
 //! and one permute per entry, `StencilTab::at`, instead of `L` masked permutes).
 //! Matrices without such blocks pay only the test. Measurements:
 //! `benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row kernels".
+//! Rows of one entry each go a register at a time whatever their columns: `x` by one
+//! load on a diagonal, by one gather on a column vector or a permutation
+//! (`benches/records/peers-spmv-onerow-*.md`).
 
 use core::arch::x86_64::*;
 
 use crate::arch::generic::spmv_csr::{
-    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, run_fits, spmv_csr_kernels, stencil_rows,
-    stencil_slices,
+    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, one_entry_slices, run_fits,
+    spmv_csr_kernels, stencil_rows, stencil_slices,
 };
 
 /// Mask of the low `n` lanes (`n < 16`).
@@ -410,6 +413,17 @@ unsafe fn stencil_f32_block<const L: usize>(
     x: &[f32],
     out: &mut [f32; STENCIL_MAX_W],
 ) -> bool {
+    if L == 1 {
+        let Some((cb, vb, xmax)) = one_entry_slices(cols, vals, x.len(), s, 16) else { return false };
+        // SAFETY: AVX-512F (the caller's promise); `cb` and `vb` hold 16 entries, `x`
+        // holds `xmax + 1 <= 2^31` values and `xs_f32_u32` reads inside them.
+        unsafe {
+            let xs = xs_f32_u32(cb.as_ptr(), x.as_ptr(), xmax);
+            let p = _mm512_mul_ps(_mm512_loadu_ps(vb.as_ptr()), xs);
+            _mm512_storeu_ps(out.as_mut_ptr(), _mm512_add_ps(_mm512_setzero_ps(), p));
+        }
+        return true;
+    }
     let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 16, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `16 L` columns.
     if !unsafe { stencil_cols::<L, 16>(cb) } {
@@ -458,6 +472,17 @@ unsafe fn stencil_f64_block<const L: usize>(
     x: &[f64],
     out: &mut [f64; STENCIL_MAX_W],
 ) -> bool {
+    if L == 1 {
+        let Some((cb, vb, xmax)) = one_entry_slices(cols, vals, x.len(), s, 8) else { return false };
+        // SAFETY: AVX-512F/VL (the caller's promise); `cb` and `vb` hold 8 entries, `x`
+        // holds `xmax + 1 <= 2^31` values and `xs_f64_u32` reads inside them.
+        unsafe {
+            let xs = xs_f64_u32(cb.as_ptr(), x.as_ptr(), xmax);
+            let p = _mm512_mul_pd(_mm512_loadu_pd(vb.as_ptr()), xs);
+            _mm512_storeu_pd(out.as_mut_ptr().cast(), _mm512_add_pd(_mm512_setzero_pd(), p));
+        }
+        return true;
+    }
     let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 8, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `8 L` columns.
     if !unsafe { stencil_cols::<L, 8>(cb) } {
