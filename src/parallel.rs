@@ -32,8 +32,8 @@ use crate::level2::{
     merge_path_splits, spmv_merge_path_piece,
 };
 use crate::level3::{
-    Ctx, RegionRows, Rule, SpgemmConfig, advance, advise, count_nnz, give_back, hybrid_product, region_rows,
-    room_err, row_upper_bound,
+    Ctx, Piece, RegionRows, Rule, SpgemmConfig, SpgemmStats, advance, advise, count_nnz, give_back,
+    hybrid_product, region_rows, region_stats, room_err, row_upper_bound,
 };
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
@@ -722,20 +722,25 @@ const SUM_ROWS: usize = 4096;
 /// range multiplied by the row loop of the serial hybrid allocation into its region of
 /// one shared output, and the regions slid together. The kernel choice (the per-bin rule
 /// and its sample, or `cfg.method`) is made once for the whole product, so every row
-/// comes out exactly as on one thread; one task runs the serial product. Errors as
-/// `spgemm`.
+/// comes out exactly as on one thread; one task runs the serial product. The output
+/// goes into `reuse`'s arrays where given ([`crate::level3::spgemm_reuse`]), which keep
+/// their capacity. Errors as `spgemm`.
 pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     isa: Checked,
     cfg: SpgemmConfig,
     a: &Csr<'_, T, I>,
     b: &Csr<'_, T, I>,
     threads: usize,
-) -> Result<CsrOwned<T, I>, DimError> {
+    reuse: Option<Piece<T, I>>,
+) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     let nrows = a.nrows();
     let threads = tasks(threads, nrows, nrows + a.nnz());
     if threads == 1 {
-        return hybrid_product(isa, cfg, a, b, None).map(|(c, _)| c);
+        return hybrid_product(isa, cfg, a, b, reuse);
     }
+    let keep = reuse.is_some();
+    let Piece { row_ptr: old_ptr, col_idx: old_ci, vals: old_v } =
+        reuse.unwrap_or(Piece { row_ptr: Vec::new(), col_idx: Vec::new(), vals: Vec::new() });
     let rule = Rule::new(cfg.method, a, b);
     // Fine blocks of equal rows plus entries of `A`, their candidate products (plus one
     // per row, so that runs of empty rows split too) summed in parallel; the ranges are
@@ -807,8 +812,8 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     // every page of `C` twice, and those first touches were most of the threaded
     // product's time (`benches/records/spgemm-estimate-*.md`).
     let total = room.iter().fold(0usize, |s, &r| s.saturating_add(r));
-    let mut col_idx: Vec<I> = bytemuck::allocation::try_zeroed_vec(total).map_err(|_| room_err(total))?;
-    let mut vals: Vec<T> = bytemuck::allocation::try_zeroed_vec(total).map_err(|_| room_err(total))?;
+    let mut col_idx = sized(old_ci, total)?;
+    let mut vals = sized(old_v, total)?;
     advise(&col_idx, cfg.huge_pages);
     advise(&vals, cfg.huge_pages);
     let mut tasks = Vec::with_capacity(ranges.len());
@@ -829,9 +834,9 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     if nnz > I::MAX_USIZE {
         return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
     }
-    let mut row_ptr: Vec<I> =
-        bytemuck::allocation::try_zeroed_vec(nrows + 1).map_err(|_| room_err(nrows + 1))?;
+    let mut row_ptr = sized(old_ptr, nrows + 1)?;
     advise(&row_ptr, cfg.huge_pages);
+    let stats = region_stats(&parts, total, nnz, nrows);
     if parts.iter().all(|p| p.over_idx.is_empty()) {
         // Slide each region down to where the ones before it end (`base + len <= nnz
         // <= I::MAX`, checked above).
@@ -845,16 +850,12 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         slide(&mut col_idx, &mut vals, &pieces, threads, WAVE_NS);
         col_idx.truncate(nnz);
         vals.truncate(nnz);
-        give_back(&mut col_idx);
-        give_back(&mut vals);
-        return Ok(CsrOwned::from_parts_trusted(
-            nrows,
-            b.ncols(),
-            row_ptr,
-            col_idx,
-            vals,
-            RowOrder::Canonical,
-        ));
+        if !keep {
+            give_back(&mut col_idx);
+            give_back(&mut vals);
+        }
+        let c = CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, col_idx, vals, RowOrder::Canonical);
+        return Ok((c, stats));
     }
     // Some rows spilled past their region (an estimate fell short): every piece, its
     // region's part then its spill, is copied into a fresh output by its own task.
@@ -884,7 +885,23 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         ci_over.copy_from_slice(&p.over_idx);
         v_over.copy_from_slice(&p.over_vals);
     });
-    Ok(CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, out_ci, out_v, RowOrder::Canonical))
+    Ok((CsrOwned::from_parts_trusted(nrows, b.ncols(), row_ptr, out_ci, out_v, RowOrder::Canonical), stats))
+}
+
+/// `v` at length `len`: a reused array cut to it, or grown to it within its capacity (so
+/// memory faulted in before is written again, not fresh pages); past its capacity, or
+/// with no array to reuse, a fresh zeroed one, whose pages the tasks touch first.
+fn sized<X: bytemuck::Zeroable + Copy>(mut v: Vec<X>, len: usize) -> Result<Vec<X>, DimError> {
+    if v.len() >= len {
+        v.truncate(len);
+        Ok(v)
+    } else if v.capacity() >= len {
+        v.resize(len, X::zeroed());
+        Ok(v)
+    } else {
+        drop(v);
+        bytemuck::allocation::try_zeroed_vec(len).map_err(|_| room_err(len))
+    }
 }
 
 /// Moves the pieces of `col_idx` and `vals` together to the front, in order: piece `k`

@@ -355,7 +355,7 @@ fn threaded_spgemm_equals_serial_exactly_u16() {
 
 fn threaded_spgemm<I: Index + spblas::primitives::Key>() {
     use spblas::CsrOwned;
-    use spblas::level3::{RowMethod, SpgemmConfig, spgemm};
+    use spblas::level3::{RowMethod, SpgemmConfig, spgemm, spgemm_reuse};
     let mut s = 0x1234_5678_9ABC_DEF0u64;
     let mut next = move || {
         s ^= s << 13;
@@ -400,17 +400,42 @@ fn threaded_spgemm<I: Index + spblas::primitives::Key>() {
                     for threads in [0, 2, 7] {
                         let got = spgemm(Exec::new().threads(threads), cfg, &av, &bv);
                         assert_eq!(got.map(|c| c.nnz()), Err(e), "the same count on {threads} threads");
+                        let mut c = CsrOwned::from_csr(&bv).unwrap();
+                        let got = spgemm_reuse(Exec::new().threads(threads), cfg, &av, &bv, &mut c);
+                        assert_eq!(got.map(|s| s.nnz_c), Err(e), "reused, {threads} threads");
                     }
                     continue;
                 }
             };
-            for threads in [0, 1, 2, 3, 7, 64] {
-                let got = spgemm(Exec::new().threads(threads), cfg, &av, &bv).unwrap();
+            let mut serial = CsrOwned::from_triplets(0, 0, &[]).unwrap();
+            let st = spgemm_reuse(Exec::new(), cfg, &av, &bv, &mut serial).unwrap();
+            let same = |got: &CsrOwned<f64, I>, what: &str| {
                 let (w, g) = (want.view(), got.view());
-                assert_eq!((g.nrows(), g.ncols()), (w.nrows(), w.ncols()));
-                assert_eq!(g.row_ptr(), w.row_ptr(), "{cfg:?} threads {threads}");
-                assert_eq!(g.col_idx(), w.col_idx(), "{cfg:?} threads {threads}");
-                assert!(g.vals().iter().zip(w.vals()).all(|(x, y)| x.to_bits() == y.to_bits()));
+                assert_eq!((g.nrows(), g.ncols()), (w.nrows(), w.ncols()), "{what}");
+                assert_eq!(g.row_ptr(), w.row_ptr(), "{what}");
+                assert_eq!(g.col_idx(), w.col_idx(), "{what}");
+                assert!(g.vals().iter().zip(w.vals()).all(|(x, y)| x.to_bits() == y.to_bits()), "{what}");
+                assert_eq!(g.row_order(), spblas::RowOrder::Canonical, "{what}");
+            };
+            for threads in [0, 1, 2, 3, 7, 64] {
+                let exec = Exec::new().threads(threads);
+                let got = spgemm(exec, cfg, &av, &bv).unwrap();
+                same(&got, &format!("{cfg:?} threads {threads}"));
+                // Into the memory of another matrix (`b`'s copy, `a`'s: smaller or larger
+                // than `C`), then into that of this product itself.
+                for earlier in [&b, &a] {
+                    let mut c = CsrOwned::from_csr(&earlier.view()).unwrap();
+                    for round in 0..2 {
+                        let s = spgemm_reuse(exec, cfg, &av, &bv, &mut c).unwrap();
+                        same(&c, &format!("{cfg:?} threads {threads}, reused, round {round}"));
+                        assert_eq!(
+                            (s.nnz_c, s.nnz_upper, s.rows_per_bin, s.bytes_precise),
+                            (st.nnz_c, st.nnz_upper, st.rows_per_bin, st.bytes_precise),
+                            "{cfg:?} threads {threads}"
+                        );
+                        assert!(s.bytes_hybrid >= s.bytes_precise, "{s:?}");
+                    }
+                }
             }
         }
     }

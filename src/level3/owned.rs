@@ -331,7 +331,7 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let isa = check_operands(exec, &cfg, a, b)?;
     #[cfg(feature = "parallel")]
     if exec.thread_limit() != 1 {
-        return crate::parallel::spgemm(isa, cfg, a, b, exec.thread_limit());
+        return crate::parallel::spgemm(isa, cfg, a, b, exec.thread_limit(), None).map(|(c, _)| c);
     }
     hybrid_product(isa, cfg, a, b, None).map(|(c, _)| c)
 }
@@ -359,8 +359,8 @@ pub(crate) fn hybrid_product<T: Scalar + ScanElem, I: Index + Key>(
     Ok((c, stats))
 }
 
-/// [`spgemm`] on the calling thread into the memory of an earlier product `c`, which it
-/// replaces, returning what the product did ([`SpgemmStats`]):
+/// [`spgemm`] (on the threads of `exec`, as it) into the memory of an earlier product
+/// `c`, which it replaces, returning what the product did ([`SpgemmStats`]):
 /// `c`'s arrays are cleared and refilled, growing only where the new product is larger,
 /// and they keep their capacity (no shrink). A product repeated on a pattern that does
 /// not grow (AMG setup, time steps) then writes to memory already faulted in instead of
@@ -393,7 +393,14 @@ pub fn spgemm_reuse<T: Scalar + ScanElem, I: Index + Key>(
     let empty =
         CsrOwned::from_parts_trusted(0, 0, alloc::vec![I::ZERO], Vec::new(), Vec::new(), RowOrder::Canonical);
     let (_, _, row_ptr, col_idx, vals) = core::mem::replace(c, empty).into_parts();
-    let (product, stats) = hybrid_product(isa, cfg, a, b, Some(Piece { row_ptr, col_idx, vals }))?;
+    let reuse = Some(Piece { row_ptr, col_idx, vals });
+    #[cfg(feature = "parallel")]
+    if exec.thread_limit() != 1 {
+        let (product, stats) = crate::parallel::spgemm(isa, cfg, a, b, exec.thread_limit(), reuse)?;
+        *c = product;
+        return Ok(stats);
+    }
+    let (product, stats) = hybrid_product(isa, cfg, a, b, reuse)?;
     *c = product;
     Ok(stats)
 }
@@ -608,6 +615,48 @@ pub(crate) struct RegionRows<T, I> {
     pub in_region: usize,
     pub over_idx: Vec<I>,
     pub over_vals: Vec<T>,
+    /// What the row loop counted, and the bytes of its staging row and of the rest of
+    /// its workspace, for [`region_stats`].
+    tally: Tally,
+    stage: usize,
+    scratch: usize,
+}
+
+#[cfg(feature = "parallel")]
+/// The [`SpgemmStats`] of a threaded product from its ranges' `parts`, whose regions
+/// started at `start` entries in all, with `nnz` entries and `nrows` rows: each field as
+/// the serial product counts it, summed over the ranges (the peak output the regions
+/// plus each range's largest spill).
+pub(crate) fn region_stats<T, I>(
+    parts: &[RegionRows<T, I>],
+    start: usize,
+    nnz: usize,
+    nrows: usize,
+) -> SpgemmStats {
+    let (si_, st_) = (core::mem::size_of::<I>(), core::mem::size_of::<T>());
+    let ptr_bytes = (nrows + 1) * si_;
+    let mut stats = SpgemmStats {
+        nnz_c: nnz,
+        nnz_upper: 0,
+        rows_per_bin: [0; NBINS],
+        nnz_start: start,
+        grows: 0,
+        bytes_hybrid: ptr_bytes,
+        bytes_precise: nnz.saturating_mul(si_ + st_).saturating_add(ptr_bytes),
+        bytes_workspace: 0,
+    };
+    for p in parts {
+        let t = &p.tally;
+        stats.nnz_upper = stats.nnz_upper.saturating_add(t.upper);
+        for (sum, r) in stats.rows_per_bin.iter_mut().zip(t.rows_per_bin) {
+            *sum += r;
+        }
+        stats.grows += t.grows;
+        let peak = (t.peak.0 * si_).saturating_add(t.peak.1 * st_);
+        stats.bytes_hybrid = stats.bytes_hybrid.saturating_add(peak).saturating_add(p.stage);
+        stats.bytes_workspace = stats.bytes_workspace.saturating_add(p.scratch).saturating_add(t.id_bytes);
+    }
+    stats
 }
 
 #[cfg(feature = "parallel")]
@@ -633,8 +682,16 @@ pub(crate) fn region_rows<T: Scalar + ScanElem, I: Index + Key>(
     row_ptr.push(I::ZERO);
     let mut ci = Spill { region: Region { buf: col_idx, len: 0 }, over: Vec::new(), spilled: false };
     let mut v = Spill { region: Region { buf: vals, len: 0 }, over: Vec::new(), spilled: false };
-    append_rows(&ctx, rule, huge, rows, &mut ci, &mut v, &mut row_ptr, &mut w)?;
-    Ok(RegionRows { row_ptr, in_region: ci.region.len, over_idx: ci.over, over_vals: v.over })
+    let tally = append_rows(&ctx, rule, huge, rows, &mut ci, &mut v, &mut row_ptr, &mut w)?;
+    Ok(RegionRows {
+        row_ptr,
+        in_region: ci.region.len,
+        over_idx: ci.over,
+        over_vals: v.over,
+        tally,
+        stage: w.stage_bytes(),
+        scratch: w.scratch_bytes(),
+    })
 }
 
 /// The row loop of the hybrid allocation: the rows `rows` of `C = A·B` appended to
