@@ -1152,3 +1152,60 @@ proptest! {
         check_all(&a.view(), &b.view())?;
     }
 }
+
+/// The SPA sums each column of a row in expansion order (the first product, then each
+/// later one added), bit for bit, on every `Isa`, whatever the rows of `B` are: one
+/// entry in one column many times over (a row times a column vector), two lone columns,
+/// and runs of consecutive columns between them (added as runs); forced and by the rule
+/// (which takes the SPA for these long rows).
+#[test]
+fn spa_sums_in_expansion_order_bit_for_bit() {
+    let n = 3000usize;
+    let val = |s: u64| ((splitmix(s) >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0;
+    // Rows of `B` by kind: column 0; column 5; columns 0 and 5; a run of columns 3..15.
+    let mut tb = Vec::new();
+    for k in 0..n {
+        let cols: Vec<usize> = match k % 7 {
+            0..=3 => vec![0],
+            4 => vec![5],
+            5 => vec![0, 5],
+            _ => (3..15).collect(),
+        };
+        for j in cols {
+            tb.push((k, j, val((k * 31 + j) as u64)));
+        }
+    }
+    let b = CsrOwned::<f64, u32>::from_triplets(n, 20, &tb).unwrap();
+    // Row 0 references every row of `B`; row 1 only the one-column rows; row 2 one row.
+    let mut ta = Vec::new();
+    for k in 0..n {
+        ta.push((0, k, val(0xA000 + k as u64)));
+        if k % 7 <= 3 {
+            ta.push((1, k, val(0xB000 + k as u64)));
+        }
+    }
+    ta.push((2, 6, -1.5));
+    let a = CsrOwned::<f64, u32>::from_triplets(3, n, &ta).unwrap();
+    let (av, bv) = (a.view(), b.view());
+    let mut want: Vec<(usize, usize, u64)> = Vec::new();
+    for i in 0..3 {
+        let (ac, avals) = av.row(i).unwrap();
+        let mut sums: BTreeMap<usize, f64> = BTreeMap::new();
+        for (&k, &x) in ac.iter().zip(avals) {
+            let (bc, bvals) = bv.row(k as usize).unwrap();
+            for (&j, &y) in bc.iter().zip(bvals) {
+                let v = x * y;
+                sums.entry(j as usize).and_modify(|s| *s += v).or_insert(v);
+            }
+        }
+        want.extend(sums.into_iter().map(|(j, s)| (i, j, s.to_bits())));
+    }
+    for isa in Isa::available() {
+        for cfg in [SpgemmConfig::new(), SpgemmConfig::new().method(RowMethod::Spa)] {
+            let c = spgemm(Exec::from(isa), cfg, &av, &bv).unwrap();
+            let got: Vec<(usize, usize, u64)> =
+                c.view().iter().map(|(i, j, v)| (i, j, v.to_bits())).collect();
+            assert_eq!(got, want, "{isa:?} {cfg:?}");
+        }
+    }
+}
