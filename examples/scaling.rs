@@ -11,8 +11,9 @@
 //! ```
 //!
 //! With `--spgemm` it measures the threaded SpGEMM instead (`level3::spgemm` on threads, `A²` of
-//! every square suite matrix with at most 250M candidate products): the median of five
-//! runs per thread count and the speedup over one thread. The SpGEMM output carries the
+//! every square suite matrix with at most 250M candidate products), fresh and into the
+//! arrays of the product before (`spgemm_reuse`): the median of five runs of each per
+//! thread count and the speedup over one thread. The SpGEMM output carries the
 //! huge page hint by default (`SpgemmConfig::huge_pages`), `--no-huge-pages` drops it;
 //! `--huge-pages` hints the SpMV plan's copies too (`SpmvConfig::huge_pages(true)`).
 //!
@@ -35,8 +36,8 @@ use std::time::{Duration, Instant};
 use spblas::generate::{SuiteScale, suite_entries};
 use spblas::level2::spmv_csr;
 use spblas::level2::{SpmvConfig, SpmvPlan};
-use spblas::level3::spgemm;
 use spblas::level3::{SpgemmConfig, upper_bound};
+use spblas::level3::{spgemm, spgemm_reuse};
 use spblas::{Csr5Owned, CsrMethod, CsrOwned, Exec, Isa, Scalar, SpMv, available_threads};
 
 #[path = "common/timing.rs"]
@@ -194,12 +195,13 @@ fn main() {
     }
 }
 
-/// The threaded SpGEMM `A²` at each thread count: median of five runs, speedup over one
-/// thread.
+/// The threaded SpGEMM `A²` at each thread count, a fresh product (`spgemm`) and one into
+/// the arrays of the one before (`spgemm_reuse`) alternated: median of five runs of each,
+/// speedup over one thread.
 fn spgemm_scaling(scale: SuiteScale, isa: Isa, cfg: SpgemmConfig, threads: &[usize]) {
     println!("huge page hint {}", if cfg.huge_pages { "on" } else { "off" });
-    println!("| matrix           | thr |      ms | x 1t |");
-    println!("|------------------|-----|---------|------|");
+    println!("| matrix           | thr | fresh ms | x 1t | reused ms | x 1t |");
+    println!("|------------------|-----|----------|------|-----------|------|");
     for entry in suite_entries(scale) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
         let a = a.view();
@@ -209,17 +211,27 @@ fn spgemm_scaling(scale: SuiteScale, isa: Isa, cfg: SpgemmConfig, threads: &[usi
         }
         let mut one = None;
         for &t in threads {
-            let mut times: Vec<Duration> = (0..5)
-                .map(|_| {
-                    let s = Instant::now();
-                    black_box(spgemm(Exec::from(isa).threads(t), cfg, &a, &a).expect("square"));
-                    s.elapsed()
-                })
-                .collect();
-            times.sort();
-            let ms = times[2].as_secs_f64() * 1e3;
-            let base = *one.get_or_insert(ms);
-            println!("| {:<16} | {t:>3} | {ms:>7.1} | {:>4.1} |", entry.name, base / ms);
+            let exec = Exec::from(isa).threads(t);
+            let mut c = spgemm(exec, cfg, &a, &a).expect("square");
+            let (mut fresh, mut reused) = (Vec::new(), Vec::new());
+            for _ in 0..5 {
+                let s = Instant::now();
+                black_box(spgemm(exec, cfg, &a, &a).expect("square"));
+                fresh.push(s.elapsed());
+                let s = Instant::now();
+                spgemm_reuse(exec, cfg, &a, &a, &mut c).expect("square");
+                reused.push(s.elapsed());
+            }
+            fresh.sort();
+            reused.sort();
+            let (f, r) = (fresh[2].as_secs_f64() * 1e3, reused[2].as_secs_f64() * 1e3);
+            let (f1, r1) = *one.get_or_insert((f, r));
+            println!(
+                "| {:<16} | {t:>3} | {f:>8.1} | {:>4.1} | {r:>9.1} | {:>4.1} |",
+                entry.name,
+                f1 / f,
+                r1 / r
+            );
         }
     }
 }
