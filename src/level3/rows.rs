@@ -460,9 +460,13 @@ fn spa_numeric<T: Scalar, I: Index + Key>(
 ) -> Result<usize, usize> {
     let room = di.len();
     let (bits, dense) = (&mut *s.bits, &mut *s.dense);
+    let (ac, av) = ctx.a_row(i);
+    let (b, ncols) = (ctx.b, ctx.b.ncols());
+    if ac.len().saturating_mul(b.nnz().div_ceil(b.nrows().max(1))) >= ncols {
+        return spa_dense(ctx, i, di, dv, bits, &mut dense[..ncols], exact);
+    }
     let (mut lo, mut hi, mut k) = (usize::MAX, 0usize, 0usize);
     let canonical = ctx.b.row_order() == RowOrder::Canonical;
-    let (ac, av) = ctx.a_row(i);
     for (&kb, &x) in ac.iter().zip(av) {
         let (bc, bv) = ctx.b_row(kb);
         if let Some(j0) = run_start(canonical, bc) {
@@ -523,6 +527,48 @@ fn spa_numeric<T: Scalar, I: Index + Key>(
             }
             *word = 0;
         }
+    }
+    Ok(k)
+}
+
+/// [`RowMethod::Spa`] on a row expected to touch every column of `C` (its products, by
+/// `B`'s mean row length, at least `ncols`: a dense rail of a circuit matrix): the dense
+/// row set to `-0.0` first, the identity of `+`, so that each product is one
+/// unconditional add and marker bit (the sums equal the SPA's, bit for bit), the row read
+/// out by the marker words. The first touch of a column was a branch the CPU could not
+/// predict on such rows (`benches/records/peers-spgemm-reuse-*.md`).
+fn spa_dense<T: Scalar, I: Index>(
+    ctx: &Ctx<'_, '_, T, I>,
+    i: usize,
+    di: &mut [I],
+    dv: &mut [T],
+    bits: &mut [u64],
+    dense: &mut [T],
+    exact: bool,
+) -> Result<usize, usize> {
+    let words = dense.len().div_ceil(64);
+    dense.fill(-T::ZERO);
+    ctx.for_each_product(i, |j, v| {
+        let j = j.to_usize();
+        bits[j / 64] |= 1u64 << (j % 64);
+        dense[j] += v;
+    });
+    let k = bits[..words].iter().map(|w| w.count_ones() as usize).sum::<usize>();
+    if k > di.len() || (exact && k != di.len()) {
+        bits[..words].fill(0);
+        return Err(k);
+    }
+    let mut o = 0;
+    for (w, word) in bits[..words].iter_mut().enumerate() {
+        let mut b = *word;
+        while b != 0 {
+            let j = w * 64 + b.trailing_zeros() as usize;
+            di[o] = I::from_usize_unchecked(j);
+            dv[o] = dense[j];
+            o += 1;
+            b &= b - 1;
+        }
+        *word = 0;
     }
     Ok(k)
 }
