@@ -54,8 +54,10 @@ pub enum RowMethod {
     /// the width. A row of a canonical `B` whose columns are consecutive (bands, dense
     /// blocks; at least 8 of them) is added as one run: marker bits a word at a time,
     /// values by one loop over consecutive slots, faster than per product on bands and
-    /// blocks (`benches/records/kernel-notes-2026-11.md`, "SpGEMM row kernels"). Rows of
-    /// `A` and `B` may be in any order.
+    /// blocks (`benches/records/kernel-notes-2026-11.md`, "SpGEMM row kernels"). A row
+    /// whose products (by `B`'s mean row length) reach every column, a circuit's rail,
+    /// starts its dense row at `-0.0` and adds each product without the first-touch
+    /// branch. Rows of `A` and `B` may be in any order.
     Spa,
 }
 
