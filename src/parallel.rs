@@ -742,9 +742,9 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let Piece { row_ptr: old_ptr, col_idx: old_ci, vals: old_v } =
         reuse.unwrap_or(Piece { row_ptr: Vec::new(), col_idx: Vec::new(), vals: Vec::new() });
     let rule = Rule::new(cfg.method, a, b);
-    // Fine blocks of equal rows plus entries of `A`, their candidate products (plus one
-    // per row, so that runs of empty rows split too) summed in parallel; the ranges are
-    // cut in the blocks where the running sum passes each `k / threads` share.
+    // Fine blocks of equal rows plus entries of `A`, their rows' costs ([`row_cost`])
+    // summed in parallel; the ranges are cut in the blocks where the running sum passes
+    // each `k / threads` share.
     let nblocks = threads.saturating_mul(SPGEMM_BLOCKS).min(nrows);
     let mut fine = std::vec![0usize; nblocks + 1];
     balanced_row_partition(a, nblocks, &mut fine)?;
@@ -753,7 +753,7 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         chunk
             .iter()
             .map(|rows| {
-                rows.clone().fold(0usize, |s, i| s.saturating_add(row_upper_bound(a, b, i)).saturating_add(1))
+                rows.clone().fold(0usize, |s, i| s.saturating_add(row_cost(row_upper_bound(a, b, i))))
             })
             .collect::<Vec<usize>>()
     });
@@ -771,7 +771,7 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
             // `dc2_like`'s products) would otherwise move it with the cut.
             let (mut at, mut cut) = (before, rows.end);
             for i in rows.clone() {
-                let next = at.saturating_add(row_upper_bound(a, b, i)).saturating_add(1);
+                let next = at.saturating_add(row_cost(row_upper_bound(a, b, i)));
                 if next >= share {
                     cut = if share - at <= next - share { i } else { i + 1 };
                     break;
@@ -971,8 +971,23 @@ fn shift_ends<I: Index>(out: &mut [I], ends: &[I], base: usize) {
     }
 }
 
-/// Row blocks per task whose candidate products [`spgemm`] sums to place its cuts.
+/// Row blocks per task whose costs ([`row_cost`]) [`spgemm`] sums to place its cuts.
 const SPGEMM_BLOCKS: usize = 16;
+
+/// The cost by which [`spgemm`] balances its ranges, in candidate products of a long row,
+/// of a row with `ub` candidate products: `ub` plus [`ROW_COST`] for a row that
+/// accumulates (two or more candidates), `ub + 1` for an empty or single one (so that
+/// runs of them split too).
+fn row_cost(ub: usize) -> usize {
+    if ub <= 1 { ub + 1 } else { ub.saturating_add(ROW_COST) }
+}
+
+/// What a row that accumulates costs besides its products, in products of a long row: a
+/// short row sorts its candidates in a fixed network of registers whatever their
+/// number, where a circuit's rail adds each product to its dense row for a few
+/// nanoseconds. Balancing by products alone gave `dc2_like`'s two threads 58% and 42%
+/// of the time; `benches/records/peers-spgemm-reuse-*.md`.
+const ROW_COST: usize = 32;
 
 /// One triangular solve's operands, as the drivers below read them (checked by
 /// [`crate::level2::TriangularSolve`]).
