@@ -835,6 +835,8 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         return Err(DimError::Overflow { what: "nnz(C)", value: nnz, max: I::MAX_USIZE });
     }
     let mut row_ptr = sized(old_ptr, nrows + 1)?;
+    // The ranges write every entry but the first (a reused array's is already 0).
+    row_ptr[0] = I::ZERO;
     advise(&row_ptr, cfg.huge_pages);
     let stats = region_stats(&parts, total, nnz, nrows);
     if parts.iter().all(|p| p.over_idx.is_empty()) {
