@@ -516,21 +516,27 @@ fn spa_numeric<T: Scalar, I: Index + Key>(
     if spa_sorts(k, w1 - w0 + 1) {
         spa_sorted_out(ctx.isa, &mut di[..k], dv, bits, dense);
     } else {
-        let mut o = 0;
-        for (w, word) in bits[w0..=w1].iter_mut().enumerate() {
-            let base = (w0 + w) * 64;
-            let mut b = *word;
-            while b != 0 {
-                let j = base + b.trailing_zeros() as usize;
-                di[o] = I::from_usize_unchecked(j);
-                dv[o] = dense[j];
-                o += 1;
-                b &= b - 1;
-            }
-            *word = 0;
-        }
+        words_out(&mut bits[w0..=w1], w0 * 64, di, dv, dense);
     }
     Ok(k)
+}
+
+/// The marked columns of `words` (marker words of the columns from `first`), in order,
+/// into `di` with their sums from `dense` into `dv`; the words cleared.
+fn words_out<T: Scalar, I: Index>(words: &mut [u64], first: usize, di: &mut [I], dv: &mut [T], dense: &[T]) {
+    let mut o = 0;
+    for (w, word) in words.iter_mut().enumerate() {
+        let base = first + w * 64;
+        let mut b = *word;
+        while b != 0 {
+            let j = base + b.trailing_zeros() as usize;
+            di[o] = I::from_usize_unchecked(j);
+            dv[o] = dense[j];
+            o += 1;
+            b &= b - 1;
+        }
+        *word = 0;
+    }
 }
 
 /// [`RowMethod::Spa`] on a row expected to touch every column of `C` (its products, by
@@ -560,18 +566,7 @@ fn spa_dense<T: Scalar, I: Index>(
         bits[..words].fill(0);
         return Err(k);
     }
-    let mut o = 0;
-    for (w, word) in bits[..words].iter_mut().enumerate() {
-        let mut b = *word;
-        while b != 0 {
-            let j = w * 64 + b.trailing_zeros() as usize;
-            di[o] = I::from_usize_unchecked(j);
-            dv[o] = dense[j];
-            o += 1;
-            b &= b - 1;
-        }
-        *word = 0;
-    }
+    words_out(&mut bits[..words], 0, di, dv, dense);
     Ok(k)
 }
 
