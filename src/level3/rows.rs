@@ -464,8 +464,10 @@ fn spa_numeric<T: Scalar, I: Index + Key>(
     let (bits, dense) = (&mut *s.bits, &mut *s.dense);
     let (ac, av) = ctx.a_row(i);
     let (b, ncols) = (ctx.b, ctx.b.ncols());
-    if ac.len().saturating_mul(b.nnz().div_ceil(b.nrows().max(1))) >= ncols {
-        return spa_dense(ctx, i, di, dv, bits, &mut dense[..ncols], exact);
+    if ac.len().saturating_mul(b.nnz().div_ceil(b.nrows().max(1))) >= ncols
+        && let (Some(bw), Some(dw)) = (bits.get_mut(..ncols.div_ceil(64)), dense.get_mut(..ncols))
+    {
+        return spa_dense(ctx, i, di, dv, bw, dw, exact);
     }
     let (mut lo, mut hi, mut k) = (usize::MAX, 0usize, 0usize);
     let canonical = ctx.b.row_order() == RowOrder::Canonical;
@@ -544,7 +546,8 @@ fn words_out<T: Scalar, I: Index>(words: &mut [u64], first: usize, di: &mut [I],
 /// row set to `-0.0` first, the identity of `+`, so that each product is one
 /// unconditional add and marker bit (the sums equal the SPA's, bit for bit), the row read
 /// out by the marker words. The first touch of a column was a branch the CPU could not
-/// predict on such rows (`benches/records/peers-spgemm-reuse-*.md`).
+/// predict on such rows (`benches/records/peers-spgemm-reuse-*.md`). `bits` holds the
+/// marker words of the `dense.len()` columns.
 fn spa_dense<T: Scalar, I: Index>(
     ctx: &Ctx<'_, '_, T, I>,
     i: usize,
@@ -554,19 +557,18 @@ fn spa_dense<T: Scalar, I: Index>(
     dense: &mut [T],
     exact: bool,
 ) -> Result<usize, usize> {
-    let words = dense.len().div_ceil(64);
     dense.fill(-T::ZERO);
     ctx.for_each_product(i, |j, v| {
         let j = j.to_usize();
         bits[j / 64] |= 1u64 << (j % 64);
         dense[j] += v;
     });
-    let k = bits[..words].iter().map(|w| w.count_ones() as usize).sum::<usize>();
+    let k = bits.iter().map(|w| w.count_ones() as usize).sum::<usize>();
     if k > di.len() || (exact && k != di.len()) {
-        bits[..words].fill(0);
+        bits.fill(0);
         return Err(k);
     }
-    words_out(&mut bits[..words], 0, di, dv, dense);
+    words_out(bits, 0, di, dv, dense);
     Ok(k)
 }
 
