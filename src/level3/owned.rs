@@ -329,11 +329,27 @@ pub fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     b: &Csr<'_, T, I>,
 ) -> Result<CsrOwned<T, I>, DimError> {
     let isa = check_operands(exec, &cfg, a, b)?;
+    product_on(exec, isa, cfg, a, b, None).map(|(c, _)| c)
+}
+
+/// The product on the threads of `exec` (feature `parallel`; else on the calling thread),
+/// into `reuse`'s memory if given: what [`spgemm`] and [`spgemm_reuse`] run once their
+/// operands are checked (`isa` their token).
+fn product_on<T: Scalar + ScanElem, I: Index + Key>(
+    exec: Exec,
+    isa: Checked,
+    cfg: SpgemmConfig,
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    reuse: Option<Piece<T, I>>,
+) -> Result<(CsrOwned<T, I>, SpgemmStats), DimError> {
     #[cfg(feature = "parallel")]
     if exec.thread_limit() != 1 {
-        return crate::parallel::spgemm(isa, cfg, a, b, exec.thread_limit(), None).map(|(c, _)| c);
+        return crate::parallel::spgemm(isa, cfg, a, b, exec.thread_limit(), reuse);
     }
-    hybrid_product(isa, cfg, a, b, None).map(|(c, _)| c)
+    #[cfg(not(feature = "parallel"))]
+    let _ = exec;
+    hybrid_product(isa, cfg, a, b, reuse)
 }
 
 /// The whole of `C = A·B` by [`hybrid_rows`] (into `reuse`'s memory if given), as a
@@ -393,14 +409,7 @@ pub fn spgemm_reuse<T: Scalar + ScanElem, I: Index + Key>(
     let empty =
         CsrOwned::from_parts_trusted(0, 0, alloc::vec![I::ZERO], Vec::new(), Vec::new(), RowOrder::Canonical);
     let (_, _, row_ptr, col_idx, vals) = core::mem::replace(c, empty).into_parts();
-    let reuse = Some(Piece { row_ptr, col_idx, vals });
-    #[cfg(feature = "parallel")]
-    if exec.thread_limit() != 1 {
-        let (product, stats) = crate::parallel::spgemm(isa, cfg, a, b, exec.thread_limit(), reuse)?;
-        *c = product;
-        return Ok(stats);
-    }
-    let (product, stats) = hybrid_product(isa, cfg, a, b, reuse)?;
+    let (product, stats) = product_on(exec, isa, cfg, a, b, Some(Piece { row_ptr, col_idx, vals }))?;
     *c = product;
     Ok(stats)
 }
@@ -411,6 +420,13 @@ pub(crate) struct Piece<T, I> {
     pub row_ptr: Vec<I>,
     pub col_idx: Vec<I>,
     pub vals: Vec<T>,
+}
+
+impl<T, I> Default for Piece<T, I> {
+    /// No arrays (a product with nothing to reuse).
+    fn default() -> Self {
+        Piece { row_ptr: Vec::new(), col_idx: Vec::new(), vals: Vec::new() }
+    }
 }
 
 /// The per-row scratch of [`hybrid_rows`], grown as rows need it (so a product that never
@@ -572,8 +588,7 @@ pub(crate) fn hybrid_rows<T: Scalar + ScanElem, I: Index + Key>(
     // Reused arrays keep their memory (already faulted in): cleared, and kept at their
     // capacity at the end instead of shrunk.
     let keep = reuse.is_some();
-    let Piece { mut row_ptr, mut col_idx, mut vals } =
-        reuse.unwrap_or(Piece { row_ptr: Vec::new(), col_idx: Vec::new(), vals: Vec::new() });
+    let Piece { mut row_ptr, mut col_idx, mut vals } = reuse.unwrap_or_default();
     row_ptr.clear();
     col_idx.clear();
     vals.clear();

@@ -545,8 +545,8 @@ fn words_out<T: Scalar, I: Index>(words: &mut [u64], first: usize, di: &mut [I],
 /// `B`'s mean row length, at least `ncols`: a dense rail of a circuit matrix): the dense
 /// row set to `-0.0` first, the identity of `+`, so that each product is one
 /// unconditional add and marker bit (the sums equal the SPA's, bit for bit), the row read
-/// out by the marker words. The first touch of a column was a branch the CPU could not
-/// predict on such rows (`benches/records/peers-spgemm-reuse-*.md`). `bits` holds the
+/// out by the marker words, instead of a first-touch test on every product: a few
+/// percent on `dc2_like` (`benches/records/peers-spgemm-reuse-*.md`). `bits` holds the
 /// marker words of the `dense.len()` columns.
 fn spa_dense<T: Scalar, I: Index>(
     ctx: &Ctx<'_, '_, T, I>,
