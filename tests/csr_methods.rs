@@ -662,8 +662,9 @@ fn stencil<T: Scalar>(
             let c = i as i64 + d;
             if (0..ncols as i64).contains(&c) {
                 col_idx.push(c as u32);
+                // Eighths in `-1..1`: with `x` in quarters, every row's sum is exact.
                 let h = splitmix(seed ^ ((i as u64) << 20) ^ col_idx.len() as u64);
-                vals.push(T::from_f64(((h >> 11) as f64 / (1u64 << 53) as f64) * 4.0 - 2.0));
+                vals.push(T::from_f64(((h >> 60) as f64 - 8.0) * 0.125));
             }
         }
         if bend == Some(i) && col_idx.len() > start && (*col_idx.last().unwrap() as usize) + 1 < ncols {
@@ -675,8 +676,9 @@ fn stencil<T: Scalar>(
 }
 
 /// RowVector equals RowScalar on the portable path bit for bit on every `Isa`, for
-/// `beta` zero (`y` NaN) and not: the rows that the AVX2 and AVX-512 row loops take a
-/// register at a time (stencil blocks, one-entry rows) add in the scalar loop's order.
+/// `beta` zero (`y` NaN) and not. The callers' values are dyadic numbers of a few bits
+/// (or rows of at most two entries), so every sum is exact in any order: a wrong lane,
+/// entry, row or mask shows up as a different number.
 fn row_vector_equals_row_scalar<T: Scalar>(a: &Csr<'_, T, u32>, what: &str) {
     let x = vector::<T>(a.ncols(), 7);
     let y0 = vector::<T>(a.nrows(), 8);
@@ -694,11 +696,11 @@ fn row_vector_equals_row_scalar<T: Scalar>(a: &Csr<'_, T, u32>, what: &str) {
 }
 
 /// On stencil matrices RowVector (whose AVX2 and AVX-512 row loops compute stencil
-/// blocks of 4 to 16 rows at once) equals RowScalar bit for bit on every `Isa`, in `f32` and `f64`,
-/// for `beta` zero (`y` NaN) and not: every row length 1 to 7 (the rows of 8 or more
-/// take the vector dot product, which sums in another order), row counts around the
-/// block sizes, square and rectangular `x` (columns that end at the last entry of `x`),
-/// and a bent row inside a block.
+/// blocks of 4 to 16 rows at once, and the other short rows by one masked register)
+/// equals RowScalar bit for bit on every `Isa`, in `f32` and `f64`, for `beta` zero (`y`
+/// NaN) and not: every row length 1 to 7, row counts around the block sizes, square and
+/// rectangular `x` (columns that end at the last entry of `x`), and a bent row inside a
+/// block. Values are eighths in `-1..1`, so sums are exact in any order.
 #[test]
 fn stencil_blocks_equal_the_scalar_loop_bitwise() {
     let offsets: [&[i64]; 9] = [
@@ -829,7 +831,8 @@ fn long_stencil_blocks_equal_the_reference() {
 
 /// `choose`'s documented rule on the shapes that decide it: random columns over a 4 MiB
 /// `x` (so almost every read is far from the diagonal), rows of 1..=10 entries (uneven)
-/// or of 5 (even), and uneven rows over a 64-column `x`; a 2D five-point grid (short even rows near the diagonal); dense rows
+/// or of 5 (even), and uneven rows over a 64-column `x`; a 2D five-point grid (short even
+/// rows near the diagonal); dense rows
 /// and one dense row among empty ones (entries in long runs); a matrix with no more
 /// entries than rows, and one too small to sample.
 #[test]
@@ -857,11 +860,7 @@ fn choose_follows_its_documented_rule() {
         assert_eq!(CsrMethod::choose(&uneven.view(), isa), irregular, "{isa:?}");
         assert_eq!(CsrMethod::choose(&even.view(), isa), irregular, "{isa:?}");
         assert_eq!(CsrMethod::choose(&uneven64.view(), isa), irregular, "{isa:?}");
-        // Short uneven rows over a cached `x`: the segmented sum where gathers are fast
-        // on AVX-512 (x86-64 builds).
-        let avx512 = cfg!(target_arch = "x86_64") && isa == Isa::Avx512;
-        let cached = if avx512 && !loads { CsrMethod::SegmentedSum } else { irregular };
-        assert_eq!(CsrMethod::choose(&near.view(), isa), cached, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&near.view(), isa), irregular, "{isa:?}");
         assert_eq!(CsrMethod::choose(&grid.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&clusters.view(), isa), irregular, "{isa:?}");
         assert_eq!(CsrMethod::choose(&dense.view(), isa), CsrMethod::RowVector, "{isa:?}");
@@ -932,6 +931,7 @@ fn tune_picks_a_method_and_leaves_the_product_in_y() {
 
 /// `SpmvChoice::choose` follows its documented rule: on AVX2 and AVX-512, CSR5 for rows
 /// that read `x` all over and are of uneven lengths (empty rows among long ones count),
+/// for short uneven rows near the diagonal where the gathers are hardware,
 /// and for long rows (16 entries or more on average) that are not runs of consecutive
 /// columns; otherwise `CsrMethod::choose`'s method. `SpmvPlan::new` makes that choice,
 /// with the CSR5 copy exactly when it says CSR5.
@@ -942,6 +942,7 @@ fn spmv_choice_follows_its_documented_rule() {
     let some_empty = from_lens::<f64, u32>(m, n, |i| if i % 3 == 0 { 0 } else { 6 }, 3);
     let even = from_lens::<f64, u32>(m, n, |_| 5, 3);
     let near = from_lens::<f64, u32>(m, 64, |i| 1 + i % 10, 3);
+    let near_long = from_lens::<f64, u32>(m, 64, |i| 4 + i % 20, 3);
     // `f32` too.
     let uneven32 = from_lens::<f32, u32>(m, n, |i| 1 + i % 10, 3);
     for isa in [Isa::Avx2, Isa::Avx512] {
@@ -1019,6 +1020,8 @@ fn spmv_choice_follows_its_documented_rule() {
             ("even", &even, simd && Gathers::current() == Gathers::Hardware),
             // Uneven rows near the diagonal: CSR5 where the gathers are hardware too.
             ("near", &near, simd && Gathers::current() == Gathers::Hardware),
+            // ... if they are short (8 entries or fewer on average): not of 13.5.
+            ("near, longer", &near_long, false),
             ("27-point rows", &stencil27, simd),
             ("band rows", &band, false),
             ("stencil rows of 15", &short_stencil, false),

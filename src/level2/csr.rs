@@ -49,8 +49,9 @@ pub enum CsrMethod {
     RowScalar,
     /// CSR-vector (thesis 8.3.1, Alg. 29) on one CPU core: each row's dot product on SIMD
     /// lanes (a gather of `x` by `col_idx`, four register accumulators for long rows, a
-    /// masked tail); rows shorter than 8 entries run the scalar loop of `RowScalar`,
-    /// which measured faster there. On `Isa::Portable`, four scalar accumulators.
+    /// masked tail); rows shorter than 8 entries are one masked register on AVX2 and
+    /// AVX-512 (no loop to mispredict), the scalar loop of `RowScalar` on the widths
+    /// without a gather instruction. On `Isa::Portable`, four scalar accumulators.
     RowVector,
     /// Segmented sum (thesis 8.3.2, Alg. 30) over blocks of [`Tuning::segment_block`](crate::Tuning::segment_block) entries:
     /// products into a stack buffer, head flags from `row_ptr`, one SIMD segmented sum,
@@ -106,12 +107,9 @@ impl CsrMethod {
     ///   each row's bookkeeping, `benches/records/peers-spmv-onerow-*.md`), else
     ///   [`RowScalar`](CsrMethod::RowScalar);
     /// - where the width gathers in hardware ([`Gathers::current`](crate::Gathers::current)
-    ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector), but
-    ///   [`SegmentedSum`](CsrMethod::SegmentedSum) on AVX-512 for short rows (8 entries or
-    ///   fewer on average) of uneven lengths, rarely empty, over an `x` of at most 2 MiB:
-    ///   there the row loop's per-row branches are the cost and the segmented sum's tiles
-    ///   have none (`circuit_like`, `dc2_like`: 1.25 and 1.19 of the plain row loop where
-    ///   row-vector ran 0.93 and 0.89, `benches/records/peers-spmv-methods-*.md`);
+    ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector): its
+    ///   short rows are one masked register each, with no loop whose exit the branch
+    ///   predictor misses on uneven lengths (`benches/records/peers-spmv-short-*.md`);
     /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) only for the
     ///   shapes whose rows it reads without gathers: most entries in rows of 8 or more that
     ///   are each one run of consecutive columns (dense and banded rows of a canonical
@@ -153,19 +151,6 @@ impl CsrMethod {
         let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
         if !slow_gathers {
-            // Short rows of uneven lengths over an `x` the cache holds: the row loop's
-            // cost per row (its branches on the lengths) is the work, and the segmented
-            // sum's fixed tiles of entries have none.
-            let cached = a.ncols().saturating_mul(size_of::<T>()) <= CHOOSE_CACHED_X;
-            // x86-64 only: elsewhere the branch would link the segmented sum into
-            // CSR-only firmware images.
-            let avx512 = cfg!(target_arch = "x86_64") && isa == Isa::Avx512;
-            if avx512 && cached && nnz <= CHOOSE_SHORT * m {
-                let s = sampled();
-                if s.uneven() && s.rarely_empty() {
-                    return CsrMethod::SegmentedSum;
-                }
-            }
             return CsrMethod::RowVector;
         }
         let s = sampled();
@@ -261,10 +246,6 @@ const CHOOSE_UNEVEN: usize = 4;
 const CHOOSE_SHORT: usize = 8;
 /// Entries below which [`CsrMethod::choose`] takes the row loop without sampling.
 const CHOOSE_TINY: usize = 2048;
-/// Bytes of `x` up to which [`CsrMethod::choose`] counts it cached for its segmented-sum
-/// rule: an Intel Sapphire Rapids core's L2. Beyond it the row loop's prefetches of `x`
-/// win (`web_like`, 8 MB: row-vector 1.20 of the loop, segmented sum 1.03).
-const CHOOSE_CACHED_X: usize = 2 << 20;
 /// Entries [`entries_in_long_runs`] samples.
 const RUN_SAMPLES: usize = 32;
 /// Shortest row whose dot product [`CsrMethod::RowVector`] runs on SIMD lanes.

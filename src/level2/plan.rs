@@ -123,6 +123,10 @@ const fn panel_min_row(isa: Isa) -> usize {
     }
 }
 
+/// Longest mean row length for which [`SpmvChoice::choose`] takes CSR5 for uneven rows
+/// near the diagonal.
+const CSR5_NEAR_SHORT: usize = 8;
+
 /// Entries [`SpmvChoice::choose`] samples by position for its panel rule.
 pub(crate) const PANEL_SAMPLES: usize = 64;
 
@@ -156,9 +160,9 @@ impl SpmvChoice {
     ///   CSR5 was made for;
     /// - where the CPU gathers in hardware ([`Gathers::current`](crate::Gathers::current)
     ///   is `Hardware`), [`Csr5`](SpmvChoice::Csr5) also when the sampled row lengths
-    ///   span at least 4 near the diagonal too (circuits, small power-law graphs), and
-    ///   when most sampled entries read `x` far from the diagonal, rows of even length
-    ///   too;
+    ///   span at least 4 near the diagonal too and rows hold 8 entries or fewer on
+    ///   average (circuits), and when most sampled entries read `x` far from the
+    ///   diagonal, rows of even length too;
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
@@ -188,9 +192,11 @@ impl SpmvChoice {
     ///   row-vector on every machine and width measured; rows of one run (`banded`,
     ///   `dense`, `block_diagonal`) and the short rows of `poisson2d` stay with
     ///   row-vector, which reads their `x` by plain loads.
-    /// - Uneven short rows near the diagonal (`circuit_like`, `dc2_like`, `rmat_s14` of
-    ///   the peer suite) went by the gathers: with hardware gathers CSR5 led row-vector,
-    ///   with loads it tied or trailed row-scalar (`benches/records/peers-*`).
+    /// - Uneven short rows near the diagonal (`circuit_like`, `dc2_like` of the peer
+    ///   suite) went by the gathers: with hardware gathers CSR5 led row-vector, with
+    ///   loads it tied or trailed row-scalar (`benches/records/peers-*`); with 14 entries
+    ///   a row (`rmat_s14_ef16`) row-vector led CSR5
+    ///   (`benches/records/peers-spmv-short-*.md`).
     /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went by
     ///   the gathers too: row-vector led where CSR5 reads `x` by a load per lane, CSR5
     ///   where the CPU gathers in hardware (`benches/records/gathers-*`).
@@ -219,7 +225,10 @@ impl SpmvChoice {
             }
         }
         let gathers = crate::Gathers::current() == crate::Gathers::Hardware;
-        let irregular = ((s.scattered() || gathers) && s.uneven()) || (s.scattered() && gathers);
+        // Near the diagonal, only short uneven rows: from 8 entries a row on average the
+        // row-vector loop's gathers led CSR5 (`rmat_s14_ef16`).
+        let short = a.nnz() <= CSR5_NEAR_SHORT * a.nrows();
+        let irregular = (s.scattered() && (s.uneven() || gathers)) || (gathers && s.uneven() && short);
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
         if irregular || long_gathered {
             SpmvChoice::Csr5

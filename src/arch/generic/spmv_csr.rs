@@ -51,11 +51,12 @@ pub(crate) fn at<T, I: Index>(x: *const T, c: I, xmax: usize) -> *const T {
     x.wrapping_add(c.to_usize().min(xmax))
 }
 
-/// The row loop shared by every width: rows shorter than `short` run the sequential dot
-/// product inline — the same loop as the row-scalar method, which measured faster for
-/// them — and longer rows call `long`, the width's out-of-line vector dot product, or,
-/// in a canonical matrix, `run` with the row's stretch of `x` when the row is one run of
-/// consecutive columns ([`dense_run`]; [`simd_dot_x`] on the SIMD widths).
+/// The row loop shared by every width: rows shorter than `short` run `dots.0` inline (the
+/// sequential loop of the row-scalar method, or one masked register where the width
+/// gathers in hardware: [`DotVec::MASKED_SHORT`]), and longer rows call `dots.1`, the
+/// width's out-of-line vector dot product, or, in a canonical matrix, `dots.2` with the
+/// row's stretch of `x` when the row is one run of consecutive columns ([`dense_run`];
+/// [`simd_dot_x`] on the SIMD widths).
 ///
 /// A short row also prefetches `vals` and `col_idx` [`PF_AHEAD`] entries ahead, as the
 /// CSR5 tile loop does: short rows keep the core busy with bookkeeping, and the hardware
@@ -77,11 +78,10 @@ pub(crate) fn row_loop<T: Scalar, I: Index, S: Stencil<T, I>>(
     y: &mut [T],
     short: usize,
     canonical: bool,
-    long: impl Fn(&[I], &[T], &[T]) -> T,
-    run: impl Fn(&[T], &[T]) -> T,
+    dots: (impl Fn(&[I], &[T], &[T]) -> T, impl Fn(&[I], &[T], &[T]) -> T, impl Fn(&[T], &[T]) -> T),
 ) {
     let rows = Rows { short, canonical };
-    let dots = (&long, &run);
+    let dots = (&dots.0, &dots.1, &dots.2);
     // Two loops, so that `beta == 0` never reads `y` (BLAS: `y` may hold NaN then).
     if beta == T::ZERO {
         rows_by::<T, I, S, true>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, dots);
@@ -106,7 +106,7 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
     beta: T,
     y: &mut [T],
     rows: Rows,
-    dots: (&impl Fn(&[I], &[T], &[T]) -> T, &impl Fn(&[T], &[T]) -> T),
+    dots: Dots<'_, impl Fn(&[I], &[T], &[T]) -> T, impl Fn(&[I], &[T], &[T]) -> T, impl Fn(&[T], &[T]) -> T>,
 ) {
     let m = y.len().min(row_ptr.len().saturating_sub(1));
     let block_w = S::W.min(STENCIL_MAX_W);
@@ -335,7 +335,12 @@ fn row_dot<T: Scalar, I: Index>(
     vals: &[T],
     x: &[T],
     rows: Rows,
-    (long, run): (&impl Fn(&[I], &[T], &[T]) -> T, &impl Fn(&[T], &[T]) -> T),
+    (short_dot, long, run): Dots<
+        '_,
+        impl Fn(&[I], &[T], &[T]) -> T,
+        impl Fn(&[I], &[T], &[T]) -> T,
+        impl Fn(&[T], &[T]) -> T,
+    >,
 ) -> T {
     let r = w[0].to_usize()..w[1].to_usize();
     let (cols, vs) = (&col_idx[r.clone()], &vals[r.clone()]);
@@ -345,7 +350,7 @@ fn row_dot<T: Scalar, I: Index>(
     } else if n < rows.short {
         crate::arch::prefetch(vals, r.start + PF_AHEAD);
         crate::arch::prefetch(col_idx, r.start + PF_AHEAD);
-        dot_seq(cols, vs, x)
+        short_dot(cols, vs, x)
     } else {
         if n <= PF_ROW_MAX {
             crate::arch::prefetch_span(col_idx, r.start + PF_AHEAD, n);
@@ -362,7 +367,11 @@ fn row_dot<T: Scalar, I: Index>(
     }
 }
 
-/// How [`row_loop`] runs its rows: below `short` entries by the sequential loop, and
+/// [`row_loop`]'s three dot products: rows below `short` entries, longer rows, and rows
+/// that are one run of consecutive columns.
+type Dots<'a, S, L, R> = (&'a S, &'a L, &'a R);
+
+/// How [`row_loop`] runs its rows: below `short` entries by the short dot product, and
 /// whether the matrix is [`RowOrder::Canonical`](crate::RowOrder::Canonical) (for
 /// [`dense_run`]).
 #[derive(Clone, Copy)]
@@ -400,8 +409,15 @@ pub(crate) trait DotVec: Copy {
     const W: usize;
     /// The longest `x` the gathers address (`i32::MAX` for 32-bit signed gather offsets).
     const MAX_X: usize;
-    /// Rows shorter than this take the sequential loop (measured per width).
+    /// Rows shorter than this take [`DotVec::MASKED_SHORT`]'s path, not the four
+    /// accumulators of [`simd_dot`] (measured per width).
     const SHORT: usize;
+    /// Whether rows shorter than [`DotVec::SHORT`] take one masked register
+    /// ([`simd_short`]) instead of the sequential loop: where the width gathers in
+    /// hardware, a row of uneven short length is then one gather and no loop whose exit
+    /// the branch predictor misses (MKL's CSR kernel does the same; `dc2_like`,
+    /// `circuit_like`, `rmat_s14_ef16` in `benches/records/peers-spmv-short-*.md`).
+    const MASKED_SHORT: bool = false;
 
     /// All lanes zero.
     ///
@@ -567,6 +583,36 @@ pub(crate) fn run_fits(c0: u64, w: u64, xmax: usize) -> bool {
     (xmax as u64).checked_sub(w - 1).is_some_and(|last| c0 <= last)
 }
 
+/// The dot product of a row shorter than [`DotVec::SHORT`] on `V`'s lanes: whole
+/// registers, then one masked tail, into one accumulator (no loop for rows under `W`).
+///
+/// # Safety
+/// The width's target features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn simd_short<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &[V::T]) -> V::T {
+    let n = cols.len().min(vals.len());
+    if x.is_empty() || x.len() > V::MAX_X {
+        return dot_seq(cols, vals, x);
+    }
+    let (w, xmax) = (V::W, x.len() - 1);
+    let (c, v, xp) = (cols.as_ptr(), vals.as_ptr(), x.as_ptr());
+    // SAFETY (every call below): the features are the caller's promise; each register
+    // reads `vals[k..k + W]`/`cols[k..k + W]` with `k + W <= n`, the tail `n - k < W`
+    // elements, inside both slices; gathers clamp to `xmax = x.len() - 1 < MAX_X`.
+    unsafe {
+        let mut acc = V::zero();
+        let mut k = 0;
+        while k + w <= n {
+            acc = V::fma(acc, v.add(k), c.add(k), xp, xmax);
+            k += w;
+        }
+        if k < n {
+            acc = V::fma_tail(acc, v.add(k), c.add(k), xp, xmax, n - k);
+        }
+        acc.sum()
+    }
+}
+
 /// One row's dot product on `V`'s lanes: four register accumulators over blocks of
 /// `4 W`, then single registers, then one masked tail (thesis Alg. 29's per-row
 /// reduction, with the row's lanes in SIMD registers instead of threads).
@@ -726,8 +772,9 @@ pub(crate) unsafe fn simd_products<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &
 macro_rules! spmv_csr_kernels {
     ($feature:literal, $vec:ty, $t:ty, $i:ty, $rows:ident, $dot:ident, $products:ident) => {
         /// The CSR-vector row loop (thesis Alg. 29) on this width: rows of at least
-        /// `SHORT` entries take this width's dot product, shorter ones the scalar loop
-        /// ([`row_loop`](crate::arch::generic::spmv_csr::row_loop)).
+        /// `SHORT` entries take this width's dot product, shorter ones one masked register
+        /// or the scalar loop (`MASKED_SHORT`;
+        /// [`row_loop`](crate::arch::generic::spmv_csr::row_loop)).
         ///
         /// # Safety
         /// The CPU supports the target features enabled here.
@@ -754,15 +801,26 @@ macro_rules! spmv_csr_kernels {
                 y,
                 short,
                 canonical,
-                |c, v, xx| {
-                    // SAFETY: `$dot` needs this width's features, which are enabled on this
-                    // function (the caller's promise); it bounds its own reads.
-                    unsafe { $dot(c, v, xx) }
-                },
-                |v, xx| {
-                    // SAFETY: as `$dot`.
-                    unsafe { dot_x(v, xx) }
-                },
+                (
+                    |c: &[$i], v: &[$t], xx: &[$t]| {
+                        if <$vec as $crate::arch::generic::spmv_csr::DotVec>::MASKED_SHORT {
+                            // SAFETY: this width's features are enabled on this function
+                            // (the caller's promise); the dot bounds its own reads.
+                            unsafe { $crate::arch::generic::spmv_csr::simd_short::<$vec>(c, v, xx) }
+                        } else {
+                            $crate::arch::generic::spmv_csr::dot_seq(c, v, xx)
+                        }
+                    },
+                    |c: &[$i], v: &[$t], xx: &[$t]| {
+                        // SAFETY: `$dot` needs this width's features, which are enabled on
+                        // this function (the caller's promise); it bounds its own reads.
+                        unsafe { $dot(c, v, xx) }
+                    },
+                    |v: &[$t], xx: &[$t]| {
+                        // SAFETY: as `$dot`.
+                        unsafe { dot_x(v, xx) }
+                    },
+                ),
             );
 
             /// One row of consecutive columns on this width; see

@@ -55,8 +55,7 @@ pub(crate) fn rows_portable<T: Scalar, I: Index>(
         y,
         PORTABLE_SHORT,
         canonical,
-        dot_long,
-        dense_long,
+        (dot_seq, dot_long, dense_long),
     );
 }
 

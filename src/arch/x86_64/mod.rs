@@ -55,6 +55,7 @@ macro_rules! dot_vec {
             const W: usize = $w;
             const MAX_X: usize = $max_x;
             const SHORT: usize = 8;
+            const MASKED_SHORT: bool = true;
             $(
                 const STENCIL_W: usize = $sw;
 
