@@ -584,7 +584,9 @@ pub(crate) fn run_fits(c0: u64, w: u64, xmax: usize) -> bool {
 }
 
 /// The dot product of a row shorter than [`DotVec::SHORT`] on `V`'s lanes: whole
-/// registers, then one masked tail, into one accumulator (no loop for rows under `W`).
+/// registers, then one masked tail, into one accumulator (no loop for rows under `W`),
+/// summed across the lanes ([`DotVec::sum`]: another order of additions than
+/// [`dot_seq`]'s, so the last bit can differ from the row-scalar method's).
 ///
 /// # Safety
 /// The width's target features are enabled.
