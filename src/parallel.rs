@@ -170,26 +170,57 @@ fn serial_rate() -> f64 {
 /// there is one task or no pool), and returns the results in task order. The calling thread
 /// runs the first task itself and hands the others to the pool (`rayon::in_place_scope`):
 /// from outside a pool that costs one wake-up of a worker, not a round trip of the whole
-/// call through the pool. A panic in a task (a bug) is passed on to the caller.
+/// call through the pool, and the caller then spins for the others' end
+/// ([`spin_until_done`]) rather than sleep until a worker wakes it (a 2-thread call on
+/// 1024 rows: 29–58 µs → 3–4 µs over its work, `benches/records/overhead-*.md`). A panic in
+/// a task (a bug) is passed on to the caller.
 fn fork<A: Send, R: Send>(tasks: Vec<A>, f: impl Fn(A) -> R + Sync + Send) -> Vec<R> {
     if tasks.len() <= 1 || !pool_ready() {
         return tasks.into_iter().map(f).collect();
     }
     let mut out: Vec<Option<R>> = (0..tasks.len()).map(|_| None).collect();
     let f = &f;
+    // Tasks handed to the pool and not finished yet.
+    let pending = &AtomicUsize::new(tasks.len() - 1);
     rayon::in_place_scope(|s| {
         let mut work = tasks.into_iter().zip(out.iter_mut());
         let first = work.next();
         for (a, slot) in work {
-            s.spawn(move |_| *slot = Some(f(a)));
+            s.spawn(move |_| {
+                *slot = Some(f(a));
+                pending.fetch_sub(1, Ordering::Release);
+            });
         }
         if let Some((a, slot)) = first {
             *slot = Some(f(a));
+        }
+        if rayon::current_thread_index().is_none() {
+            spin_until_done(pending);
         }
     });
     // The scope waited for every task, so every slot is filled.
     out.into_iter().flatten().collect()
 }
+
+/// Waits for `pending` to reach 0 by spinning, for at most [`SPIN_WAIT`]. A thread outside
+/// the pool that leaves `in_place_scope` before its tasks are done sleeps on a lock until
+/// a worker wakes it, which costs a wake-up per call (tens of µs on a VM); a worker of the
+/// pool waits by stealing work instead, so only outside callers spin. Past the bound (the
+/// other tasks are long, or wait for a CPU) the scope's sleeping wait takes over.
+fn spin_until_done(pending: &AtomicUsize) {
+    let start = std::time::Instant::now();
+    while pending.load(Ordering::Acquire) != 0 {
+        for _ in 0..64 {
+            core::hint::spin_loop();
+        }
+        if start.elapsed() > SPIN_WAIT {
+            return;
+        }
+    }
+}
+
+/// How long [`fork`]'s caller spins for its tasks before it sleeps.
+const SPIN_WAIT: std::time::Duration = std::time::Duration::from_micros(100);
 
 /// `alpha`, `x` and `beta` of one SpMV: what every chunk of it reads.
 #[derive(Clone, Copy)]
