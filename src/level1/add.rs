@@ -328,17 +328,31 @@ fn spa<T: Scalar, I: Index, S: Scale<T>>(
         acc |= bit;
     }
     marks[cur] |= acc;
+    words_out(&mut marks[w0..=w1], w0 * 64, oi, ov, dense)
+}
+
+/// The marked positions of `words` (marker words of the positions from `first`), in
+/// order, into `oi` with their values from `dense` into `ov`; the words cleared, the
+/// count returned. The read-out of every bit-marker SPA: this one's and SpGEMM's rows.
+pub(crate) fn words_out<T: Scalar, I: Index>(
+    words: &mut [u64],
+    first: usize,
+    oi: &mut [I],
+    ov: &mut [T],
+    dense: &[T],
+) -> usize {
     let mut o = 0;
-    for (wi, &word) in marks[w0..=w1].iter().enumerate() {
-        let base = (w0 + wi) * 64;
-        let mut bits = word;
-        while bits != 0 {
-            let i = base + bits.trailing_zeros() as usize;
+    for (w, word) in words.iter_mut().enumerate() {
+        let base = first + w * 64;
+        let mut b = *word;
+        while b != 0 {
+            let i = base + b.trailing_zeros() as usize;
             oi[o] = I::from_usize_unchecked(i);
             ov[o] = dense[i];
             o += 1;
-            bits &= bits - 1;
+            b &= b - 1;
         }
+        *word = 0;
     }
     o
 }

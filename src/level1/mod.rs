@@ -48,7 +48,7 @@ mod spvec;
 #[cfg(feature = "alloc")]
 pub use add::add_owned;
 pub use add::{AddMethod, add, add_merge_partition, add_merge_piece, add_scaled, add_workspace_len};
-pub(crate) use add::{esc_in_place, esc_words, heap_fuse_in_place, merge_scaled_slices};
+pub(crate) use add::{esc_in_place, esc_words, heap_fuse_in_place, merge_scaled_slices, words_out};
 pub use ops::{axpy, dot, dot_dense, gather, scatter};
 pub use rule::AddRule;
 pub use spvec::SpVec;

@@ -3,7 +3,7 @@
 
 use crate::arch::generic::esc::{ESC_REG_COLS, ESC_REG_MAX, EscBuf, has_esc_row};
 use crate::arch::{Checked, prefetch};
-use crate::level1::{esc_in_place, heap_fuse_in_place, merge_scaled_slices};
+use crate::level1::{esc_in_place, heap_fuse_in_place, merge_scaled_slices, words_out};
 use crate::primitives::Key;
 use crate::primitives::heap::DHeap;
 use crate::primitives::scan::ScanElem;
@@ -521,24 +521,6 @@ fn spa_numeric<T: Scalar, I: Index + Key>(
         words_out(&mut bits[w0..=w1], w0 * 64, di, dv, dense);
     }
     Ok(k)
-}
-
-/// The marked columns of `words` (marker words of the columns from `first`), in order,
-/// into `di` with their sums from `dense` into `dv`; the words cleared.
-fn words_out<T: Scalar, I: Index>(words: &mut [u64], first: usize, di: &mut [I], dv: &mut [T], dense: &[T]) {
-    let mut o = 0;
-    for (w, word) in words.iter_mut().enumerate() {
-        let base = first + w * 64;
-        let mut b = *word;
-        while b != 0 {
-            let j = base + b.trailing_zeros() as usize;
-            di[o] = I::from_usize_unchecked(j);
-            dv[o] = dense[j];
-            o += 1;
-            b &= b - 1;
-        }
-        *word = 0;
-    }
 }
 
 /// [`RowMethod::Spa`] on a row expected to touch every column of `C` (its products, by
