@@ -32,8 +32,8 @@ use crate::level2::{
     merge_path_splits, spmv_merge_path_piece,
 };
 use crate::level3::{
-    Ctx, Piece, RegionRows, Rule, SpgemmConfig, SpgemmStats, advance, advise, count_nnz, give_back,
-    hybrid_product, region_rows, region_stats, room_err, row_upper_bound,
+    Ctx, Piece, RegionRows, Rule, SpgemmConfig, SpgemmStats, Walk, advance_of, advise, count_nnz, give_back,
+    hybrid_product, region_rows, region_stats, room_err, row_upper_bound, walk_rows,
 };
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
@@ -773,28 +773,28 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let Piece { row_ptr: old_ptr, col_idx: old_ci, vals: old_v } =
         reuse.unwrap_or(Piece { row_ptr: Vec::new(), col_idx: Vec::new(), vals: Vec::new() });
     let rule = Rule::new(cfg.method, a, b);
-    // Fine blocks of equal rows plus entries of `A`, their rows' costs ([`row_cost`])
-    // summed in parallel; the ranges are cut in the blocks where the running sum passes
-    // each `k / threads` share.
+    // Fine blocks of equal rows plus entries of `A`, walked in parallel ([`walk_rows`]:
+    // their rows' costs, [`row_cost`], and what each range's advance allocation needs);
+    // the ranges are cut in the blocks where the running cost passes each
+    // `k / threads` share, and their walks are the sums of their blocks'.
+    let ctx = Ctx { a, b, isa };
     let nblocks = threads.saturating_mul(SPGEMM_BLOCKS).min(nrows);
     let mut fine = std::vec![0usize; nblocks + 1];
     balanced_row_partition(a, nblocks, &mut fine)?;
     let blocks: Vec<Range<usize>> = fine.windows(2).map(|w| w[0]..w[1]).collect();
-    let sums = fork(blocks.chunks(SPGEMM_BLOCKS).collect(), |chunk| {
-        chunk
-            .iter()
-            .map(|rows| {
-                rows.clone().fold(0usize, |s, i| s.saturating_add(row_cost(row_upper_bound(a, b, i))))
-            })
-            .collect::<Vec<usize>>()
-    });
-    let total = sums.iter().flatten().fold(0usize, |s, &u| s.saturating_add(u));
+    let walks: Vec<Walk> = fork(blocks.chunks(SPGEMM_BLOCKS).collect(), |chunk| {
+        chunk.iter().map(|rows| walk_rows(&ctx, rule, rows.clone(), row_cost)).collect::<Vec<Walk>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect();
+    let total = walks.iter().fold(0usize, |s, w| s.saturating_add(w.cost));
     let mut bounds = Vec::with_capacity(threads + 1);
     bounds.push(0);
     let mut run = 0usize;
-    for (rows, u) in blocks.iter().zip(sums.iter().flatten()) {
+    for (rows, w) in blocks.iter().zip(&walks) {
         let before = run;
-        run = run.saturating_add(*u);
+        run = run.saturating_add(w.cost);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
             // The cut at the row end inside the block nearest the share, not at the
@@ -816,11 +816,30 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         bounds.push(nrows);
     }
     let ranges: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
+    // Each range's walk: its whole blocks' walks, and the rows of a block a cut splits
+    // walked again on either side of the cut.
+    let mut range_walks = std::vec![Walk::EMPTY; ranges.len()];
+    let mut k = 0;
+    for (rows, w) in blocks.iter().zip(&walks) {
+        let mut at = rows.start;
+        while at < rows.end {
+            while ranges[k].end <= at {
+                k += 1;
+            }
+            let end = ranges[k].end.min(rows.end);
+            if at == rows.start && end == rows.end {
+                range_walks[k].add(w);
+            } else {
+                range_walks[k].add(&walk_rows(&ctx, rule, at..end, row_cost));
+            }
+            at = end;
+        }
+    }
     // Each range's advance allocation (its sampled estimate of its rows' `nnz`) and the
-    // bound of `nnz(C)` the same walks sum (the rows' upper bounds capped at `ncols`).
-    let ctx = Ctx { a, b, isa };
+    // bound of `nnz(C)` its walk sums (the rows' upper bounds capped at `ncols`).
     let (mut room, mut bound) = (Vec::with_capacity(ranges.len()), 0usize);
-    for r in fork(ranges.clone(), |rows| advance(&ctx, rule, rows, &mut Vec::new())) {
+    let work: Vec<_> = ranges.iter().cloned().zip(&range_walks).collect();
+    for r in fork(work, |(rows, w)| advance_of(&ctx, rows, w, &mut Vec::new())) {
         let r = r.map_err(room_err)?;
         room.push(r.start);
         bound = bound.saturating_add(r.bound);

@@ -514,9 +514,8 @@ pub(crate) struct Advance {
     pub start: usize,
 }
 
-/// [`Advance`] of the rows `rows`, by one walk of `A`'s indices and `B`'s `row_ptr` (the
-/// upper bounds, and per row the longest row of a canonical `B` it references: a lower
-/// bound) and a sample of rows counted exactly.
+/// [`Advance`] of the rows `rows`, by one walk of `A`'s indices and `B`'s `row_ptr`
+/// ([`walk_rows`]) and a sample of rows counted exactly.
 ///
 /// # Errors
 /// The elements of `bits` asked for, if they cannot be allocated.
@@ -526,24 +525,76 @@ pub(crate) fn advance<T: Scalar, I: Index + Key>(
     rows: Range<usize>,
     bits: &mut Vec<u64>,
 ) -> Result<Advance, usize> {
+    let walk = walk_rows(ctx, rule, rows.clone(), |_| 0);
+    advance_of(ctx, rows, &walk, bits)
+}
+
+/// [`Advance`] of the rows `rows` from their [`Walk`]: the bound it sums and the estimate
+/// of [`estimate_nnz`] (`bits` its marker words).
+///
+/// # Errors
+/// The elements of `bits` asked for, if they cannot be allocated.
+pub(crate) fn advance_of<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    rows: Range<usize>,
+    walk: &Walk,
+    bits: &mut Vec<u64>,
+) -> Result<Advance, usize> {
+    let bound = walk.classes.iter().fold(0usize, |s, &u| s.saturating_add(u));
+    let start = estimate_nnz(ctx, rows, walk.lower, bound, &walk.classes, bits)?;
+    Ok(Advance { bound, start })
+}
+
+/// What a walk of rows of `A` over `B`'s `row_ptr` counts, in sums that add up over
+/// consecutive rows: the threaded product walks fine blocks once and adds their walks
+/// up per range, instead of a walk for its cuts and another for each range's advance.
+#[derive(Clone, Copy)]
+pub(crate) struct Walk {
+    /// The upper bounds capped at `ncols`, summed over the rows whose bound has `c`
+    /// significant bits, for telling the heavy rows apart ([`estimate_nnz`]).
+    pub classes: [usize; usize::BITS as usize + 1],
+    /// Per row the longest row of a canonical `B` it references, summed: a lower bound.
+    pub lower: usize,
+    /// The walk's `cost` of each row's uncapped upper bound, summed.
+    pub cost: usize,
+}
+
+impl Walk {
+    pub(crate) const EMPTY: Walk = Walk { classes: [0; usize::BITS as usize + 1], lower: 0, cost: 0 };
+
+    /// Adds the walk of the rows that follow.
+    pub(crate) fn add(&mut self, other: &Walk) {
+        for (c, o) in self.classes.iter_mut().zip(&other.classes) {
+            *c = c.saturating_add(*o);
+        }
+        self.lower = self.lower.saturating_add(other.lower);
+        self.cost = self.cost.saturating_add(other.cost);
+    }
+}
+
+/// The [`Walk`] of the rows `rows` (rows of `B` prefetched ahead where they lie far
+/// apart, `rule.spread`), counting `cost(ub)` for each row's upper bound `ub`.
+pub(crate) fn walk_rows<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    rule: Rule,
+    rows: Range<usize>,
+    cost: impl Fn(usize) -> usize,
+) -> Walk {
     let (a, b, ncols) = (ctx.a, ctx.b, ctx.b.ncols());
     let canonical = b.row_order() == RowOrder::Canonical;
-    // `classes[c]`: the capped upper bounds summed over the rows whose bound has `c`
-    // significant bits, for telling the heavy rows apart below.
-    let mut classes = [0usize; usize::BITS as usize + 1];
-    let lower = rows.clone().fold(0usize, |lower, i| {
+    let mut w = Walk::EMPTY;
+    for i in rows {
         if rule.spread {
             rows::prefetch_b_rows(a, b, usize::MAX, i + 2 * PREFETCH_ROWS);
         }
         let (ub, longest) = row_bounds(a, b, i);
+        w.cost = w.cost.saturating_add(cost(ub));
         let ub = ub.min(ncols);
         let c = (usize::BITS - ub.leading_zeros()) as usize;
-        classes[c] = classes[c].saturating_add(ub);
-        lower.saturating_add(if canonical { longest.min(ncols) } else { 0 })
-    });
-    let bound = classes.iter().fold(0usize, |s, &u| s.saturating_add(u));
-    let start = estimate_nnz(ctx, rows, lower, bound, &classes, bits)?;
-    Ok(Advance { bound, start })
+        w.classes[c] = w.classes[c].saturating_add(ub);
+        w.lower = w.lower.saturating_add(if canonical { longest.min(ncols) } else { 0 });
+    }
+    w
 }
 
 /// What [`append_rows`] counted on its way.
