@@ -32,8 +32,9 @@ use crate::level2::{
     merge_path_splits, spmv_merge_path_piece,
 };
 use crate::level3::{
-    Ctx, Piece, RegionRows, Rule, SpgemmConfig, SpgemmStats, Walk, advance_of, advise, count_nnz, give_back,
-    hybrid_product, region_rows, region_stats, room_err, row_upper_bound, walk_rows,
+    Ctx, Piece, RegionRows, Rule, Sizing, SpgemmConfig, SpgemmStats, Walk, advance_of, advise, count_nnz,
+    give_back, hybrid_product, region_rows, region_stats, room_err, row_upper_bound, sampled_advance,
+    sampled_cost, walk_rows,
 };
 use crate::primitives::Key;
 use crate::primitives::scan::ScanElem;
@@ -773,17 +774,25 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     let Piece { row_ptr: old_ptr, col_idx: old_ci, vals: old_v } =
         reuse.unwrap_or(Piece { row_ptr: Vec::new(), col_idx: Vec::new(), vals: Vec::new() });
     let rule = Rule::new(cfg.method, a, b);
-    // Fine blocks of equal rows plus entries of `A`, walked in parallel ([`walk_rows`]:
-    // their rows' costs, [`row_cost`], and what each range's advance allocation needs);
-    // the ranges are cut in the blocks where the running cost passes each
-    // `k / threads` share, and their walks are the sums of their blocks'.
+    // Fine blocks of equal rows plus entries of `A`, their costs ([`row_cost`]) summed
+    // in parallel: from samples of their rows ([`Sizing::Sampled`]), or by a walk of
+    // every row ([`walk_rows`]) that also gives what each range's advance allocation
+    // needs. The ranges are cut in the blocks where the running cost passes each
+    // `k / threads` share.
     let ctx = Ctx { a, b, isa };
+    let sizing = Sizing::of(&ctx);
     let nblocks = threads.saturating_mul(SPGEMM_BLOCKS).min(nrows);
     let mut fine = std::vec![0usize; nblocks + 1];
     balanced_row_partition(a, nblocks, &mut fine)?;
     let blocks: Vec<Range<usize>> = fine.windows(2).map(|w| w[0]..w[1]).collect();
     let walks: Vec<Walk> = fork(blocks.chunks(SPGEMM_BLOCKS).collect(), |chunk| {
-        chunk.iter().map(|rows| walk_rows(&ctx, rule, rows.clone(), row_cost)).collect::<Vec<Walk>>()
+        let walk = |rows: &Range<usize>| match sizing {
+            Sizing::Sampled { .. } => {
+                Walk { cost: sampled_cost(&ctx, rows.clone(), row_cost), ..Walk::EMPTY }
+            }
+            Sizing::Walked => walk_rows(&ctx, rule, rows.clone(), row_cost),
+        };
+        chunk.iter().map(walk).collect::<Vec<Walk>>()
     })
     .into_iter()
     .flatten()
@@ -797,18 +806,25 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         run = run.saturating_add(w.cost);
         let share = (total as u128 * bounds.len() as u128 / threads as u128) as usize;
         if bounds.len() < threads && run >= share {
-            // The cut at the row end inside the block nearest the share, not at the
-            // block's end: a block holding a heavy row (a circuit's rail, a seventh of
-            // `dc2_like`'s products) would otherwise move it with the cut.
-            let (mut at, mut cut) = (before, rows.end);
-            for i in rows.clone() {
-                let next = at.saturating_add(row_cost(row_upper_bound(a, b, i)));
-                if next >= share {
-                    cut = if share - at <= next - share { i } else { i + 1 };
-                    break;
+            let cut = if let Sizing::Sampled { .. } = sizing {
+                // Sampled rows cost alike: the cut where the share falls, pro rata.
+                let into = (share - before) as u128 * rows.len() as u128 / w.cost.max(1) as u128;
+                rows.start + (into as usize).min(rows.len())
+            } else {
+                // The cut at the row end inside the block nearest the share, not at the
+                // block's end: a block holding a heavy row (a circuit's rail, a seventh
+                // of `dc2_like`'s products) would otherwise move it with the cut.
+                let (mut at, mut cut) = (before, rows.end);
+                for i in rows.clone() {
+                    let next = at.saturating_add(row_cost(row_upper_bound(a, b, i)));
+                    if next >= share {
+                        cut = if share - at <= next - share { i } else { i + 1 };
+                        break;
+                    }
+                    at = next;
                 }
-                at = next;
-            }
+                cut
+            };
             bounds.push(cut.max(bounds.last().copied().unwrap_or(0)));
         }
     }
@@ -816,30 +832,34 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         bounds.push(nrows);
     }
     let ranges: Vec<_> = bounds.windows(2).map(|w| w[0]..w[1]).collect();
-    // Each range's walk: its whole blocks' walks, and the rows of a block a cut splits
-    // walked again on either side of the cut.
-    let mut range_walks = std::vec![Walk::EMPTY; ranges.len()];
-    let mut k = 0;
-    for (rows, w) in blocks.iter().zip(&walks) {
-        let mut at = rows.start;
-        while at < rows.end {
-            while ranges[k].end <= at {
-                k += 1;
+    // Each range's advance allocation (its sampled estimate of its rows' `nnz`) and the
+    // bound of `nnz(C)` it sums.
+    let mut room_of: Vec<(Range<usize>, Walk)> = ranges.iter().map(|r| (r.clone(), Walk::EMPTY)).collect();
+    if sizing == Sizing::Walked {
+        // Each range's walk: its whole blocks' walks, and the rows of a block a cut
+        // splits walked again on either side of the cut.
+        let mut k = 0;
+        for (rows, w) in blocks.iter().zip(&walks) {
+            let mut at = rows.start;
+            while at < rows.end {
+                while ranges[k].end <= at {
+                    k += 1;
+                }
+                let end = ranges[k].end.min(rows.end);
+                if at == rows.start && end == rows.end {
+                    room_of[k].1.add(w);
+                } else {
+                    room_of[k].1.add(&walk_rows(&ctx, rule, at..end, row_cost));
+                }
+                at = end;
             }
-            let end = ranges[k].end.min(rows.end);
-            if at == rows.start && end == rows.end {
-                range_walks[k].add(w);
-            } else {
-                range_walks[k].add(&walk_rows(&ctx, rule, at..end, row_cost));
-            }
-            at = end;
         }
     }
-    // Each range's advance allocation (its sampled estimate of its rows' `nnz`) and the
-    // bound of `nnz(C)` its walk sums (the rows' upper bounds capped at `ncols`).
     let (mut room, mut bound) = (Vec::with_capacity(ranges.len()), 0usize);
-    let work: Vec<_> = ranges.iter().cloned().zip(&range_walks).collect();
-    for r in fork(work, |(rows, w)| advance_of(&ctx, rows, w, &mut Vec::new())) {
+    for r in fork(room_of, |(rows, w)| match sizing {
+        Sizing::Sampled { longest } => sampled_advance(&ctx, rows, longest, &mut Vec::new()),
+        Sizing::Walked => advance_of(&ctx, rows, &w, &mut Vec::new()),
+    }) {
         let r = r.map_err(room_err)?;
         room.push(r.start);
         bound = bound.saturating_add(r.bound);

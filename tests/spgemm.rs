@@ -885,6 +885,67 @@ fn hybrid_room_starts_at_the_sampled_estimate() {
     assert_eq!(entries(&c.view()), reference(&a.view(), &a.view()));
 }
 
+/// Products of 16K rows and more whose `nnz(A)` times the longest row of `B` fits the
+/// index type: their room and (threaded) cuts come from samples of rows, not a walk of
+/// every row. The products are exact, the same on every thread count bit for bit, and a
+/// stencil's sampled room covers `nnz(C)` without growing.
+#[test]
+fn sampled_sizing_products_match_the_reference() {
+    // A 5-point stencil on a 130 x 130 grid (16 900 rows).
+    let g = 130usize;
+    let mut t = Vec::new();
+    for r in 0..g {
+        for c in 0..g {
+            let i = r * g + c;
+            t.push((i, i, 4.0));
+            for (dr, dc) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)] {
+                let (rr, cc) = (r as i64 + dr, c as i64 + dc);
+                if (0..g as i64).contains(&rr) && (0..g as i64).contains(&cc) {
+                    t.push((i, rr as usize * g + cc as usize, -1.0));
+                }
+            }
+        }
+    }
+    let stencil = CsrOwned::<f64, u32>::from_triplets(g * g, g * g, &t).unwrap();
+    // Random columns, every fifth row empty and every 97th longer (not 16 times the
+    // mean): the sample can miss the longer rows, and the room then grows.
+    let uneven = gen_csr::<f64, u32>(20_000, 20_000, 5, true, |i, h| {
+        if i % 5 == 0 {
+            0
+        } else if i % 97 == 0 {
+            24
+        } else {
+            1 + (h % 3) as usize
+        }
+    });
+    for (name, a) in [("stencil", &stencil), ("uneven", &uneven)] {
+        let a = a.view();
+        let want = reference(&a, &a);
+        let mut c = CsrOwned::<f64, u32>::from_triplets(0, 0, &[]).unwrap();
+        let st = spgemm_reuse(Exec::new(), SpgemmConfig::new(), &a, &a, &mut c).unwrap();
+        assert_eq!(entries(&c.view()), want, "{name}");
+        if name == "stencil" {
+            assert_eq!(st.grows, 0, "{st:?}");
+            assert!(st.nnz_c <= st.nnz_start && st.nnz_start <= st.nnz_c + st.nnz_c / 8, "{st:?}");
+        }
+        #[cfg(feature = "parallel")]
+        for threads in [2, 3, 7] {
+            let got = spgemm(Exec::new().threads(threads), SpgemmConfig::new(), &a, &a).unwrap();
+            assert_eq!(got.view().row_ptr(), c.view().row_ptr(), "{name} {threads} threads");
+            assert_eq!(got.view().col_idx(), c.view().col_idx(), "{name} {threads} threads");
+            assert!(got.view().vals().iter().zip(c.view().vals()).all(|(x, y)| x.to_bits() == y.to_bits()));
+        }
+    }
+    // `u16` indices: 20 000 rows of one entry (a permutation), `nnz(C)` within 65 535.
+    let perm: Vec<(usize, usize, f64)> = (0..20_000).map(|i| (i, (i * 7919) % 20_000, 2.0)).collect();
+    let p = CsrOwned::<f64, u16>::from_triplets(20_000, 20_000, &perm).unwrap();
+    let p = p.view();
+    let want = reference(&p, &p);
+    assert_eq!(entries(&spgemm(Exec::new(), SpgemmConfig::new(), &p, &p).unwrap().view()), want);
+    #[cfg(feature = "parallel")]
+    assert_eq!(entries(&spgemm(Exec::new().threads(3), SpgemmConfig::new(), &p, &p).unwrap().view()), want);
+}
+
 fn dense_mul(a: &[f64], b: &[f64], m: usize, k: usize, n: usize) -> Vec<f64> {
     let mut c = vec![0.0; m * n];
     for i in 0..m {

@@ -78,8 +78,8 @@ pub use add::add;
 pub use add::{AddWorkspace, add_numeric, add_symbolic, add_workspace_len, scale, scale_cols, scale_rows};
 #[cfg(feature = "parallel")]
 pub(crate) use owned::{
-    Piece, RegionRows, Walk, advance_of, advise, count_nnz, give_back, hybrid_product, region_rows,
-    region_stats, room_err, walk_rows,
+    Piece, RegionRows, Sizing, Walk, advance_of, advise, count_nnz, give_back, hybrid_product, region_rows,
+    region_stats, room_err, sampled_advance, sampled_cost, walk_rows,
 };
 #[cfg(feature = "alloc")]
 pub use owned::{SpgemmStats, a_at, galerkin, spgemm, spgemm_reuse};

@@ -277,9 +277,13 @@ fn end_row<I: Index, T: Copy>(
 /// Rows are computed in row order and appended — a single-row copy straight into `C`,
 /// an accumulated row through a staging row — so they land packed and the arrange stage
 /// costs nothing. The advance allocation is an estimate of `nnz(C)`: the exact lengths
-/// of up to 1024 evenly spaced rows against their upper bounds, scaled to all rows, plus
-/// a sixteenth, kept between a lower bound (per row the longest row of a canonical `B`
-/// it references) and the upper bound `nnz(Ĉ)`. When a row does not fit, the arrays grow
+/// of up to 1024 spread rows against their upper bounds, scaled to all rows, plus a
+/// sixteenth, kept between a lower bound (per row the longest row of a canonical `B` it
+/// references) and the upper bound `nnz(Ĉ)`. Where no row of `A` or `B` is 16 times its
+/// matrix's mean and `nnz(A)` times the longest row of `B` fits the index type (stencils,
+/// bands, FEM matrices of 16K rows and more), the sampled rows' lengths are scaled by
+/// the entries of `A` instead, and no walk over every row's upper bound precedes the
+/// product. When a row does not fit, the arrays grow
 /// by [`Tuning::spgemm_growth`](crate::Tuning::spgemm_growth) (1.5x); room more than an
 /// eighth past `nnz(C)` is given back at the end. So the output holds about `nnz(C)`
 /// entries where the thesis's upper-bound room holds `nnz(Ĉ)`, with no symbolic pass.
@@ -514,7 +518,8 @@ pub(crate) struct Advance {
     pub start: usize,
 }
 
-/// [`Advance`] of the rows `rows`, by one walk of `A`'s indices and `B`'s `row_ptr`
+/// [`Advance`] of the rows `rows`: sampled where [`Sizing::of`] allows
+/// ([`sampled_advance`]), else by one walk of `A`'s indices and `B`'s `row_ptr`
 /// ([`walk_rows`]) and a sample of rows counted exactly.
 ///
 /// # Errors
@@ -525,9 +530,122 @@ pub(crate) fn advance<T: Scalar, I: Index + Key>(
     rows: Range<usize>,
     bits: &mut Vec<u64>,
 ) -> Result<Advance, usize> {
-    let walk = walk_rows(ctx, rule, rows.clone(), |_| 0);
-    advance_of(ctx, rows, &walk, bits)
+    match Sizing::of(ctx) {
+        Sizing::Sampled { longest } => sampled_advance(ctx, rows, longest, bits),
+        Sizing::Walked => {
+            let walk = walk_rows(ctx, rule, rows.clone(), |_| 0);
+            advance_of(ctx, rows, &walk, bits)
+        }
+    }
 }
+
+/// How a product sizes its output in advance (and the threaded one cuts its ranges).
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Sizing {
+    /// From samples of rows alone: no row of `A` or `B` is [`HEAVY`] times its
+    /// matrix's mean length, and `nnz(A)` times the `longest` row of `B` bounds `nnz(Ĉ)`
+    /// within `I::MAX`, so no product can overflow: the walk over every index of `A`
+    /// that the upper bounds take (a tenth of a short-row product's time) is not
+    /// needed for refusing one, nor for seeing the heavy rows.
+    Sampled { longest: usize },
+    /// By a walk of every row's upper bound: the bound above passes `I::MAX` (long rows
+    /// of `B`, whose rows of `C` the sizing must see), or there are too few rows to
+    /// sample.
+    Walked,
+}
+
+impl Sizing {
+    pub(crate) fn of<T: Scalar, I: Index>(ctx: &Ctx<'_, '_, T, I>) -> Sizing {
+        let (a, b) = (ctx.a, ctx.b);
+        if a.nrows() < SAMPLED_ROWS {
+            return Sizing::Walked;
+        }
+        let (longest_a, longest) = (longest_row(a), longest_row(b));
+        // No row [`HEAVY`] times its matrix's mean: a sample of rows then sees what
+        // the rows cost (a power-law graph's heavy rows it would miss).
+        let even = |longest: usize, m: &Csr<'_, T, I>| longest <= HEAVY * m.nnz().div_ceil(m.nrows().max(1));
+        match a.nnz().checked_mul(longest) {
+            Some(bound) if bound <= I::MAX_USIZE && even(longest_a, a) && even(longest, b) => {
+                Sizing::Sampled { longest }
+            }
+            _ => Sizing::Walked,
+        }
+    }
+}
+
+/// The length of the longest row of `m`, from its `row_ptr`.
+fn longest_row<T: Scalar, I: Index>(m: &Csr<'_, T, I>) -> usize {
+    m.row_ptr().windows(2).fold(0usize, |l, w| l.max(w[1].to_usize() - w[0].to_usize()))
+}
+
+/// Rows of `A` from which [`Sizing::of`] samples instead of walking.
+const SAMPLED_ROWS: usize = 1 << 14;
+
+/// [`Advance`] of the rows `rows` from samples alone ([`Sizing::Sampled`]): the bound is
+/// their entries of `A` times the `longest` row of `B`; the room, the exact lengths of up
+/// to [`ESTIMATE_ROWS`] evenly spaced rows per entry of `A` they hold, times the rows'
+/// entries (free from `row_ptr`), plus a sixteenth, within the bound.
+///
+/// # Errors
+/// The elements of `bits` asked for, if they cannot be allocated.
+pub(crate) fn sampled_advance<T: Scalar, I: Index + Key>(
+    ctx: &Ctx<'_, '_, T, I>,
+    rows: Range<usize>,
+    longest: usize,
+    bits: &mut Vec<u64>,
+) -> Result<Advance, usize> {
+    let ap = ctx.a.row_ptr();
+    let entries = ap[rows.end].to_usize() - ap[rows.start].to_usize();
+    let bound = entries.saturating_mul(longest);
+    let samples = (rows.len() / 16).min(ESTIMATE_ROWS);
+    let words = ctx.b.ncols().div_ceil(64);
+    if samples == 0 || words > bound {
+        return Ok(Advance { bound, start: 0 });
+    }
+    fit(bits, words, usize::MAX, 0)?;
+    let spa = Kernel::Acc(RowMethod::Spa);
+    let (mut seen, mut len) = (0usize, 0usize);
+    for i in spread_rows(rows.clone(), samples) {
+        seen += ap[i + 1].to_usize() - ap[i].to_usize();
+        len += rows::symbolic_row(ctx, spa, i, &mut [], bits);
+    }
+    let est = if seen == 0 { 0 } else { (entries as u128 * len as u128 / seen as u128) as usize };
+    Ok(Advance { bound, start: est.saturating_add(est / 16).min(bound) })
+}
+
+#[cfg(feature = "parallel")]
+/// The cost ([`Walk::cost`], by `cost`) of the rows `rows` from up to [`COST_SAMPLES`]
+/// evenly spaced ones: what the threaded product cuts its ranges by under
+/// [`Sizing::Sampled`], where the rows of `B` are short and so are their costs.
+pub(crate) fn sampled_cost<T: Scalar, I: Index>(
+    ctx: &Ctx<'_, '_, T, I>,
+    rows: Range<usize>,
+    cost: impl Fn(usize) -> usize,
+) -> usize {
+    let samples = rows.len().min(COST_SAMPLES);
+    if samples == 0 {
+        return 0;
+    }
+    let sum = spread_rows(rows.clone(), samples)
+        .fold(0usize, |s, i| s.saturating_add(cost(row_upper_bound(ctx.a, ctx.b, i))));
+    (sum as u128 * rows.len() as u128 / samples as u128).min(usize::MAX as u128) as usize
+}
+
+/// `samples` rows of `rows` (at most its length, above 0), one in each of `samples`
+/// equal strides, at a pseudo-random place in it: evenly spaced rows alias with the
+/// period of a grid (every sampled row of `fem3d_27pt` fell on one face of its cube,
+/// where rows are shorter, and the room came out 4% short).
+fn spread_rows(rows: Range<usize>, samples: usize) -> impl Iterator<Item = usize> {
+    let stride = rows.len() / samples;
+    (0..samples).map(move |k| {
+        let jitter = (k as u64).wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32;
+        rows.start + k * stride + (jitter as usize) % stride
+    })
+}
+
+#[cfg(feature = "parallel")]
+/// Rows of a fine block that [`sampled_cost`] reads, at most.
+const COST_SAMPLES: usize = 32;
 
 /// [`Advance`] of the rows `rows` from their [`Walk`]: the bound it sums and the estimate
 /// of [`estimate_nnz`] (`bits` its marker words).
@@ -562,6 +680,7 @@ pub(crate) struct Walk {
 impl Walk {
     pub(crate) const EMPTY: Walk = Walk { classes: [0; usize::BITS as usize + 1], lower: 0, cost: 0 };
 
+    #[cfg(feature = "parallel")]
     /// Adds the walk of the rows that follow.
     pub(crate) fn add(&mut self, other: &Walk) {
         for (c, o) in self.classes.iter_mut().zip(&other.classes) {
