@@ -546,7 +546,8 @@ pub(crate) enum Sizing {
     /// matrix's mean length, and `nnz(A)` times the `longest` row of `B` bounds `nnz(Ĉ)`
     /// within `I::MAX`, so no product can overflow: the walk over every index of `A`
     /// that the upper bounds take (a tenth of a short-row product's time) is not
-    /// needed for refusing one, nor for seeing the heavy rows.
+    /// needed for refusing one, nor for seeing the heavy rows
+    /// (`benches/records/spgemm-sizing-*.md`).
     Sampled { longest: usize },
     /// By a walk of every row's upper bound: the bound above passes `I::MAX` (long rows
     /// of `B`, whose rows of `C` the sizing must see), or there are too few rows to
