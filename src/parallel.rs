@@ -808,7 +808,8 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
         if bounds.len() < threads && run >= share {
             let cut = if let Sizing::Sampled { .. } = sizing {
                 // Sampled rows cost alike: the cut where the share falls, pro rata.
-                let into = (share - before) as u128 * rows.len() as u128 / w.cost.max(1) as u128;
+                // (A block past two shares was cut for the first: `before` may pass this one.)
+                let into = share.saturating_sub(before) as u128 * rows.len() as u128 / w.cost.max(1) as u128;
                 rows.start + (into as usize).min(rows.len())
             } else {
                 // The cut at the row end inside the block nearest the share, not at the
@@ -818,7 +819,7 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
                 for i in rows.clone() {
                     let next = at.saturating_add(row_cost(row_upper_bound(a, b, i)));
                     if next >= share {
-                        cut = if share - at <= next - share { i } else { i + 1 };
+                        cut = if share.saturating_sub(at) <= next - share { i } else { i + 1 };
                         break;
                     }
                     at = next;

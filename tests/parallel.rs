@@ -444,6 +444,30 @@ fn threaded_spgemm<I: Index + spblas::primitives::Key>() {
     assert!(spgemm(Exec::new().threads(4), SpgemmConfig::new(), &a.view(), &a.view()).is_err());
 }
 
+/// Short rows of `A` holding most of the products: their block passes several threads'
+/// shares, and the cuts after it start past their share. The product is the serial one
+/// bit for bit on up to 8 tasks ([`wide`]; the cuts must not underflow, even in debug
+/// builds).
+#[test]
+fn threaded_spgemm_with_rows_past_many_shares() {
+    use spblas::level3::{SpgemmConfig, spgemm};
+    let n = 3000;
+    let mut t: Vec<(usize, usize, f64)> = (0..n).map(|i| (i, (i * 7) % n, 1.0 + (i % 3) as f64)).collect();
+    // Row 1500 is long; rows 100..140 hold one entry each, in column 1500: short rows of
+    // `A` whose products (a long row of `B` each) outweigh the rest of the matrix.
+    t.extend((0..n).step_by(2).map(|j| (1500, j, 0.5)));
+    t.extend((100..140).map(|i| (i, 1500, 0.25)));
+    let a = CsrOwned::<f64, u32>::from_triplets(n, n, &t).unwrap();
+    let a = a.view();
+    let want = spgemm(Exec::new(), SpgemmConfig::new(), &a, &a).unwrap();
+    for threads in [2, 5, 8] {
+        let got = wide(|| spgemm(Exec::new().threads(threads), SpgemmConfig::new(), &a, &a).unwrap());
+        assert_eq!(got.view().row_ptr(), want.view().row_ptr(), "{threads} threads");
+        assert_eq!(got.view().col_idx(), want.view().col_idx(), "{threads} threads");
+        assert!(got.view().vals().iter().zip(want.view().vals()).all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+}
+
 /// The drivers run on the caller's rayon pool: inside a pool of 3 threads, 0 threads means
 /// 3 tasks and the results equal the serial ones bit for bit (the row blocks) or within
 /// rounding (CSR5, merge path); a request for 50 000 threads runs on the pool's 3 threads
