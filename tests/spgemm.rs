@@ -854,11 +854,8 @@ fn hybrid_stats_account_for_bounds_bins_and_growth() {
     assert!(st.nnz_start >= st.nnz_c || st.grows > 0, "{st:?}");
 }
 
-#[test]
-fn hybrid_room_starts_at_the_sampled_estimate() {
-    // A 5-point stencil on a 100 x 100 grid: rows of `A²` hold 13 entries inside, the
-    // longest referenced row of `B` (the old lower-bound start) only 5.
-    let g = 100usize;
+/// The 5-point stencil (4 on the diagonal, -1 to each grid neighbour) on a `g x g` grid.
+fn stencil_5pt(g: usize) -> CsrOwned<f64, u32> {
     let mut t = Vec::new();
     for r in 0..g {
         for c in 0..g {
@@ -872,7 +869,14 @@ fn hybrid_room_starts_at_the_sampled_estimate() {
             }
         }
     }
-    let a = CsrOwned::<f64, u32>::from_triplets(g * g, g * g, &t).unwrap();
+    CsrOwned::from_triplets(g * g, g * g, &t).unwrap()
+}
+
+#[test]
+fn hybrid_room_starts_at_the_sampled_estimate() {
+    // A 5-point stencil on a 100 x 100 grid: rows of `A²` hold 13 entries inside, the
+    // longest referenced row of `B` (the old lower-bound start) only 5.
+    let a = stencil_5pt(100);
     let mut c = CsrOwned::<f64, u32>::from_triplets(0, 0, &[]).unwrap();
     let st = spgemm_reuse(Exec::new(), SpgemmConfig::new(), &a.view(), &a.view(), &mut c).unwrap();
     // The sample sees the stencil's ratio of distinct to candidate products: the room
@@ -892,21 +896,7 @@ fn hybrid_room_starts_at_the_sampled_estimate() {
 #[test]
 fn sampled_sizing_products_match_the_reference() {
     // A 5-point stencil on a 130 x 130 grid (16 900 rows).
-    let g = 130usize;
-    let mut t = Vec::new();
-    for r in 0..g {
-        for c in 0..g {
-            let i = r * g + c;
-            t.push((i, i, 4.0));
-            for (dr, dc) in [(-1i64, 0i64), (1, 0), (0, -1), (0, 1)] {
-                let (rr, cc) = (r as i64 + dr, c as i64 + dc);
-                if (0..g as i64).contains(&rr) && (0..g as i64).contains(&cc) {
-                    t.push((i, rr as usize * g + cc as usize, -1.0));
-                }
-            }
-        }
-    }
-    let stencil = CsrOwned::<f64, u32>::from_triplets(g * g, g * g, &t).unwrap();
+    let stencil = stencil_5pt(130);
     // Random columns, every fifth row empty and every 97th longer (not 16 times the
     // mean): the sample can miss the longer rows, and the room then grows.
     let uneven = gen_csr::<f64, u32>(20_000, 20_000, 5, true, |i, h| {
