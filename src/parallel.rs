@@ -982,8 +982,11 @@ fn sized<X: bytemuck::Zeroable + Copy>(mut v: Vec<X>, len: usize) -> Result<Vec<
 /// left by the room left over before it (its `gap`). Where the tasks pay for it, the move
 /// goes in waves of `gap` entries, each split among the tasks: a wave's destination holds
 /// only entries that earlier waves already moved and its source lies `gap` entries past
-/// it, so the copies of a wave are disjoint. On one thread the slide of a large product
-/// was a serial copy of most of `C` (`benches/records/scaling-2026-11-29-xeon-avx512.md`).
+/// it, so the copies of a wave are disjoint. Where the gap is too small for waves (room
+/// capped at the upper bound: gaps of tens of entries) the piece moves in one chunk per
+/// task ([`shift_in_chunks`]). On one thread the slide of a large product was a serial
+/// copy of most of `C` (`benches/records/scaling-2026-11-29-xeon-avx512.md`,
+/// `benches/records/spgemm-sizing-*.md`).
 fn slide<T: Copy + Send + Sync, I: Copy + Send + Sync>(
     col_idx: &mut [I],
     vals: &mut [T],
@@ -1019,6 +1022,16 @@ fn slide<T: Copy + Send + Sync, I: Copy + Send + Sync>(
                     });
                     done += w;
                 }
+            } else if threads > 1
+                && gap.saturating_mul(threads) <= len / 16
+                && wave_ns < bytes / 10 - bytes / 10 / threads
+                && shift_in_chunks(&mut col_idx[base..region + len], gap, threads)
+            {
+                // The values as the columns (both or neither: the columns' side room was
+                // had, the values' is asked for below).
+                if !shift_in_chunks(&mut vals[base..region + len], gap, threads) {
+                    vals.copy_within(region..region + len, base);
+                }
             } else {
                 col_idx.copy_within(region..region + len, base);
                 vals.copy_within(region..region + len, base);
@@ -1027,6 +1040,42 @@ fn slide<T: Copy + Send + Sync, I: Copy + Send + Sync>(
         base += len;
         region += room;
     }
+}
+
+/// Moves `buf[gap..]` to the front of `buf` on `threads` tasks, where `gap` is small
+/// against the length (a product's regions sized by an estimate that the upper bound
+/// capped, `uniform_random`: gaps of tens of entries, which waves would take hundreds of
+/// thousands of forks to close): the moved part cut into one chunk per task, each
+/// chunk's first `gap` elements set aside, each chunk moved down by `gap` within
+/// itself, then the set-aside heads written into the `gap` elements before their
+/// chunks (the previous chunk's tail, which its move left behind). Whether it ran: not
+/// if the side room for the heads cannot be had (the caller copies serially then).
+fn shift_in_chunks<X: Copy + Send + Sync>(buf: &mut [X], gap: usize, threads: usize) -> bool {
+    let len = buf.len() - gap;
+    let chunk = len.div_ceil(threads).max(1);
+    let heads = len.div_ceil(chunk);
+    let mut side: Vec<X> = Vec::new();
+    if gap == 0 || chunk < 2 * gap || side.try_reserve_exact(heads * gap).is_err() {
+        return false;
+    }
+    // A chunk's head: its first `gap` elements, all of a last chunk shorter than that.
+    let moved = &mut buf[gap..];
+    for c in moved.chunks(chunk) {
+        side.extend_from_slice(&c[..gap.min(c.len())]);
+    }
+    fork(moved.chunks_mut(chunk).collect(), |c: &mut [X]| {
+        if c.len() > gap {
+            c.copy_within(gap.., 0);
+        }
+    });
+    // Chunk `k` starts at `gap + k * chunk` in `buf`; its head goes `gap` before.
+    let mut at = 0;
+    for k in 0..heads {
+        let h = gap.min(len - k * chunk);
+        buf[k * chunk..k * chunk + h].copy_from_slice(&side[at..at + h]);
+        at += h;
+    }
+    true
 }
 
 /// What [`slide`] counts a wave (a fork of copies) to cost, in nanoseconds: about a
@@ -1268,11 +1317,13 @@ mod tests {
     #[cfg_attr(miri, ignore)]
     #[test]
     fn slide_in_waves_equals_the_serial_move() {
-        let shapes: [&[(usize, usize)]; 4] = [
+        let shapes: [&[(usize, usize)]; 5] = [
             &[(10, 7), (20, 20), (9, 0), (50, 33), (5, 5), (1000, 999)],
             &[(3, 3), (4, 4)],
             &[(100, 1), (100, 100), (30_000, 29_000), (20_000, 2)],
             &[(9000, 1), (9000, 8999), (20_000, 19_000)],
+            // Gaps of a few entries against long pieces: moved in chunks, not waves.
+            &[(100_000, 99_990), (100_000, 99_985), (50_003, 50_001), (70_001, 69_999)],
         ];
         for pieces in shapes {
             let total: usize = pieces.iter().map(|p| p.0).sum();
@@ -1284,12 +1335,31 @@ mod tests {
                 want.extend(region as u32..(region + len) as u32);
                 region += room;
             }
-            for (threads, wave_ns) in [(1, 0), (2, 0), (4, 0), (4, WAVE_NS)] {
+            for (threads, wave_ns) in [(1, 0), (2, 0), (4, 0), (4, WAVE_NS), (4, 50_000)] {
                 let (mut c, mut w) = (ci.clone(), v.clone());
                 slide(&mut c, &mut w, pieces, threads, wave_ns);
                 assert_eq!(&c[..want.len()], &want[..], "{pieces:?} {threads}");
                 let wv: Vec<f64> = want.iter().map(|&i| i as f64 * 0.5).collect();
                 assert_eq!(&w[..want.len()], &wv[..]);
+            }
+        }
+    }
+
+    #[cfg_attr(miri, ignore)]
+    #[test]
+    fn shift_in_chunks_moves_down_by_the_gap() {
+        for len in [1usize, 2, 7, 64, 1000, 1001, 4099] {
+            for gap in [1usize, 2, 3, 17, 100] {
+                for threads in [1usize, 2, 3, 8] {
+                    let mut buf: Vec<u64> = (0..(gap + len) as u64).collect();
+                    let ran = shift_in_chunks(&mut buf, gap, threads);
+                    let chunk = len.div_ceil(threads);
+                    assert_eq!(ran, chunk >= 2 * gap, "{len} {gap} {threads}");
+                    if ran {
+                        let want: Vec<u64> = (gap as u64..(gap + len) as u64).collect();
+                        assert_eq!(&buf[..len], &want[..], "{len} {gap} {threads}");
+                    }
+                }
             }
         }
     }
