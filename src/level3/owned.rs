@@ -561,15 +561,16 @@ impl Sizing {
         if a.nrows() < SAMPLED_ROWS {
             return Sizing::Walked;
         }
-        let (longest_a, longest) = (longest_row(a), longest_row(b));
+        let longest = longest_row(b);
         // No row [`HEAVY`] times its matrix's mean: a sample of rows then sees what
-        // the rows cost (a power-law graph's heavy rows it would miss).
+        // the rows cost (a power-law graph's heavy rows it would miss). `A`'s rows are
+        // read only if the rest holds.
         let even = |longest: usize, m: &Csr<'_, T, I>| longest <= HEAVY * m.nnz().div_ceil(m.nrows().max(1));
-        match a.nnz().checked_mul(longest) {
-            Some(bound) if bound <= I::MAX_USIZE && even(longest_a, a) && even(longest, b) => {
-                Sizing::Sampled { longest }
-            }
-            _ => Sizing::Walked,
+        let fits = a.nnz().checked_mul(longest).is_some_and(|bound| bound <= I::MAX_USIZE);
+        if fits && even(longest, b) && even(longest_row(a), a) {
+            Sizing::Sampled { longest }
+        } else {
+            Sizing::Walked
         }
     }
 }
@@ -584,7 +585,7 @@ const SAMPLED_ROWS: usize = 1 << 14;
 
 /// [`Advance`] of the rows `rows` from samples alone ([`Sizing::Sampled`]): the bound is
 /// their entries of `A` times the `longest` row of `B`; the room, the exact lengths of up
-/// to [`ESTIMATE_ROWS`] evenly spaced rows per entry of `A` they hold, times the rows'
+/// to [`ESTIMATE_ROWS`] spread rows ([`spread_rows`]) per entry of `A` they hold, times the rows'
 /// entries (free from `row_ptr`), plus a sixteenth, within the bound.
 ///
 /// # Errors
@@ -1005,7 +1006,7 @@ const ESTIMATE_ROWS: usize = 1024;
 /// `lower` and `bound`, the sums of the rows' lower and upper bounds of their lengths, and
 /// `classes`, the upper bounds summed by their bit length. Heavy rows (an upper bound at
 /// least [`HEAVY`] times the mean) are taken at their upper bound; the others at the
-/// ratio of exact lengths to upper bounds of up to [`ESTIMATE_ROWS`] evenly spaced light
+/// ratio of exact lengths to upper bounds of up to [`ESTIMATE_ROWS`] spread light
 /// rows (one in 16 at most; the symbolic SPA, marker words in `bits`). Plus one
 /// sixteenth, within `lower..=bound`. Products of fewer rows, or whose marker words would
 /// outnumber `bound`, start at `lower`.
@@ -1038,10 +1039,9 @@ fn estimate_nnz<T: Scalar, I: Index + Key>(
     let first_heavy = (usize::BITS - (heavy_min - 1).leading_zeros()) as usize + 1;
     let heavy = classes.iter().skip(first_heavy).fold(0usize, |s, &u| s.saturating_add(u));
     fit(bits, words, usize::MAX, 0)?;
-    let stride = rows.len() / samples;
     let spa = Kernel::Acc(RowMethod::Spa);
     let (mut ub, mut len) = (0usize, 0usize);
-    for i in (rows.start + stride / 2..rows.end).step_by(stride).take(samples) {
+    for i in spread_rows(rows.clone(), samples) {
         let u = row_upper_bound(ctx.a, ctx.b, i).min(ctx.b.ncols());
         if (usize::BITS - u.leading_zeros()) as usize >= first_heavy {
             continue;
