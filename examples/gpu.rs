@@ -164,12 +164,9 @@ fn run<T: Scalar>(
         let name = if sigma == rule_sigma { "csr5".to_string() } else { format!("csr5_sigma{sigma}") };
         cells.push(time(gpu, &p, &s, want, name)?);
         if sigma == rule_sigma {
-            // Each pass alone (their sum exceeds the whole: the whole overlaps two).
-            for (kernel, label) in [
-                (Kernel::Csr5Tiles, "pass_tiles"),
-                (Kernel::Csr5Rows, "pass_rows"),
-                (Kernel::Csr5Calibrate, "pass_calibrate"),
-            ] {
+            // Each kernel alone (the whole runs them side by side; alone, the runs that
+            // end in the tail never finish, so these results are not checked).
+            for (kernel, label) in [(Kernel::Csr5Tiles, "pass_tiles"), (Kernel::Csr5Rows, "pass_rows")] {
                 let d = [Step::Dispatch { kernel, groups: kernel.groups(&p.params), push: push.as_bytes() }];
                 let (f, w) = (median_ms(gpu, p.set, &d, true)?, median_ms(gpu, p.set, &d, false)?);
                 cells.push(Cell { method: label.to_string(), flushed: f, warm: w, err: 0.0 });

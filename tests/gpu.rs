@@ -70,14 +70,15 @@ fn check<T: Scalar>(
     let c5 = Csr5Owned::from_csr_layout(&a, &layout).unwrap();
     let c = c5.view();
     let p = gpu.upload_csr5(&c, alpha, &x, beta, &y0).unwrap();
-    // Twice: the second run must not see the first one's carries.
-    for round in 0..2 {
+    // Three times from the same `y`: an SpMV must not see the counters or carries of the
+    // one before.
+    for round in 0..3 {
+        if round > 0 {
+            gpu.write_y(&p, &y0).unwrap();
+        }
         let y = gpu.spmv(Method::Csr5, &p).unwrap();
         assert_close(&y, &want, &bound, factor)
             .map_err(|e| TestCaseError::fail(format!("Csr5 (sigma {}, round {round}): {e}", c.sigma())))?;
-        if beta != T::ZERO {
-            break; // y changed: a second run would start from the first's result
-        }
     }
     gpu.free_problem(p);
     Ok(())
@@ -159,12 +160,17 @@ fn edge_cases<T: Scalar>() {
                 12,
             ),
         ),
-        // Rows of 1 to 40 tiles side by side: calibrator runs short and long, several
+        // Rows of 1 to 40 tiles side by side: runs short and long, several
         // long ones in one subgroup, ending at every point of a round.
         (
             "rows across tiles",
             rows(700, &(0..160).map(|i| (1 + (i * 7) % 40) * tile / 3 + i % 5).collect::<Vec<_>>(), 11),
         ),
+        // Long rows back to back (a tile ends one long run and heads the next), the last
+        // ending in the tail; then rows of a tile each, half a tile off (every tile ends
+        // one run of two and heads the next).
+        ("long rows into the tail", rows(3000, &[30 * tile + 5, 25 * tile + 100, 40 * tile + 7], 13)),
+        ("runs of two", rows(500, &[&[tile / 2][..], &[tile; 60]].concat(), 14)),
     ];
     for k in 1..=3 {
         for d in [-1isize, 0, 1] {

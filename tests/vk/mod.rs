@@ -104,7 +104,7 @@ impl Gpu {
                     continue;
                 }
                 let features = instance.get_physical_device_features(d);
-                if f64_needed && features.shader_float64 == 0 {
+                if f64_needed && (features.shader_float64 == 0 || features.shader_int64 == 0) {
                     continue;
                 }
                 let families = instance.get_physical_device_queue_family_properties(d);
@@ -127,7 +127,8 @@ impl Gpu {
             let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut v12);
             instance.get_physical_device_features2(pdev, &mut f2);
             let vulkan_memory_model = v12.vulkan_memory_model;
-            let features = vk::PhysicalDeviceFeatures::default().shader_float64(f64_needed);
+            let features =
+                vk::PhysicalDeviceFeatures::default().shader_float64(f64_needed).shader_int64(f64_needed);
             let mut v12 =
                 vk::PhysicalDeviceVulkan12Features::default().vulkan_memory_model(vulkan_memory_model != 0);
             // The driver's statistics of each compiled kernel (registers, spills), where
@@ -406,10 +407,16 @@ impl Gpu {
 
     /// A device-local buffer holding `data`.
     pub fn upload<P: bytemuck::Pod>(&self, data: &[P]) -> Result<Buf, String> {
+        let dst = self.device_buffer(std::mem::size_of_val(data) as u64)?;
+        self.write(&dst, data)?;
+        Ok(dst)
+    }
+
+    /// Copies `data` to the start of `dst` (which holds at least as many bytes).
+    pub fn write<P: bytemuck::Pod>(&self, dst: &Buf, data: &[P]) -> Result<(), String> {
         let bytes: &[u8] = bytemuck::cast_slice(data);
-        let dst = self.device_buffer(bytes.len() as u64)?;
         if bytes.is_empty() {
-            return Ok(dst);
+            return Ok(());
         }
         let stage = self.staging(bytes.len() as u64)?;
         // SAFETY: see `new`; the mapping covers `stage.size >= bytes.len()` bytes.
@@ -423,7 +430,7 @@ impl Gpu {
         // SAFETY: see `new`.
         self.once(|cb| unsafe { self.device.cmd_copy_buffer(cb, stage.buf, dst.buf, &region) })?;
         self.free(stage);
-        Ok(dst)
+        Ok(())
     }
 
     /// A device-local buffer of `bytes` zero bytes.
@@ -631,12 +638,9 @@ impl Gpu {
 /// bytes `push`.
 pub fn steps<'a, T: spblas::Scalar>(method: Method, p: &SpmvParams<T>, push: &'a [u8]) -> Vec<Step<'a>> {
     method
-        .steps()
+        .dispatches()
         .iter()
-        .map(|s| match *s {
-            spblas::gpu::Step::Dispatch(kernel) => Step::Dispatch { kernel, groups: kernel.groups(p), push },
-            spblas::gpu::Step::Barrier => Step::Barrier,
-        })
+        .map(|&kernel| Step::Dispatch { kernel, groups: kernel.groups(p), push })
         .collect()
 }
 
@@ -716,7 +720,7 @@ impl Gpu {
             (6, self.upload(a.tile_desc())?),
             (7, self.upload(a.empty_offset_ptr())?),
             (8, self.upload(a.empty_offset())?),
-            (9, self.zeroed(((a.tiles() + 1) * std::mem::size_of::<T>()) as u64)?),
+            (9, self.zeroed(params.carry_bytes() as u64)?),
         ]);
         self.problem(arrays, params, a.nrows())
     }
@@ -726,6 +730,12 @@ impl Gpu {
         let push = p.params.push_constants();
         self.run(p.set, &steps(method, &p.params, push.as_bytes()))?;
         self.read_y(p)
+    }
+
+    /// Sets `y` to `y0`.
+    pub fn write_y<T: spblas::Scalar>(&self, p: &Problem<T>, y0: &[T]) -> Result<(), String> {
+        let y = p.bufs.iter().find(|(n, _)| *n == 4).map(|(_, b)| b).ok_or("no y")?;
+        self.write(y, y0)
     }
 
     /// `y` as it is now.
