@@ -4,7 +4,7 @@
 //! and warm, and checked against the CPU SpMV.
 //!
 //! ```text
-//! cargo run --release --example gpu --features gpu,gen -- [small|full] [--flush MB] [--export DIR]
+//! cargo run --release --example gpu --features gpu,gen -- [small|full] [--flush MB] [--export DIR] [--only NAMES]
 //! ```
 //!
 //! `--flush MB` (default 256): every flushed run starts after reading that many MB (a
@@ -12,7 +12,8 @@
 //! runs follow each other with nothing between. `--export DIR` writes each matrix with
 //! its `x` and CPU `y` (`DIR/NAME.bin`) and every timing as JSON lines
 //! (`DIR/spblas.jsonl`), which `benches/gpu/cusparse.py` reads to time cuSPARSE on the
-//! same matrices and print the ratio table (`benches/gpu/README.md`).
+//! same matrices and print the ratio table (`benches/gpu/README.md`). `--only a,b` runs
+//! only the suite matrices of those names.
 //!
 //! GB/s counts the thesis's SpMV bytes (8.4.2); the percentage divides it by the
 //! device's read bandwidth measured in the same run (`read_stream` over 1 GiB). The last
@@ -164,9 +165,12 @@ fn run<T: Scalar>(
         let name = if sigma == rule_sigma { "csr5".to_string() } else { format!("csr5_sigma{sigma}") };
         cells.push(time(gpu, &p, &s, want, name)?);
         if sigma == rule_sigma {
-            // Each kernel alone (the whole runs them side by side; alone, the runs that
-            // end in the tail never finish, so these results are not checked).
-            for (kernel, label) in [(Kernel::Csr5Tiles, "pass_tiles"), (Kernel::Csr5Rows, "pass_rows")] {
+            // Each pass alone (their sum exceeds the whole: the whole overlaps two).
+            for (kernel, label) in [
+                (Kernel::Csr5Tiles, "pass_tiles"),
+                (Kernel::Csr5Rows, "pass_rows"),
+                (Kernel::Csr5Calibrate, "pass_calibrate"),
+            ] {
                 let d = [Step::Dispatch { kernel, groups: kernel.groups(&p.params), push: push.as_bytes() }];
                 let (f, w) = (median_ms(gpu, p.set, &d, true)?, median_ms(gpu, p.set, &d, false)?);
                 cells.push(Cell { method: label.to_string(), flushed: f, warm: w, err: 0.0 });
@@ -251,6 +255,7 @@ fn main() -> Result<(), String> {
     let mut scale = SuiteScale::Full;
     let mut flush_mb: u64 = 256;
     let mut dir: Option<std::path::PathBuf> = None;
+    let mut only: Option<Vec<String>> = None;
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
         match a.as_str() {
@@ -261,7 +266,15 @@ fn main() -> Result<(), String> {
                 flush_mb = v.parse().map_err(|e| format!("--flush {v:?}: {e}"))?;
             }
             "--export" => dir = Some(args.next().ok_or("--export needs a folder")?.into()),
-            o => return Err(format!("unknown argument {o:?} (small|full, --flush MB, --export DIR)")),
+            "--only" => {
+                let v = args.next().ok_or("--only needs matrix names")?;
+                only = Some(v.split(',').map(str::to_string).collect());
+            }
+            o => {
+                return Err(format!(
+                    "unknown argument {o:?} (small|full, --flush MB, --export DIR, --only NAMES)"
+                ));
+            }
         }
     }
     let mut g32 = Gpu::new::<f32>()?;
@@ -307,7 +320,8 @@ fn main() -> Result<(), String> {
         "{:<15} {:<9} {:<4} {:>9} {:>2} | {:^24} | {:^24} | {:^24} | {:^24} | others (flushed ms)",
         "matrix", "class", "prec", "nnz", "s", "CSR scalar", "CSR vector", "CSR stream", "CSR5"
     );
-    for entry in suite_entries(scale) {
+    let chosen = |name: &str| only.as_ref().is_none_or(|o| o.iter().any(|n| n == name));
+    for entry in suite_entries(scale).iter().filter(|e| chosen(e.name)) {
         let a: CsrOwned<f64, u32> = entry.generate().map_err(|e| e.to_string())?;
         let x: Vec<f64> = (0..a.ncols()).map(|i| ((i * 7919) % 17) as f64 * 0.125 - 1.0).collect();
         let v = a.view();

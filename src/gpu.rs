@@ -10,22 +10,22 @@
 //! do that with Vulkan through `ash`.
 //!
 //! **Modules.** One per value type: `f32` (Vulkan 1.2, `GroupNonUniformShuffle`) and
-//! `f64` (the same and `Float64`, `Int64`: enable `shaderFloat64` and `shaderInt64`).
-//! Both hold every [`Kernel`].
+//! `f64` (the same and `Float64`: enable `shaderFloat64`). Both hold every [`Kernel`].
 //!
 //! **Bindings** ([`BINDINGS`], descriptor set 0, all storage buffers): one layout for
 //! every kernel, each kernel using the subset [`Kernel::bindings`] lists.
 //!
-//! **Dispatch.** [`Method::choose`] picks the kernel for a matrix; [`Method::dispatches`]
+//! **Dispatch.** [`Method::choose`] picks the kernel for a matrix; [`Method::steps`]
 //! lists its dispatches and barriers, [`Kernel::groups`] the workgroup count (x only).
 //! Every kernel strides over its rows, blocks or tiles by the grid, so fewer groups are
 //! correct too.
 //! - CSR ([`Kernel::CsrScalar`], [`Kernel::CsrVector`]): one dispatch.
 //! - CSR stream ([`Kernel::CsrStream`]): one dispatch, with the row blocks of
 //!   [`row_blocks`] bound as `row_blocks`.
-//! - CSR5: [`Kernel::Csr5Tiles`] and [`Kernel::Csr5Rows`], in either order, no barrier
-//!   between them. `carry` ([`SpmvParams::carry_bytes`]) must be zeroed once when it is
-//!   created; every SpMV leaves it so.
+//! - CSR5: [`Kernel::Csr5Tiles`] and [`Kernel::Csr5Rows`] (in either order, no barrier
+//!   between them), then a compute-to-compute memory barrier, then
+//!   [`Kernel::Csr5Calibrate`]. `carry` holds `tiles + 1` values and needs no
+//!   initialisation.
 //!
 //! Results equal the CPU kernels up to the order of floating-point additions.
 
@@ -46,7 +46,7 @@ pub const MAX_SIGMA: usize = 16;
 ///
 /// The thesis's `<4, 32, 256, 4>` (double precision, nVidia Maxwell) lost to the best
 /// `sigma` of a sweep on current GPUs: short tiles multiply the tiles' fixed cost
-/// (descriptor, tile pointer, the run counters). CSR5 now serves the skewed
+/// (descriptor, tile pointer, the calibrator's check). CSR5 now serves the skewed
 /// matrices ([`Method::choose`]), where `sigma = 8` beat 6 and 7 (`rmat`, `dc2_like`) and
 /// 16 won on long rows (`examples/gpu.rs` sweep;
 /// `benches/records/gpu-cusparse-2026-11-29-h200.md`).
@@ -106,8 +106,7 @@ const fn bind(binding: u32, name: &'static str, writable: bool, elem: &'static s
 
 /// Every binding of the SpMV kernels, by number. `y` needs `nrows` values
 /// ([`Kernel::ReadStream`]: one per invocation, `groups * workgroup_size`); `carry`
-/// [`SpmvParams::carry_bytes`] (`u32` words: the bits of the runs' sums and their
-/// counters); `row_blocks` the `blocks + 1` values of [`row_blocks`].
+/// `tiles + 1`; `row_blocks` the `blocks + 1` values of [`row_blocks`].
 pub const BINDINGS: [Binding; 11] = [
     bind(0, "row_ptr", false, "u32"),
     bind(1, "col_idx", false, "u32"),
@@ -118,7 +117,7 @@ pub const BINDINGS: [Binding; 11] = [
     bind(6, "tile_desc", false, "u32"),
     bind(7, "empty_offset_ptr", false, "u32"),
     bind(8, "empty_offset", false, "u32"),
-    bind(9, "carry", true, "u32"),
+    bind(9, "carry", true, "T"),
     bind(10, "row_blocks", false, "u32"),
 ];
 
@@ -137,16 +136,16 @@ pub enum Kernel {
     /// workgroup memory and sum each row there with a vector of lanes; a block of one
     /// longer row is summed by the whole workgroup.
     CsrStream,
-    /// CSR5 SpMV (Alg. 32): the complete tiles, `OMEGA` invocations each, with the
-    /// `seg_offset` sum in workgroup memory; whole segments are written straight from
-    /// their lanes. A row spanning tiles is written by the last of its tiles to finish:
-    /// each puts its sum in `carry` and counts itself on the row's counter there (the
-    /// thesis's calibration without a pass of its own; a long row's sums are added by
-    /// the finishing tile's subgroup).
+    /// CSR5 SpMV pass 1 (Alg. 32): the complete tiles, `OMEGA` invocations each, with
+    /// the `seg_offset` sum in workgroup memory; whole segments are written straight
+    /// from their lanes; a tile's first segment that continues a row goes to `carry`.
     Csr5Tiles,
-    /// CSR5 SpMV beside the tiles: empty rows (`beta * y`) and the tail (a row that
-    /// continues into it counts like a tile).
+    /// CSR5 SpMV pass 1, beside the tiles: empty rows (`beta * y`) and the tail.
     Csr5Rows,
+    /// CSR5 SpMV pass 2, the calibrator: an invocation per tile; the first tile of a run
+    /// continuing one row adds up the run's carries (a long run with its subgroup) and
+    /// adds them to the row.
+    Csr5Calibrate,
     /// The read-bandwidth probe: sums `nrows` values of `vals` (grid-strided), one sum
     /// per subgroup into `y` (at its first lane's invocation index; `y` needs one value
     /// per invocation, zeroed). The baseline for judging SpMV's GB/s.
@@ -155,12 +154,13 @@ pub enum Kernel {
 
 impl Kernel {
     /// Every kernel.
-    pub const ALL: [Kernel; 6] = [
+    pub const ALL: [Kernel; 7] = [
         Kernel::CsrScalar,
         Kernel::CsrVector,
         Kernel::CsrStream,
         Kernel::Csr5Tiles,
         Kernel::Csr5Rows,
+        Kernel::Csr5Calibrate,
         Kernel::ReadStream,
     ];
 
@@ -172,6 +172,7 @@ impl Kernel {
             Kernel::CsrStream => "csr_spmv_stream",
             Kernel::Csr5Tiles => "csr5_spmv_tiles",
             Kernel::Csr5Rows => "csr5_spmv_rows",
+            Kernel::Csr5Calibrate => "csr5_spmv_calibrate",
             Kernel::ReadStream => "read_stream",
         }
     }
@@ -191,6 +192,7 @@ impl Kernel {
             Kernel::CsrStream => &[0, 1, 2, 3, 4, 10],
             Kernel::Csr5Tiles => &[0, 1, 2, 3, 4, 5, 6, 7, 8, 9],
             Kernel::Csr5Rows => &[0, 1, 2, 3, 4, 9],
+            Kernel::Csr5Calibrate => &[0, 4, 5, 9],
             Kernel::ReadStream => &[2, 4],
         }
     }
@@ -205,6 +207,7 @@ impl Kernel {
             Kernel::ReadStream => (p.nrows as usize).div_ceil(STREAM_PER_INVOCATION),
             Kernel::CsrVector => (p.nrows as usize).saturating_mul(p.lanes.max(1) as usize),
             Kernel::Csr5Tiles => (p.ntiles as usize).saturating_mul(OMEGA),
+            Kernel::Csr5Calibrate => p.ntiles as usize + 1,
             Kernel::CsrStream => return (p.blocks as usize).clamp(1, MAX_GROUPS as usize) as u32,
         };
         let per = self.workgroup_size() as usize;
@@ -329,15 +332,6 @@ impl<T: Scalar> SpmvParams<T> {
         })
     }
 
-    /// Bytes of the `carry` buffer of a CSR5 SpMV with these parameters: a value's bits
-    /// for each tile and the tail and for each tile heading a row that spans tiles,
-    /// then a `u32` counter per tile. Zero it once when it is created: a finished SpMV
-    /// leaves its counters at zero for the next.
-    pub fn carry_bytes(&self) -> usize {
-        let (tiles, words) = (self.ntiles as usize, core::mem::size_of::<T>() / 4);
-        ((2 * tiles + 1) * words + tiles) * 4
-    }
-
     /// The bytes to push: the layout of the kernels' `SpmvParams` block.
     pub fn push_constants(&self) -> PushConstants {
         let mut bytes = [0u8; PUSH_CONSTANT_BYTES as usize];
@@ -415,23 +409,36 @@ pub enum Method {
     CsrVector,
     /// [`Kernel::CsrStream`] on the CSR arrays and their [`row_blocks`].
     CsrStream,
-    /// The two CSR5 kernels on the arrays of a [`csr5_layout`] CSR5 matrix.
+    /// The three CSR5 passes on the arrays of a [`csr5_layout`] CSR5 matrix.
     Csr5,
+}
+
+/// One step of a [`Method`]: a dispatch, or a compute-to-compute memory barrier (shader
+/// writes before shader reads and writes).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// `vkCmdDispatch(kernel.groups(params), 1, 1)`.
+    Dispatch(Kernel),
+    /// A memory barrier.
+    Barrier,
 }
 
 impl Method {
     /// Every method.
     pub const ALL: [Method; 4] = [Method::CsrScalar, Method::CsrVector, Method::CsrStream, Method::Csr5];
 
-    /// The kernels one SpMV dispatches (`vkCmdDispatch(kernel.groups(params), 1, 1)`
-    /// each), in any order and with no barrier between them: no kernel reads what
-    /// another writes.
-    pub const fn dispatches(self) -> &'static [Kernel] {
+    /// The dispatches and barriers of one SpMV, in order.
+    pub const fn steps(self) -> &'static [Step] {
         match self {
-            Method::CsrScalar => &[Kernel::CsrScalar],
-            Method::CsrVector => &[Kernel::CsrVector],
-            Method::CsrStream => &[Kernel::CsrStream],
-            Method::Csr5 => &[Kernel::Csr5Tiles, Kernel::Csr5Rows],
+            Method::CsrScalar => &[Step::Dispatch(Kernel::CsrScalar)],
+            Method::CsrVector => &[Step::Dispatch(Kernel::CsrVector)],
+            Method::CsrStream => &[Step::Dispatch(Kernel::CsrStream)],
+            Method::Csr5 => &[
+                Step::Dispatch(Kernel::Csr5Tiles),
+                Step::Dispatch(Kernel::Csr5Rows),
+                Step::Barrier,
+                Step::Dispatch(Kernel::Csr5Calibrate),
+            ],
         }
     }
 
@@ -468,8 +475,8 @@ impl Method {
 pub fn csr5_layout<T: Scalar>(csr: &Csr<'_, T, u32>) -> Result<crate::Csr5Layout, FormatError> {
     let per_row = if csr.nrows() == 0 { 0 } else { csr.nnz() / csr.nrows() };
     let mut sigma = crate::formats::csr5::sigma_by(SIGMA_BOUNDS, OMEGA, per_row).min(MAX_SIGMA);
-    // A row of a 64th of the entries or more spans so many tiles that the sum of its
-    // carries (by one subgroup) is a large part of the SpMV: the longest
+    // A row of a 64th of the entries or more spans so many tiles that the calibrator's
+    // sum of its carries (one subgroup per row) is a large part of the SpMV: the longest
     // tiles halve it (`dc2_like`, four rows of 250K entries among 6.5M: `sigma` 16 took
     // 0.068 ms to 8's 0.078 on an H200; `rmat`, whose longest row holds 0.3%, is
     // fastest at 8; `benches/records/gpu-cusparse-2026-11-29-h200.md`).
@@ -555,11 +562,7 @@ mod tests {
         assert_eq!(Kernel::CsrScalar.groups(&p), 4);
         assert_eq!(Kernel::CsrVector.groups(&p), 125);
         assert_eq!(Kernel::Csr5Tiles.groups(&p), 3);
-        assert_eq!(p.carry_bytes(), (19 + 9) * 4);
-        assert_eq!(
-            SpmvParams::<f64> { ntiles: 9, ..SpmvParams::read_stream(0).unwrap() }.carry_bytes(),
-            (38 + 9) * 4
-        );
+        assert_eq!(Kernel::Csr5Calibrate.groups(&p), 1);
         assert_eq!(Kernel::CsrStream.groups(&p), MAX_GROUPS);
         let empty = SpmvParams::<f32> { nrows: 0, ..p };
         assert_eq!(Kernel::CsrScalar.groups(&empty), 1);

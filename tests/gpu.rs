@@ -70,8 +70,7 @@ fn check<T: Scalar>(
     let c5 = Csr5Owned::from_csr_layout(&a, &layout).unwrap();
     let c = c5.view();
     let p = gpu.upload_csr5(&c, alpha, &x, beta, &y0).unwrap();
-    // Three times from the same `y`: an SpMV must not see the counters or carries of the
-    // one before.
+    // Three times from the same `y`: an SpMV must not see the carries of the one before.
     for round in 0..3 {
         if round > 0 {
             gpu.write_y(&p, &y0).unwrap();

@@ -104,7 +104,7 @@ impl Gpu {
                     continue;
                 }
                 let features = instance.get_physical_device_features(d);
-                if f64_needed && (features.shader_float64 == 0 || features.shader_int64 == 0) {
+                if f64_needed && features.shader_float64 == 0 {
                     continue;
                 }
                 let families = instance.get_physical_device_queue_family_properties(d);
@@ -127,8 +127,7 @@ impl Gpu {
             let mut f2 = vk::PhysicalDeviceFeatures2::default().push_next(&mut v12);
             instance.get_physical_device_features2(pdev, &mut f2);
             let vulkan_memory_model = v12.vulkan_memory_model;
-            let features =
-                vk::PhysicalDeviceFeatures::default().shader_float64(f64_needed).shader_int64(f64_needed);
+            let features = vk::PhysicalDeviceFeatures::default().shader_float64(f64_needed);
             let mut v12 =
                 vk::PhysicalDeviceVulkan12Features::default().vulkan_memory_model(vulkan_memory_model != 0);
             // The driver's statistics of each compiled kernel (registers, spills), where
@@ -638,9 +637,12 @@ impl Gpu {
 /// bytes `push`.
 pub fn steps<'a, T: spblas::Scalar>(method: Method, p: &SpmvParams<T>, push: &'a [u8]) -> Vec<Step<'a>> {
     method
-        .dispatches()
+        .steps()
         .iter()
-        .map(|&kernel| Step::Dispatch { kernel, groups: kernel.groups(p), push })
+        .map(|s| match *s {
+            spblas::gpu::Step::Dispatch(kernel) => Step::Dispatch { kernel, groups: kernel.groups(p), push },
+            spblas::gpu::Step::Barrier => Step::Barrier,
+        })
         .collect()
 }
 
@@ -720,7 +722,7 @@ impl Gpu {
             (6, self.upload(a.tile_desc())?),
             (7, self.upload(a.empty_offset_ptr())?),
             (8, self.upload(a.empty_offset())?),
-            (9, self.zeroed(params.carry_bytes() as u64)?),
+            (9, self.zeroed(((a.tiles() + 1) * std::mem::size_of::<T>()) as u64)?),
         ]);
         self.problem(arrays, params, a.nrows())
     }

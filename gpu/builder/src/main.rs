@@ -6,9 +6,8 @@
 //! ```
 //!
 //! One module per value type: `spmv_f32.spv` (Vulkan 1.2 with subgroup shuffles) and
-//! `spmv_f64.spv` (the same and `Float64`, `Int64`: the CSR5 carries pass between
-//! workgroups as the bits of their values), so a device without `shaderFloat64` can
-//! load the `f32` module.
+//! `spmv_f64.spv` (the same and `Float64`), so a device without `shaderFloat64` can load
+//! the `f32` module.
 
 use std::path::PathBuf;
 
@@ -19,7 +18,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     std::fs::create_dir_all(&out)?;
     for (name, features, extra) in [
         ("spmv_f32.spv", vec![], vec![]),
-        ("spmv_f64.spv", vec!["f64".to_string()], vec![Capability::Float64, Capability::Int64]),
+        ("spmv_f64.spv", vec!["f64".to_string()], vec![Capability::Float64]),
     ] {
         let mut builder = SpirvBuilder::new("../kernels", "spirv-unknown-vulkan1.2")
             .release(true)

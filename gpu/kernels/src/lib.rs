@@ -14,12 +14,8 @@
 // `x % w == 0` rather than `is_multiple_of`, whose zero check costs a branch per row.
 #![allow(clippy::manual_is_multiple_of)]
 
-use spirv_std::arch::{
-    atomic_i_add, atomic_load, atomic_store, subgroup_shuffle, subgroup_shuffle_xor,
-    workgroup_memory_barrier_with_group_sync,
-};
+use spirv_std::arch::{subgroup_shuffle, subgroup_shuffle_xor, workgroup_memory_barrier_with_group_sync};
 use spirv_std::glam::UVec3;
-use spirv_std::memory::{Scope, Semantics};
 use spirv_std::spirv;
 
 /// The value type of this module.
@@ -307,223 +303,21 @@ pub fn csr_spmv_stream(
     }
 }
 
-/// Words of `carry` a value takes (`u32` bits; the `f64` module splits the bits of a
-/// value into two words).
-const WORDS: u32 = (core::mem::size_of::<V>() / 4) as u32;
-/// Atomics on `carry` reach every workgroup of the dispatch: the queue family's scope,
-/// which the Vulkan memory model allows without the device-scope capability.
-const DEVICE: u32 = Scope::QueueFamily as u32;
-/// The carries' own loads and stores: their order comes from the counters.
-const RELAXED: u32 = Semantics::NONE.bits();
-/// A counter's add: releases the adding invocation's carry, acquires every earlier one's.
-const ACQ_REL: u32 = Semantics::ACQUIRE_RELEASE.bits() | Semantics::UNIFORM_MEMORY.bits();
-
-/// Stores value `v` in slot `slot` of `carry`, atomically: another workgroup reads it
-/// once a counter says it is there, and plain stores need not be visible to it.
-#[cfg(not(feature = "f64"))]
-fn publish(carry: &mut [u32], slot: u32, v: V) {
-    // SAFETY: an atomic store of one `u32` of a storage buffer, in bounds (indexing
-    // checks it), with no pointer kept.
-    unsafe { atomic_store::<u32, DEVICE, RELAXED>(&mut carry[slot as usize], v.to_bits()) }
-}
-
-/// Stores value `v` in slot `slot` of `carry` (two words), as above.
-#[cfg(feature = "f64")]
-fn publish(carry: &mut [u32], slot: u32, v: V) {
-    let (at, bits) = ((slot * WORDS) as usize, v.to_bits());
-    // SAFETY: atomic stores of two `u32` of a storage buffer, in bounds, no pointer kept.
-    unsafe {
-        atomic_store::<u32, DEVICE, RELAXED>(&mut carry[at], bits as u32);
-        atomic_store::<u32, DEVICE, RELAXED>(&mut carry[at + 1], (bits >> 32) as u32);
-    }
-}
-
-/// The value in slot `slot` of `carry`, stored by [`publish`] before a counter's release
-/// that this invocation acquired.
-#[cfg(not(feature = "f64"))]
-fn fetch(carry: &[u32], slot: u32) -> V {
-    // SAFETY: an atomic load of one `u32` of a storage buffer, in bounds.
-    V::from_bits(unsafe { atomic_load::<u32, DEVICE, RELAXED>(&carry[slot as usize]) })
-}
-
-/// The value in slot `slot` of `carry` (two words), as above.
-#[cfg(feature = "f64")]
-fn fetch(carry: &[u32], slot: u32) -> V {
-    let at = (slot * WORDS) as usize;
-    // SAFETY: atomic loads of two `u32` of a storage buffer, in bounds.
-    let (lo, hi) = unsafe {
-        (atomic_load::<u32, DEVICE, RELAXED>(&carry[at]), atomic_load::<u32, DEVICE, RELAXED>(&carry[at + 1]))
-    };
-    V::from_bits(lo as u64 | ((hi as u64) << 32))
-}
-
-/// A row whose entries span several tiles (a run): tile `s` holds its head, tiles
-/// `s + 1 ..= e` continue it (`e == ntiles`: the tail). Each part puts its sum in a slot
-/// of `carry` (the head's: slot `ntiles + 1 + s`; tile `u`'s: slot `u`) and counts itself
-/// at counter `s`; the last to count writes the row.
-#[derive(Copy, Clone)]
-struct Run {
-    r: u32,
-    s: u32,
-    e: u32,
-}
-
-impl Run {
-    /// The run of row `r` (which spans more than one tile).
-    fn of(r: u32, p: &SpmvParams, row_ptr: &[u32]) -> Run {
-        let len = OMEGA * p.sigma;
-        let (start, end) = (row_ptr[r as usize], row_ptr[r as usize + 1]);
-        // The tail's entries are fewer than a tile: their tile number is `ntiles`.
-        Run { r, s: start / len, e: (end - 1) / len }
-    }
-
-    /// Counts one part as done; true in the invocation that counts the last part, which
-    /// resets the counter for the next SpMV.
-    fn arrive(self, p: &SpmvParams, carry: &mut [u32]) -> bool {
-        let at = ((2 * p.ntiles + 1) * WORDS + self.s) as usize;
-        // SAFETY: atomics on one `u32` of a storage buffer, in bounds.
-        unsafe {
-            let before = atomic_i_add::<u32, DEVICE, ACQ_REL>(&mut carry[at], 1);
-            let last = before == self.e - self.s;
-            if last {
-                atomic_store::<u32, DEVICE, RELAXED>(&mut carry[at], 0);
-            }
-            last
-        }
-    }
-
-    /// Whether the invocation that finishes the run adds its parts alone (up to
-    /// [`SHORT_RUN`] tiles after the head) rather than with its subgroup.
-    fn short(self) -> bool {
-        self.e - self.s <= SHORT_RUN
-    }
-
-    /// Adds the head's sum and up to [`SHORT_RUN`] carries after it (their loads in
-    /// flight together, at clamped slots) and writes the row.
-    fn finish_short(self, p: &SpmvParams, carry: &[u32], y: &mut [V]) {
-        let (s, e) = (self.s, self.e);
-        let at = |k: u32| if s + k < e { s + k } else { e };
-        let (c1, c2, c3, c4) =
-            (fetch(carry, at(1)), fetch(carry, at(2)), fetch(carry, at(3)), fetch(carry, at(4)));
-        let mut sum = fetch(carry, p.ntiles + 1 + s) + c1;
-        if s + 2 <= e {
-            sum += c2;
-        }
-        if s + 3 <= e {
-            sum += c3;
-        }
-        if s + 4 <= e {
-            sum += c4;
-        }
-        put(y, self.r, p.alpha, p.beta, sum);
-    }
-}
-
-/// Runs after a head tile that the invocation finishing them adds up alone (four: their
-/// loads are in flight together) before its subgroup takes a longer run over (a row of
-/// 250K entries spans 500 tiles of 512).
-const SHORT_RUN: u32 = 4;
-
-/// A run this invocation finishes: `short` alone, `long` with its subgroup (at most one
-/// of them is 1).
-#[derive(Copy, Clone)]
-struct Job {
-    short: u32,
-    long: u32,
-    run: Run,
-}
-
-impl Job {
-    const NONE: Job = Job { short: 0, long: 0, run: Run { r: 0, s: 0, e: 0 } };
-
-    /// Puts `v`, part `slot` of `run`, in `carry` and counts it: the run is this
-    /// invocation's job if it was the last part.
-    fn arrive(run: Run, slot: u32, v: V, p: &SpmvParams, carry: &mut [u32]) -> Job {
-        publish(carry, slot, v);
-        if run.arrive(p, carry) {
-            let short = run.short();
-            return Job { short: short as u32, long: (!short) as u32, run };
-        }
-        Job::NONE
-    }
-}
-
-/// Finishes the subgroup's jobs: a short run by its invocation; the long runs one at a
-/// time, every lane adding every `lanes`-th carry of the run (eight a round, loads in
-/// flight together), a butterfly adding the lanes' sums, and the job's invocation writing
-/// the row. Call in uniform control flow; a subgroup without long jobs pays one
-/// butterfly.
-fn finish(job: Job, lane: u32, lanes: u32, p: &SpmvParams, carry: &[u32], y: &mut [V]) {
-    if job.short != 0 {
-        job.run.finish_short(p, carry, y);
-    }
-    let mut any = job.long;
-    let mut off = lanes / 2;
-    while off > 0 {
-        any |= subgroup_shuffle_xor(any, off);
-        off /= 2;
-    }
-    if any == 0 {
-        return;
-    }
-    let mut l = 0u32;
-    while l < lanes {
-        if subgroup_shuffle(job.long, l) != 0 {
-            let (s, e) = (subgroup_shuffle(job.run.s, l), subgroup_shuffle(job.run.e, l));
-            // The same number of rounds in every lane (`s` and `e` are the subgroup's).
-            let rounds = (e - s).div_ceil(8 * lanes);
-            let mut u = s + 1 + lane;
-            let mut part: V = 0.0;
-            let mut k = 0u32;
-            while k < rounds {
-                let at = |i: u32| if u + i * lanes < e { u + i * lanes } else { e };
-                let (a0, a1, a2, a3) =
-                    (fetch(carry, at(0)), fetch(carry, at(1)), fetch(carry, at(2)), fetch(carry, at(3)));
-                let (a4, a5, a6, a7) =
-                    (fetch(carry, at(4)), fetch(carry, at(5)), fetch(carry, at(6)), fetch(carry, at(7)));
-                let keep = |i: u32, a: V| if u + i * lanes <= e { a } else { 0.0 };
-                part += ((keep(0, a0) + keep(1, a1)) + (keep(2, a2) + keep(3, a3)))
-                    + ((keep(4, a4) + keep(5, a5)) + (keep(6, a6) + keep(7, a7)));
-                u += 8 * lanes;
-                k += 1;
-            }
-            part = vector_sum(part, lanes);
-            if lane == l {
-                let head = fetch(carry, p.ntiles + 1 + s);
-                put(y, job.run.r, p.alpha, p.beta, head + part);
-            }
-        }
-        l += 1;
-    }
-}
-
 /// What a CSR5 tile needs to place a segment sum: its first row, whether it has empty
-/// rows, where its `empty_offset` entries start, whether its first segment goes on from
-/// the tile before (then that sum is the tile's carry, not a row of `y`), and the row
-/// that goes on into the next tile if one does (`next_cont`).
+/// rows, where its `empty_offset` entries start, and whether its first segment goes on
+/// from the tile before (then that sum is the tile's carry, not a row of `y`).
 #[derive(Copy, Clone)]
 struct TileRows {
+    t: u32,
     r0: u32,
     dirty: bool,
     eo: u32,
     cont: bool,
-    next: u32,
-    next_cont: bool,
 }
 
-/// The sums of a lane's segments that are parts of runs, handed on after the tile: the
-/// tile's first segment when it continues a row (`member`), its last when the row goes on
-/// into the next tile (`head`); one lane may hold both.
-#[derive(Copy, Clone)]
-struct Parts {
-    member: bool,
-    head: bool,
-    member_sum: V,
-    head_sum: V,
-}
-
-/// Hands segment `seg` of a tile its sum: to `parts` when it is part of a run, else to
-/// its row of `y`.
+/// Hands segment `seg` of a tile its sum: to `carry[t]` when it is the tile's first
+/// segment and continues a row from an earlier tile, else to its row of `y`.
+#[allow(clippy::too_many_arguments)]
 fn put_segment(
     rows: TileRows,
     seg: u32,
@@ -531,19 +325,13 @@ fn put_segment(
     p: &SpmvParams,
     empty_offset: &[u32],
     y: &mut [V],
-    parts: &mut Parts,
+    carry: &mut [V],
 ) {
     if seg == 0 && rows.cont {
-        parts.member = true;
-        parts.member_sum = v;
+        carry[rows.t as usize] = v;
     } else {
         let r = if rows.dirty { rows.r0 + empty_offset[(rows.eo + seg) as usize] } else { rows.r0 + seg };
-        if rows.next_cont && r == rows.next {
-            parts.head = true;
-            parts.head_sum = v;
-        } else {
-            put(y, r, p.alpha, p.beta, v);
-        }
+        put(y, r, p.alpha, p.beta, v);
     }
 }
 
@@ -568,11 +356,11 @@ impl Walk {
         p: &SpmvParams,
         empty_offset: &[u32],
         y: &mut [V],
-        parts: &mut Parts,
+        carry: &mut [V],
     ) {
         if head {
             if self.heads {
-                put_segment(rows, self.seg, self.sum, p, empty_offset, y, parts);
+                put_segment(rows, self.seg, self.sum, p, empty_offset, y, carry);
                 self.seg += 1;
             } else {
                 self.first = self.sum;
@@ -584,18 +372,8 @@ impl Walk {
     }
 }
 
-/// The row holding the first entry of tile `t` (the tail for `t == ntiles`), and whether
-/// that entry continues the row from an earlier tile.
-fn tile_start(t: u32, p: &SpmvParams, row_ptr: &[u32], tile_ptr: &[u32]) -> (u32, bool) {
-    let r = tile_ptr[t as usize] & 0x7fff_ffff;
-    let first = t * OMEGA * p.sigma;
-    // No tail: `tile_ptr[ntiles] == nrows`, and nothing continues.
-    let cont = r < p.nrows && row_ptr[r as usize] != first;
-    (r, cont)
-}
-
-/// CSR5 SpMV (thesis 8.5, Alg. 32, GPU form): the complete tiles, `OMEGA` invocations
-/// each, beside `csr5_spmv_rows`.
+/// CSR5 SpMV, pass 1 of 2 (thesis 8.5, Alg. 32, GPU form): the complete tiles, `OMEGA`
+/// invocations each.
 ///
 /// Lane `i` walks its `sigma` entries (step `j` reads entry `t*OMEGA*sigma + j*OMEGA + i`,
 /// so a subgroup's loads are contiguous). At each head (`bit_flag` bit) it closes the
@@ -603,21 +381,15 @@ fn tile_start(t: u32, p: &SpmvParams, row_ptr: &[u32], tile_ptr: &[u32]) -> (u32
 /// open in the lanes to its left) and goes to workgroup memory; later ones are whole
 /// segments and are written at once. After the walk the lane's open piece is *blue*; a
 /// lane with heads adds to it the red pieces of the `seg_offset` head-less lanes to its
-/// right and of the lane after them (the `seg_offset` sum, Alg. 13) and writes it.
-///
-/// A row that spans tiles (a run) is not written by any one tile: its head tile and each
-/// tile continuing it put their sums in `carry` and count themselves at the run's
-/// counter, and the last to count adds the sums and writes the row (the thesis's
-/// calibration, done by the last tile of each run instead of a pass of its own; the
-/// counters need no waiting, so no workgroup depends on another's progress).
+/// right and of the lane after them (the `seg_offset` sum, Alg. 13) and writes it. A
+/// tile's first segment that continues a row from an earlier tile goes to `carry[t]`
+/// instead; `csr5_spmv_calibrate` adds those where the row began.
 #[allow(clippy::too_many_arguments)]
 #[spirv(compute(threads(128)))]
 pub fn csr5_spmv_tiles(
     #[spirv(local_invocation_index)] lid: u32,
     #[spirv(workgroup_id)] group: UVec3,
     #[spirv(num_workgroups)] groups: UVec3,
-    #[spirv(subgroup_local_invocation_id)] sub_lane: u32,
-    #[spirv(subgroup_size)] sub_lanes: u32,
     #[spirv(push_constant)] p: &SpmvParams,
     #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] col_idx: &[u32],
@@ -628,7 +400,7 @@ pub fn csr5_spmv_tiles(
     #[spirv(storage_buffer, descriptor_set = 0, binding = 6)] tile_desc: &[u32],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 7)] empty_offset_ptr: &[u32],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 8)] empty_offset: &[u32],
-    #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &mut [u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &mut [V],
     #[spirv(workgroup)] red: &mut [V; 128],
 ) {
     let lane = lid % OMEGA;
@@ -639,8 +411,8 @@ pub fn csr5_spmv_tiles(
     let y_mask = (1u32 << p.ybits) - 1;
     let s_mask = (1u32 << p.sbits) - 1;
     let stride = groups.x * TILES_PER_GROUP;
-    // `base` is the same in every invocation of the workgroup, so the barriers and the
-    // subgroup operations below are reached by all of them.
+    // `base` is the same in every invocation of the workgroup, so the barriers below are
+    // reached by all of them.
     let mut base = group.x * TILES_PER_GROUP;
     while base < p.ntiles {
         let t = base + sub;
@@ -649,8 +421,7 @@ pub fn csr5_spmv_tiles(
         let mut blue: V = 0.0;
         let mut seg = 0u32;
         let mut seg_offset = 0u32;
-        let mut rows = TileRows { r0: 0, dirty: false, eo: 0, cont: false, next: 0, next_cont: false };
-        let mut parts = Parts { member: false, head: false, member_sum: 0.0, head_sum: 0.0 };
+        let mut rows = TileRows { t, r0: 0, dirty: false, eo: 0, cont: false };
         if active {
             let word = tile_desc[(t * OMEGA + lane) as usize];
             let bit_flag = word & flag_mask;
@@ -663,9 +434,6 @@ pub fn csr5_spmv_tiles(
                 rows.eo = empty_offset_ptr[t as usize];
             }
             rows.cont = row_ptr[rows.r0 as usize] != t * len;
-            let (next, next_cont) = tile_start(t + 1, p, row_ptr, tile_ptr);
-            rows.next = next;
-            rows.next_cont = next_cont;
             let mut walk = Walk { sum: 0.0, first: 0.0, heads: false, seg };
             let mut k = t * len + lane;
             let mut j = 0u32;
@@ -679,11 +447,10 @@ pub fn csr5_spmv_tiles(
                     (vals[k as usize], vals[k1 as usize], vals[k2 as usize], vals[k3 as usize]);
                 let (p0, p1, p2, p3) =
                     (v0 * x[c0 as usize], v1 * x[c1 as usize], v2 * x[c2 as usize], v3 * x[c3 as usize]);
-                let bits = bit_flag >> j;
-                walk.step(bits & 1 != 0, p0, rows, p, empty_offset, y, &mut parts);
-                walk.step(bits & 2 != 0, p1, rows, p, empty_offset, y, &mut parts);
-                walk.step(bits & 4 != 0, p2, rows, p, empty_offset, y, &mut parts);
-                walk.step(bits & 8 != 0, p3, rows, p, empty_offset, y, &mut parts);
+                walk.step((bit_flag >> j) & 1 != 0, p0, rows, p, empty_offset, y, carry);
+                walk.step((bit_flag >> (j + 1)) & 1 != 0, p1, rows, p, empty_offset, y, carry);
+                walk.step((bit_flag >> (j + 2)) & 1 != 0, p2, rows, p, empty_offset, y, carry);
+                walk.step((bit_flag >> (j + 3)) & 1 != 0, p3, rows, p, empty_offset, y, carry);
                 k += 4 * OMEGA;
                 j += 4;
             }
@@ -703,16 +470,14 @@ pub fn csr5_spmv_tiles(
                     c2 = col_idx[k2 as usize];
                     v2 = vals[k2 as usize];
                 }
-                let bits = bit_flag >> j;
-                let p0 = v0 * x[c0 as usize];
-                walk.step(bits & 1 != 0, p0, rows, p, empty_offset, y, &mut parts);
+                walk.step((bit_flag >> j) & 1 != 0, v0 * x[c0 as usize], rows, p, empty_offset, y, carry);
                 if left > 1 {
                     let p1 = v1 * x[c1 as usize];
-                    walk.step(bits & 2 != 0, p1, rows, p, empty_offset, y, &mut parts);
+                    walk.step((bit_flag >> (j + 1)) & 1 != 0, p1, rows, p, empty_offset, y, carry);
                 }
                 if left > 2 {
                     let p2 = v2 * x[c2 as usize];
-                    walk.step(bits & 4 != 0, p2, rows, p, empty_offset, y, &mut parts);
+                    walk.step((bit_flag >> (j + 2)) & 1 != 0, p2, rows, p, empty_offset, y, carry);
                 }
             }
             heads = walk.heads;
@@ -732,32 +497,95 @@ pub fn csr5_spmv_tiles(
                 blue += red[(sub * OMEGA + l) as usize];
                 l += 1;
             }
-            put_segment(rows, seg, blue, p, empty_offset, y, &mut parts);
+            put_segment(rows, seg, blue, p, empty_offset, y, carry);
         }
-        let mut member = Job::NONE;
-        if parts.member {
-            member = Job::arrive(Run::of(rows.r0, p, row_ptr), t, parts.member_sum, p, carry);
-        }
-        let mut head = Job::NONE;
-        if parts.head {
-            head = Job::arrive(Run::of(rows.next, p, row_ptr), p.ntiles + 1 + t, parts.head_sum, p, carry);
-        }
-        finish(member, sub_lane, sub_lanes, p, carry, y);
-        finish(head, sub_lane, sub_lanes, p, carry, y);
         // `red` is rewritten by the next round.
         workgroup_memory_barrier_with_group_sync();
         base += stride;
     }
 }
 
-/// CSR5 SpMV beside `csr5_spmv_tiles`: one invocation per row for what the tiles do not
-/// cover. An empty row gets `beta * y`; a row with entries in the tail (the
+/// CSR5 SpMV, pass 1 of 2, beside `csr5_spmv_tiles`: one invocation per row for what the
+/// tiles do not cover. An empty row gets `beta * y`; a row with entries in the tail (the
 /// `nnz mod (OMEGA*sigma)` entries after the last complete tile, in CSR order) sums
-/// them, and writes its row when it starts in the tail or else is the last part of a
-/// run (its sum in slot `ntiles`).
+/// them, and writes its row when it starts in the tail or else hands the sum on as
+/// `carry[ntiles]`.
 #[allow(clippy::too_many_arguments)]
 #[spirv(compute(threads(256)))]
 pub fn csr5_spmv_rows(
+    #[spirv(global_invocation_id)] gid: UVec3,
+    #[spirv(num_workgroups)] groups: UVec3,
+    #[spirv(push_constant)] p: &SpmvParams,
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] col_idx: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &mut [V],
+) {
+    let tail = p.ntiles * OMEGA * p.sigma;
+    let stride = groups.x * ROW_GROUP;
+    let mut r = gid.x;
+    while r < p.nrows {
+        let start = row_ptr[r as usize];
+        let end = row_ptr[r as usize + 1];
+        if start == end {
+            put(y, r, 0.0, p.beta, 0.0);
+        } else if end > tail {
+            let sum = dot(vals, col_idx, x, if start > tail { start } else { tail }, end, 1);
+            if start >= tail {
+                put(y, r, p.alpha, p.beta, sum);
+            } else {
+                carry[p.ntiles as usize] = sum;
+            }
+        }
+        r += stride;
+    }
+}
+
+/// The row holding the first entry of tile `t` (the tail for `t == ntiles`), and whether
+/// that entry continues the row from an earlier tile.
+fn tile_start(t: u32, p: &SpmvParams, row_ptr: &[u32], tile_ptr: &[u32]) -> (u32, bool) {
+    let r = tile_ptr[t as usize] & 0x7fff_ffff;
+    let first = t * OMEGA * p.sigma;
+    // No tail: `tile_ptr[ntiles] == nrows`, and nothing continues.
+    let cont = r < p.nrows && row_ptr[r as usize] != first;
+    (r, cont)
+}
+
+/// Tiles after a run's first that its invocation adds up alone (four: the checks below
+/// are unrolled, so their loads are in flight together) before its subgroup takes a
+/// longer run over. A second round of four, measured on the H100, won on `lp_like` (rows
+/// of a few tiles) what it lost on `dense`.
+const SHORT_RUN: u32 = 4;
+
+/// Whether tile `u` (the tail for `u == ntiles`), after a tile whose first entry is in
+/// row `r`, also starts in row `r`: then it continues `r` (its first entry cannot be the
+/// head of a row an earlier tile already holds), with no `row_ptr` read.
+fn continues(u: u32, r: u32, p: &SpmvParams, tile_ptr: &[u32]) -> bool {
+    u <= p.ntiles && tile_ptr[u as usize] & 0x7fff_ffff == r
+}
+
+/// Tile `u`'s carry if it continues row `r` (0 if not, or past the tail), and whether it
+/// does. Both loads are made unconditionally (at the tail's index past it), so a round's
+/// loads are in flight together.
+fn run_carry(u: u32, r: u32, p: &SpmvParams, tile_ptr: &[u32], carry: &[V]) -> (V, bool) {
+    let at = if u < p.ntiles { u } else { p.ntiles };
+    let (tp, c) = (tile_ptr[at as usize], carry[at as usize]);
+    let m = u <= p.ntiles && tp & 0x7fff_ffff == r;
+    (if m { c } else { 0.0 }, m)
+}
+
+/// CSR5 SpMV, pass 2 of 2 (the calibrator): one invocation per tile and the tail. Where a
+/// run of tiles continues the same row, the invocation of the run's first tile adds up
+/// the run's carries and adds `alpha` times the sum to the row, which pass 1 wrote from
+/// the tile holding its head. A run longer than `SHORT_RUN + 1` tiles (a row of 250K
+/// entries spans 500 tiles of 512) is finished by the whole subgroup, its lanes taking
+/// every `subgroup_size`-th tile, eight a round. The run is a prefix of the tiles after
+/// its first (rows only grow), so a lane stops at the first tile outside it.
+#[allow(clippy::too_many_arguments)]
+#[spirv(compute(threads(256)))]
+pub fn csr5_spmv_calibrate(
     #[spirv(workgroup_id)] group: UVec3,
     #[spirv(num_workgroups)] groups: UVec3,
     #[spirv(subgroup_id)] subgroup: u32,
@@ -766,35 +594,92 @@ pub fn csr5_spmv_rows(
     #[spirv(subgroup_size)] lanes: u32,
     #[spirv(push_constant)] p: &SpmvParams,
     #[spirv(storage_buffer, descriptor_set = 0, binding = 0)] row_ptr: &[u32],
-    #[spirv(storage_buffer, descriptor_set = 0, binding = 1)] col_idx: &[u32],
-    #[spirv(storage_buffer, descriptor_set = 0, binding = 2)] vals: &[V],
-    #[spirv(storage_buffer, descriptor_set = 0, binding = 3)] x: &[V],
     #[spirv(storage_buffer, descriptor_set = 0, binding = 4)] y: &mut [V],
-    #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &mut [u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 5)] tile_ptr: &[u32],
+    #[spirv(storage_buffer, descriptor_set = 0, binding = 9)] carry: &[V],
 ) {
-    let tail = p.ntiles * OMEGA * p.sigma;
     let stride = groups.x * subgroups * lanes;
-    // `base` is the same in every lane of a subgroup: `finish` runs in uniform
-    // control flow.
+    // `base` is the same in every lane of a subgroup: the shuffles run in uniform control
+    // flow.
     let mut base = (group.x * subgroups + subgroup) * lanes;
-    while base < p.nrows {
-        let r = base + lane;
-        let mut job = Job::NONE;
-        if r < p.nrows {
-            let start = row_ptr[r as usize];
-            let end = row_ptr[r as usize + 1];
-            if start == end {
-                put(y, r, 0.0, p.beta, 0.0);
-            } else if end > tail {
-                let sum = dot(vals, col_idx, x, if start > tail { start } else { tail }, end, 1);
-                if start >= tail {
-                    put(y, r, p.alpha, p.beta, sum);
+    while base <= p.ntiles {
+        let t = base + lane;
+        let mut long_run = 0u32;
+        let mut r = 0u32;
+        let mut u = 0u32;
+        let mut acc: V = 0.0;
+        if t <= p.ntiles {
+            let (rt, cont) = tile_start(t, p, row_ptr, tile_ptr);
+            // A run starts at a continuing tile whose predecessor does not continue the
+            // same row (it holds the row's head, or starts in an earlier row).
+            if cont
+                && !(t > 0 && {
+                    let (rp, cp) = tile_start(t - 1, p, row_ptr, tile_ptr);
+                    cp && rp == rt
+                })
+            {
+                r = rt;
+                // The next `SHORT_RUN` tiles' checks, then their carries, each four
+                // loads in flight (a run is a prefix: a tile outside ends it).
+                let m1 = continues(t + 1, r, p, tile_ptr);
+                let m2 = continues(t + 2, r, p, tile_ptr);
+                let m3 = continues(t + 3, r, p, tile_ptr);
+                let m4 = continues(t + 4, r, p, tile_ptr);
+                acc = carry[t as usize];
+                if m1 {
+                    acc += carry[(t + 1) as usize];
+                }
+                if m2 {
+                    acc += carry[(t + 2) as usize];
+                }
+                if m3 {
+                    acc += carry[(t + 3) as usize];
+                }
+                if m4 {
+                    acc += carry[(t + 4) as usize];
+                    long_run = 1;
+                    u = t + 1 + SHORT_RUN;
                 } else {
-                    job = Job::arrive(Run::of(r, p, row_ptr), p.ntiles, sum, p, carry);
+                    y[r as usize] += p.alpha * acc;
                 }
             }
         }
-        finish(job, lane, lanes, p, carry, y);
+        // The long runs, one at a time, by the whole subgroup.
+        let mut l = 0u32;
+        while l < lanes {
+            if subgroup_shuffle(long_run, l) != 0 {
+                let rl = subgroup_shuffle(r, l);
+                // Eight tiles per lane per round, their loads in flight together.
+                let mut v = subgroup_shuffle(u, l) + lane;
+                let mut part: V = 0.0;
+                let mut done = false;
+                while !done {
+                    let (a0, _) = run_carry(v, rl, p, tile_ptr, carry);
+                    let (a1, _) = run_carry(v + lanes, rl, p, tile_ptr, carry);
+                    let (a2, _) = run_carry(v + 2 * lanes, rl, p, tile_ptr, carry);
+                    let (a3, _) = run_carry(v + 3 * lanes, rl, p, tile_ptr, carry);
+                    let (a4, _) = run_carry(v + 4 * lanes, rl, p, tile_ptr, carry);
+                    let (a5, _) = run_carry(v + 5 * lanes, rl, p, tile_ptr, carry);
+                    let (a6, _) = run_carry(v + 6 * lanes, rl, p, tile_ptr, carry);
+                    let (a7, m7) = run_carry(v + 7 * lanes, rl, p, tile_ptr, carry);
+                    part += ((a0 + a1) + (a2 + a3)) + ((a4 + a5) + (a6 + a7));
+                    // Done once any lane has left the run (every later tile is outside).
+                    let mut out = if m7 { 0u32 } else { 1u32 };
+                    let mut off = lanes / 2;
+                    while off > 0 {
+                        out |= subgroup_shuffle_xor(out, off);
+                        off /= 2;
+                    }
+                    done = out != 0;
+                    v += 8 * lanes;
+                }
+                part = vector_sum(part, lanes);
+                if lane == l {
+                    y[r as usize] += p.alpha * (acc + part);
+                }
+            }
+            l += 1;
+        }
         base += stride;
     }
 }
