@@ -140,6 +140,25 @@ pub(crate) fn row_upper_bound<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_
         .fold(0usize, |s, &k| s.saturating_add(bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize()))
 }
 
+/// [`row_upper_bound`] summed only until it reaches `limit` (then some value
+/// `>= limit`): telling a short row costs no walk of a long one.
+fn row_upper_bound_to<T: Scalar, I: Index>(
+    a: &Csr<'_, T, I>,
+    b: &Csr<'_, T, I>,
+    i: usize,
+    limit: usize,
+) -> usize {
+    let bp = b.row_ptr();
+    let mut sum = 0usize;
+    for &k in &a.col_idx()[a.row_range(i).unwrap_or(0..0)] {
+        sum = sum.saturating_add(bp[k.to_usize() + 1].to_usize() - bp[k.to_usize()].to_usize());
+        if sum >= limit {
+            break;
+        }
+    }
+    sum
+}
+
 /// [`row_upper_bound`] and, in the same walk, the longest row of `B` that row `i` of `A`
 /// references (a lower bound of the row of `C` when `B` is canonical).
 #[cfg(feature = "alloc")]
@@ -192,11 +211,18 @@ pub(crate) fn sample<T: Scalar, I: Index>(a: &Csr<'_, T, I>, b: &Csr<'_, T, I>) 
         // `nrows < I::MAX`, so in `u128` it is exact).
         let i = (s as u128 * nrows as u128 / SHORT_SAMPLE.min(nrows) as u128) as usize;
         let r = ap[i].to_usize()..ap[i + 1].to_usize();
-        if let (Some(lo), Some(hi)) = (ac[r.clone()].iter().min(), ac[r.clone()].iter().max()) {
+        // A sorted row's span is its ends; only an unsorted one is scanned.
+        let ends = match a.row_order() {
+            RowOrder::Unsorted => (ac[r.clone()].iter().min(), ac[r.clone()].iter().max()),
+            _ => (ac[r.clone()].first(), ac[r.clone()].last()),
+        };
+        if let (Some(lo), Some(hi)) = ends {
             own[m] = hi.to_usize() - lo.to_usize() + 1;
             m += 1;
         }
-        let ub = row_upper_bound(a, b, i);
+        // Only whether the row is short matters: its bound is summed no further than
+        // that (a sampled row of 100K entries was a fifth of `A·Aᵀ` of a row vector).
+        let ub = row_upper_bound_to(a, b, i, SHORT_MAX + 1);
         if Bin::of(ub, r.len(), b.row_order()) == Bin::Short {
             spans[k] = b_span(a, b, i);
             k += 1;
@@ -337,5 +363,19 @@ mod tests {
         // No short rows sampled (an empty matrix): the default.
         let empty = Csr::<f64, u32>::new(0, 0, &[0], &[], &[]).unwrap();
         assert_eq!(sample(&empty, &empty), Sample { short: SHORT_METHOD, spread: false });
+    }
+
+    #[test]
+    fn bounded_upper_bound_stops_at_its_limit() {
+        // Row 0 references the rows of `B` holding 3 entries each (nine products); row 1
+        // references nothing.
+        let (rp, ci, v) = build(4, 4, |i| [i as u32, i as u32 + 1, i as u32 + 2]);
+        let b = Csr::<f64, u32>::new(4, 4, &rp, &ci, &v).unwrap();
+        let a = Csr::<f64, u32>::new(2, 4, &[0, 3, 3], &[0, 1, 2], &[1.0; 3]).unwrap();
+        assert_eq!(row_upper_bound(&a, &b, 0), 9);
+        assert_eq!(row_upper_bound_to(&a, &b, 0, 100), 9);
+        assert_eq!(row_upper_bound_to(&a, &b, 0, 4), 6);
+        assert_eq!(row_upper_bound_to(&a, &b, 0, 1), 3);
+        assert_eq!(row_upper_bound_to(&a, &b, 1, 1), 0);
     }
 }
