@@ -191,20 +191,14 @@ def main():
                   f"{r['plan']:.4f} ({r['chose']}) | {r['pct']:.0f}% | {r['cu_gather']:.2f} | "
                   f"{r['plan_gather']:.2f} | {'yes' if r['reach'] else 'no'} |")
     md.append("")
-    for label, sel in (("all", lambda r: True), ("f32", lambda r: r["prec"] == "f32"),
-                       ("f64", lambda r: r["prec"] == "f64"), ("regular", lambda r: r["cls"] == "regular"),
-                       ("irregular", lambda r: r["cls"] == "irregular")):
+    for label, sel in cu.CLASSES:
         rs = [r for r in out if sel(r)]
         if not rs:
             continue
         md.append(f"- {label}: cuSPARSE / gather geomean {cu.geomean([r['cu_gather'] for r in rs]):.2f}, "
                   f"spblas / floor {cu.geomean([r['plan_gather'] for r in rs]):.2f}; "
                   f"1.3x reachable on {sum(r['reach'] for r in rs)} of {len(rs)}")
-    text = "\n".join(md)
-    print("\n" + text)
-    if record:
-        with open(record, "w") as f:
-            f.write(text + "\n")
+    cu.emit(md, record)
 
 
 if __name__ == "__main__":

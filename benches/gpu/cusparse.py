@@ -136,6 +136,21 @@ def err_in_bounds(got, want, absy, lens, eps):
     return float(np.max(r)) if r.size else 0.0
 
 
+# The table's summary lines: every cell, each precision, each class of matrix.
+CLASSES = (("all", lambda r: True), ("f32", lambda r: r["prec"] == "f32"),
+           ("f64", lambda r: r["prec"] == "f64"), ("regular", lambda r: r["cls"] == "regular"),
+           ("irregular", lambda r: r["cls"] == "irregular"))
+
+
+def emit(md, record):
+    """Prints the Markdown lines `md` and writes them to `record` if given."""
+    text = "\n".join(md)
+    print("\n" + text)
+    if record:
+        with open(record, "w") as f:
+            f.write(text + "\n")
+
+
 def geomean(v):
     v = [t for t in v if t and t > 0]
     return math.exp(sum(math.log(t) for t in v) / len(v)) if v else float("nan")
@@ -216,9 +231,7 @@ def main():
             f"{r['cu'][1] / p['warm_ms']:.2f} | {100 * gbs / read[r['prec']]:.0f}% | "
             f"{b['method']} {b['flushed_ms']:.4f} | {r['cu_best'][0] / b['flushed_ms']:.2f} ({r['cu_best_name']}) |")
     md.append("")
-    for label, sel in (("all", lambda r: True), ("f32", lambda r: r["prec"] == "f32"),
-                       ("f64", lambda r: r["prec"] == "f64"), ("regular", lambda r: r["cls"] == "regular"),
-                       ("irregular", lambda r: r["cls"] == "irregular")):
+    for label, sel in CLASSES:
         rs = [r for r in out if sel(r)]
         ratios = [r["cu"][0] / r["plan"]["flushed_ms"] for r in rs]
         warm = [r["cu"][1] / r["plan"]["warm_ms"] for r in rs]
@@ -226,11 +239,7 @@ def main():
         md.append(f"- {label}: plan / cuSPARSE geomean **{geomean(ratios):.2f}** flushed, "
                   f"{geomean(warm):.2f} warm; worst {worst['matrix']} {worst['prec']} "
                   f"{worst['cu'][0] / worst['plan']['flushed_ms']:.2f}")
-    text = "\n".join(md)
-    print("\n" + text)
-    if record:
-        with open(record, "w") as f:
-            f.write(text + "\n")
+    emit(md, record)
 
 
 if __name__ == "__main__":
