@@ -159,7 +159,7 @@ fn edge_cases<T: Scalar>() {
                 12,
             ),
         ),
-        // Rows of 1 to 40 tiles side by side: runs short and long, several
+        // Rows of 1 to 40 tiles side by side: calibrator runs short and long, several
         // long ones in one subgroup, ending at every point of a round.
         (
             "rows across tiles",

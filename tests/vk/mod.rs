@@ -657,6 +657,13 @@ pub struct Problem<T> {
     nrows: usize,
 }
 
+impl<T> Problem<T> {
+    /// The buffer bound as `y` (binding 4).
+    fn y(&self) -> Result<&Buf, String> {
+        self.bufs.iter().find(|(n, _)| *n == 4).map(|(_, b)| b).ok_or_else(|| "no y".to_string())
+    }
+}
+
 impl Gpu {
     fn problem<T: spblas::Scalar>(
         &self,
@@ -736,13 +743,12 @@ impl Gpu {
 
     /// Sets `y` to `y0`.
     pub fn write_y<T: spblas::Scalar>(&self, p: &Problem<T>, y0: &[T]) -> Result<(), String> {
-        let y = p.bufs.iter().find(|(n, _)| *n == 4).map(|(_, b)| b).ok_or("no y")?;
-        self.write(y, y0)
+        self.write(p.y()?, y0)
     }
 
     /// `y` as it is now.
     pub fn read_y<T: spblas::Scalar>(&self, p: &Problem<T>) -> Result<Vec<T>, String> {
-        let y = p.bufs.iter().find(|(n, _)| *n == 4).map(|(_, b)| b).ok_or("no y")?;
+        let y = p.y()?;
         self.download(y, p.nrows)
     }
 
