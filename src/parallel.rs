@@ -161,7 +161,15 @@ fn serial_rate() -> f64 {
     let mut best = f64::MAX;
     for _ in 0..3 {
         let start = Instant::now();
-        crate::level2::csr::spmv_rows(&a, 0..M, 1.0, core::hint::black_box(&x), 0.0, &mut y);
+        crate::level2::csr::spmv_rows(
+            &a,
+            crate::arch::Checked::detect(),
+            0..M,
+            1.0,
+            core::hint::black_box(&x),
+            0.0,
+            &mut y,
+        );
         best = best.min(start.elapsed().as_nanos() as f64);
     }
     (M + 8 * M) as f64 / best.max(1.0)

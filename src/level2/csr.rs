@@ -110,8 +110,10 @@ impl CsrMethod {
     ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector): its
     ///   short rows are one masked register each, with no loop whose exit the branch
     ///   predictor misses on uneven lengths (`benches/records/peers-spmv-short-*.md`);
-    /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) only for the
-    ///   shapes whose rows it reads without gathers: most entries in rows of 8 or more that
+    /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) only for rows
+    ///   of 64 entries or more on average (its several sums beat the row loop's one chain of
+    ///   additions) and for the shapes whose rows it reads without gathers: most entries in
+    ///   rows of 8 or more that
     ///   are each one run of consecutive columns (dense and banded rows of a canonical
     ///   matrix: `x` by vector loads), or
     ///   short rows of even lengths that read `x` near the diagonal and are rarely empty (a
@@ -151,6 +153,11 @@ impl CsrMethod {
         let slow_gathers =
             matches!(isa, Isa::Avx2 | Isa::Avx512) && crate::Gathers::current() == crate::Gathers::Loads;
         if !slow_gathers {
+            return CsrMethod::RowVector;
+        }
+        // Long rows on average: the width's dot product keeps several sums where the row
+        // loop waits on one chain of additions, whatever its gathers cost.
+        if nnz >= CHOOSE_LONG.saturating_mul(m) {
             return CsrMethod::RowVector;
         }
         let s = sampled();
@@ -244,6 +251,10 @@ const CHOOSE_ENTRIES: usize = 8;
 const CHOOSE_UNEVEN: usize = 4;
 /// Longest mean row length of a structured grid's short rows for [`CsrMethod::choose`].
 const CHOOSE_SHORT: usize = 8;
+/// Mean row length from which [`CsrMethod::choose`] takes row-vector even where gathers
+/// are slow (`lp_wide`, 2 500 entries a row: 1.09–1.15x the plain loop against the row
+/// loop's 0.94–0.96, `benches/records/peers-rowscalar-*`; `fem3d_27pt`'s 27 stay scalar).
+const CHOOSE_LONG: usize = 64;
 /// Entries below which [`CsrMethod::choose`] takes the row loop without sampling.
 const CHOOSE_TINY: usize = 2048;
 /// Entries [`entries_in_long_runs`] samples.
@@ -435,7 +446,7 @@ pub(crate) fn serial_csr<T: Scalar, I: Index>(
         return Ok(());
     }
     match method {
-        CsrMethod::RowScalar => spmv_rows(a, 0..a.nrows(), alpha, x, beta, y),
+        CsrMethod::RowScalar => spmv_rows(a, checked, 0..a.nrows(), alpha, x, beta, y),
         CsrMethod::RowVector => {
             kern::rows(checked, a.row_ptr(), a.col_idx(), a.vals(), x, alpha, beta, y, canonical(a))
         }
@@ -449,9 +460,11 @@ pub(crate) fn serial_csr<T: Scalar, I: Index>(
 /// `y_rows = alpha * A[rows, :] * x + beta * y_rows`, where `y_rows` holds exactly the
 /// rows `rows`: the chunk a thread driver hands to one worker (ARCHITECTURE.md, principle 5).
 /// Lengths must have been checked: `x.len() == ncols`, `rows` within `0..nrows`,
-/// `y_rows.len() == rows.len()`. The row loop of thesis Alg. 28.
+/// `y_rows.len() == rows.len()`. The row loop of thesis Alg. 28, compiled for `isa`
+/// (the same bits on every width).
 pub(crate) fn spmv_rows<T: Scalar, I: Index>(
     a: &Csr<'_, T, I>,
+    isa: Checked,
     rows: Range<usize>,
     alpha: T,
     x: &[T],
@@ -462,32 +475,8 @@ pub(crate) fn spmv_rows<T: Scalar, I: Index>(
         scale_y(beta, y_rows);
         return;
     }
-    let (col_idx, vals) = (a.col_idx(), a.vals());
     let row_ptr = &a.row_ptr()[rows.start..=rows.end];
-    for (yi, w) in y_rows.iter_mut().zip(row_ptr.windows(2)) {
-        let r = w[0].to_usize()..w[1].to_usize();
-        *yi = axpby(alpha, row_scalar_dot(&col_idx[r.clone()], &vals[r], x), beta, *yi);
-    }
-}
-
-/// One row's `Σ vals[k] * x[cols[k]]` in order (thesis Alg. 28), four entries per
-/// iteration into the one running sum, so the result is the plain loop's bit for bit. The
-/// plain loop's body is so short that where it happens to straddle a 64-byte line the
-/// front end, not the chain of additions, sets its speed, and unrelated changes move it;
-/// four entries per pass keep it bound by the additions wherever it lands
-/// (`benches/records/house-2-*`).
-#[inline(always)]
-fn row_scalar_dot<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
-    let (c4, v4) = (cols.chunks_exact(4), vals.chunks_exact(4));
-    let (cr, vr) = (c4.remainder(), v4.remainder());
-    let mut acc = T::ZERO;
-    for (c, v) in c4.zip(v4) {
-        acc += v[0] * x[c[0].to_usize()];
-        acc += v[1] * x[c[1].to_usize()];
-        acc += v[2] * x[c[2].to_usize()];
-        acc += v[3] * x[c[3].to_usize()];
-    }
-    cr.iter().zip(vr).fold(acc, |acc, (&c, &v)| acc + v * x[c.to_usize()])
+    kern::scalar_rows(isa, row_ptr, a.col_idx(), a.vals(), x, alpha, beta, y_rows);
 }
 
 /// The rows `rows` of `y = alpha * A * x + beta * y` (`y_rows` holding exactly those
@@ -518,7 +507,8 @@ pub(crate) fn spmv_rows_by<T: Scalar, I: Index>(
         (CsrMethod::SegmentedSum | CsrMethod::SpeculativeSegmentedSum, Ok(checked)) if alpha != T::ZERO => {
             segmented_sum(a, checked, rows, alpha, x, beta, y_rows)
         }
-        _ => spmv_rows(a, rows, alpha, x, beta, y_rows),
+        (_, Ok(checked)) => spmv_rows(a, checked, rows, alpha, x, beta, y_rows),
+        (_, Err(_)) => spmv_rows(a, Checked::detect(), rows, alpha, x, beta, y_rows),
     }
 }
 

@@ -869,6 +869,95 @@ macro_rules! spmv_csr_kernels {
 #[allow(unused_imports)]
 pub(crate) use spmv_csr_kernels;
 
+/// The row-scalar loop (thesis Alg. 28): `y[i] = alpha * Σ vals[k] * x[cols[k]] + beta *
+/// y[i]` over the rows `row_ptr[i]..row_ptr[i + 1]` (`row_ptr.len() == y.len() + 1`), each
+/// row's products added in order into one running sum, so every width and the plain loop
+/// give the same bits. `beta == 0` never uses `y`. Safe code: compiled into each width's
+/// [`scalar_rows_kernels`] so that its selects below become the width's masked moves or
+/// blends (the x86-64 baseline has neither and branches instead).
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn scalar_row_loop<T: Scalar, I: Index>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+) {
+    let Some(&first) = row_ptr.first() else { return };
+    let mut start = first.to_usize();
+    for (yi, end) in y.iter_mut().zip(&row_ptr[1..]) {
+        let r = start..end.to_usize();
+        start = r.end;
+        let dot = scalar_dot(&col_idx[r.clone()], &vals[r], x);
+        *yi = if beta == T::ZERO { alpha * dot } else { alpha * dot + beta * *yi };
+    }
+}
+
+/// One row's `Σ vals[k] * x[cols[k]]` in order into one running sum. The first `len mod 4`
+/// entries are added without a branch on their count (three selected products; an
+/// unselected one adds `+0.0`, which leaves a sum that starts at `+0.0` unchanged), the
+/// rest four per pass. Why: a loop over rows of uneven length mispredicts its exit about
+/// once a row, and a separate loop for the remainder a second time; here only the loop of
+/// fours is left, whose trip count varies four times less (`benches/records/peers-rowscalar-*`).
+/// Four entries a pass also keep the loop bound by its additions wherever it lands in the
+/// code: the plain loop's body is so short that straddling a 64-byte line made the front
+/// end set its speed (`benches/records/house-2-*`).
+#[inline(always)]
+fn scalar_dot<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T]) -> T {
+    let n = cols.len().min(vals.len());
+    let mut acc = T::ZERO;
+    if n == 0 {
+        return acc;
+    }
+    let r = n % 4;
+    for i in 0..3 {
+        let k = if i < r { i } else { 0 };
+        let p = vals[k] * x[cols[k].to_usize()];
+        acc += if i < r { p } else { T::ZERO };
+    }
+    for (c, v) in cols[r..n].chunks_exact(4).zip(vals[r..n].chunks_exact(4)) {
+        acc += v[0] * x[c[0].to_usize()];
+        acc += v[1] * x[c[1].to_usize()];
+        acc += v[2] * x[c[2].to_usize()];
+        acc += v[3] * x[c[3].to_usize()];
+    }
+    acc
+}
+
+/// The [`scalar_row_loop`] entry points of one width (`$feature`), one per value and index
+/// type of its kernels.
+macro_rules! scalar_rows_kernels {
+    ($feature:literal) => {
+        $crate::arch::generic::spmv_csr::scalar_rows_kernels!(@one $feature, f64, u32, scalar_rows_f64_u32);
+        $crate::arch::generic::spmv_csr::scalar_rows_kernels!(@one $feature, f64, u64, scalar_rows_f64_u64);
+        $crate::arch::generic::spmv_csr::scalar_rows_kernels!(@one $feature, f32, u32, scalar_rows_f32_u32);
+        $crate::arch::generic::spmv_csr::scalar_rows_kernels!(@one $feature, f32, u64, scalar_rows_f32_u64);
+    };
+    (@one $feature:literal, $t:ty, $i:ty, $name:ident) => {
+        /// The row-scalar loop ([`scalar_row_loop`](crate::arch::generic::spmv_csr::scalar_row_loop))
+        /// compiled for this width.
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        pub(crate) unsafe fn $name(
+            row_ptr: &[$i],
+            col_idx: &[$i],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+        ) {
+            $crate::arch::generic::spmv_csr::scalar_row_loop(row_ptr, col_idx, vals, x, alpha, beta, y)
+        }
+    };
+}
+pub(crate) use scalar_rows_kernels;
+
 /// Whether `A` is exactly `B`, or `usize`, `i32` or `i64` standing for the unsigned type
 /// of its width: a validated view holds no negative `i32` / `i64` index, and a
 /// non-negative one has the bits of the unsigned value (the `Index` contract).
@@ -955,6 +1044,43 @@ pub(crate) fn rows<T: Scalar, I: Index>(
     on!(f32, u32, rows_f32_u32);
     on!(f32, u64, rows_f32_u64);
     portable::rows_portable(row_ptr, col_idx, vals, x, alpha, beta, y, canonical);
+}
+
+/// The row-scalar loop ([`scalar_row_loop`]) on `isa`: the same additions in the same
+/// order on every width (bit for bit the plain loop), compiled with the width's features.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn scalar_rows<T: Scalar, I: Index>(
+    isa: Checked,
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+) {
+    macro_rules! on {
+        ($t:ty, $i:ty, $f:ident) => {
+            if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
+                cast::<I, $i>(row_ptr),
+                cast::<I, $i>(col_idx),
+                cast::<T, $t>(vals),
+                cast::<T, $t>(x),
+                cast_val::<T, $t>(alpha),
+                cast_val::<T, $t>(beta),
+            ) && let Some(yy) = cast_mut::<T, $t>(y)
+            {
+                dispatch!(isa, $f(rp, ci, v, xx, al, be, yy));
+                return;
+            }
+        };
+    }
+    on!(f64, u32, scalar_rows_f64_u32);
+    on!(f64, u64, scalar_rows_f64_u64);
+    on!(f32, u32, scalar_rows_f32_u32);
+    on!(f32, u64, scalar_rows_f32_u64);
+    scalar_row_loop(row_ptr, col_idx, vals, x, alpha, beta, y);
 }
 
 /// One dot product `Σ vals[k] * x[cols[k]]` on `isa` (the summation order is the

@@ -3,7 +3,7 @@
 //! columns as a dense dot product the compiler vectorises), under the names the SIMD
 //! widths' entry points share.
 
-use crate::arch::generic::spmv_csr::{NoStencil, dot_seq, row_loop, x_at};
+use crate::arch::generic::spmv_csr::{NoStencil, dot_seq, row_loop, scalar_row_loop, x_at};
 use crate::arch::generic::spmv_sym::{Cross, SymBlock, sym_loop};
 use crate::{Index, Scalar};
 
@@ -30,6 +30,31 @@ pub(crate) fn dot_unrolled<T: Scalar, I: Index>(cols: &[I], vals: &[T], x: &[T])
     }
     let tail = dot_seq(cr, vr, x);
     (acc[0] + acc[1]) + (acc[2] + acc[3]) + tail
+}
+
+/// The portable row-scalar loop ([`scalar_row_loop`]), one entry point per type pair as
+/// the widths have.
+macro_rules! scalar_rows_portable {
+    ($($name:ident: $t:ty, $i:ty;)*) => {$(
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) fn $name(
+            row_ptr: &[$i],
+            col_idx: &[$i],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+        ) {
+            scalar_row_loop(row_ptr, col_idx, vals, x, alpha, beta, y)
+        }
+    )*};
+}
+scalar_rows_portable! {
+    scalar_rows_f64_u32: f64, u32;
+    scalar_rows_f64_u64: f64, u64;
+    scalar_rows_f32_u32: f32, u32;
+    scalar_rows_f32_u64: f32, u64;
 }
 
 /// The portable CSR-vector row loop: `y[i] = alpha * (row i · x) + beta * y[i]` for the

@@ -719,3 +719,6 @@ crate::arch::generic::spmv_sym::spmv_sym_kernels!("avx2,fma", F64U32, f64, u32, 
 crate::arch::generic::spmv_sym::spmv_sym_kernels!("avx2,fma", F64U64, f64, u64, sym_f64_u64, dot_f64_u64);
 crate::arch::generic::spmv_sym::spmv_sym_kernels!("avx2,fma", F32U32, f32, u32, sym_f32_u32, dot_f32_u32);
 crate::arch::generic::spmv_sym::spmv_sym_kernels!("avx2,fma", F32U64, f32, u64, sym_f32_u64, dot_f32_u64);
+
+// The row-scalar loop, compiled for this width.
+crate::arch::generic::spmv_csr::scalar_rows_kernels!("avx2,fma");

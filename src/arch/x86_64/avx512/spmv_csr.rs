@@ -592,3 +592,6 @@ crate::arch::generic::spmv_sym::spmv_sym_kernels!(
     sym_f32_u64,
     dot_f32_u64
 );
+
+// The row-scalar loop, compiled for this width.
+crate::arch::generic::spmv_csr::scalar_rows_kernels!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma");
