@@ -956,6 +956,7 @@ macro_rules! scalar_rows_kernels {
         }
     };
 }
+#[allow(unused_imports)]
 pub(crate) use scalar_rows_kernels;
 
 /// Whether `A` is exactly `B`, or `usize`, `i32` or `i64` standing for the unsigned type
