@@ -1007,6 +1007,38 @@ macro_rules! dispatch {
     }};
 }
 
+/// Returns from the enclosing row-loop dispatcher through the width's entry point for the
+/// (value, index) pair that `T` and `I` are — `$f64_u32`, `$f64_u64`, `$f32_u32` or
+/// `$f32_u64` — with the row loop's arrays and scalars as that pair and then `$extra`;
+/// falls through for pairs the widths lack (the caller's portable loop follows).
+macro_rules! row_entry {
+    (
+        $isa:expr, [$f64_u32:ident, $f64_u64:ident, $f32_u32:ident, $f32_u64:ident],
+        ($rp:expr, $ci:expr, $v:expr, $x:expr, $al:expr, $be:expr, $y:expr) $(, $extra:expr)*
+    ) => {
+        row_entry!(@one $isa, f64, u32, $f64_u32, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+        row_entry!(@one $isa, f64, u64, $f64_u64, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+        row_entry!(@one $isa, f32, u32, $f32_u32, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+        row_entry!(@one $isa, f32, u64, $f32_u64, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+    };
+    (
+        @one $isa:expr, $t:ty, $i:ty, $f:ident,
+        ($rp:expr, $ci:expr, $v:expr, $x:expr, $al:expr, $be:expr, $y:expr) $(, $extra:expr)*
+    ) => {
+        if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
+            cast::<_, $i>($rp),
+            cast::<_, $i>($ci),
+            cast::<_, $t>($v),
+            cast::<_, $t>($x),
+            cast_val::<_, $t>($al),
+            cast_val::<_, $t>($be),
+        ) && let Some(yy) = cast_mut::<_, $t>($y)
+        {
+            return dispatch!($isa, $f(rp, ci, v, xx, al, be, yy $(, $extra)*));
+        }
+    };
+}
+
 /// The CSR-vector row loop (thesis Alg. 29) on `isa`: `y[i] = alpha * (row i · x) +
 /// beta * y[i]`, row `i` bounded by `row_ptr[i]..row_ptr[i + 1]` (`row_ptr.len() ==
 /// y.len() + 1`). `beta == 0` never reads `y`. `canonical`: the rows are strictly
@@ -1024,26 +1056,12 @@ pub(crate) fn rows<T: Scalar, I: Index>(
     y: &mut [T],
     canonical: bool,
 ) {
-    macro_rules! on {
-        ($t:ty, $i:ty, $f:ident) => {
-            if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
-                cast::<I, $i>(row_ptr),
-                cast::<I, $i>(col_idx),
-                cast::<T, $t>(vals),
-                cast::<T, $t>(x),
-                cast_val::<T, $t>(alpha),
-                cast_val::<T, $t>(beta),
-            ) && let Some(yy) = cast_mut::<T, $t>(y)
-            {
-                dispatch!(isa, $f(rp, ci, v, xx, al, be, yy, canonical));
-                return;
-            }
-        };
-    }
-    on!(f64, u32, rows_f64_u32);
-    on!(f64, u64, rows_f64_u64);
-    on!(f32, u32, rows_f32_u32);
-    on!(f32, u64, rows_f32_u64);
+    row_entry!(
+        isa,
+        [rows_f64_u32, rows_f64_u64, rows_f32_u32, rows_f32_u64],
+        (row_ptr, col_idx, vals, x, alpha, beta, y),
+        canonical
+    );
     portable::rows_portable(row_ptr, col_idx, vals, x, alpha, beta, y, canonical);
 }
 
@@ -1061,26 +1079,11 @@ pub(crate) fn scalar_rows<T: Scalar, I: Index>(
     beta: T,
     y: &mut [T],
 ) {
-    macro_rules! on {
-        ($t:ty, $i:ty, $f:ident) => {
-            if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
-                cast::<I, $i>(row_ptr),
-                cast::<I, $i>(col_idx),
-                cast::<T, $t>(vals),
-                cast::<T, $t>(x),
-                cast_val::<T, $t>(alpha),
-                cast_val::<T, $t>(beta),
-            ) && let Some(yy) = cast_mut::<T, $t>(y)
-            {
-                dispatch!(isa, $f(rp, ci, v, xx, al, be, yy));
-                return;
-            }
-        };
-    }
-    on!(f64, u32, scalar_rows_f64_u32);
-    on!(f64, u64, scalar_rows_f64_u64);
-    on!(f32, u32, scalar_rows_f32_u32);
-    on!(f32, u64, scalar_rows_f32_u64);
+    row_entry!(
+        isa,
+        [scalar_rows_f64_u32, scalar_rows_f64_u64, scalar_rows_f32_u32, scalar_rows_f32_u64],
+        (row_ptr, col_idx, vals, x, alpha, beta, y)
+    );
     scalar_row_loop(row_ptr, col_idx, vals, x, alpha, beta, y);
 }
 
@@ -1141,24 +1144,11 @@ pub(crate) fn sym<T: Scalar, I: Index>(
     y: &mut [T],
     b: super::spmv_sym::SymBlock,
 ) -> super::spmv_sym::Cross {
-    macro_rules! on {
-        ($t:ty, $i:ty, $f:ident) => {
-            if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
-                cast::<I, $i>(row_ptr),
-                cast::<I, $i>(col_idx),
-                cast::<T, $t>(vals),
-                cast::<T, $t>(x),
-                cast_val::<T, $t>(alpha),
-                cast_val::<T, $t>(beta),
-            ) && let Some(yy) = cast_mut::<T, $t>(y)
-            {
-                return dispatch!(isa, $f(rp, ci, v, xx, al, be, yy, b));
-            }
-        };
-    }
-    on!(f64, u32, sym_f64_u32);
-    on!(f64, u64, sym_f64_u64);
-    on!(f32, u32, sym_f32_u32);
-    on!(f32, u64, sym_f32_u64);
+    row_entry!(
+        isa,
+        [sym_f64_u32, sym_f64_u64, sym_f32_u32, sym_f32_u64],
+        (row_ptr, col_idx, vals, x, alpha, beta, y),
+        b
+    );
     portable::sym_portable(row_ptr, col_idx, vals, x, alpha, beta, y, b)
 }
