@@ -161,7 +161,7 @@ impl CsrMethod {
             return CsrMethod::RowVector;
         }
         let s = sampled();
-        let grid = nnz <= CHOOSE_SHORT * m && !s.uneven() && !s.scattered() && s.rarely_empty();
+        let grid = nnz <= CHOOSE_SHORT * m && !s.uneven() && s.near_diagonal() && s.rarely_empty();
         if grid || entries_in_long_runs(a) { CsrMethod::RowVector } else { CsrMethod::RowScalar }
     }
 
@@ -371,6 +371,14 @@ impl RowSample {
     /// `x` from the diagonal.
     pub(crate) fn scattered(&self) -> bool {
         2 * self.far > self.seen
+    }
+
+    /// At most one sampled entry in 8 lies farther than [`CHOOSE_FAR_BYTES`] of `x` from
+    /// the diagonal: a grid's stencil, not rows of random columns of which a fair share
+    /// land near the diagonal by chance (`uniform_random` in `f32`: 46% far, where
+    /// row-vector ran 0.59–0.63 of the row loop, `benches/records/peers-rowscalar-*`).
+    pub(crate) fn near_diagonal(&self) -> bool {
+        8 * self.far <= self.seen
     }
 
     /// At least 7 in 8 sampled neighbours are consecutive columns: rows made of runs
