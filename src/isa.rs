@@ -260,11 +260,12 @@ fn has_neon() -> bool {
 /// process it times both ways on a table in L1 (about 20 µs), and takes
 /// [`Loads`](Gathers::Loads) where they take at most half the gathers' time (what it
 /// measured on two machines: `benches/records/gathers-*.md`). The same answer picks the
-/// CSR row method ([`crate::CsrMethod::choose`]): where gathers are slow, the row-vector
-/// dot products pay off only on rows they read without gathers.
+/// CSR row method ([`crate::CsrMethod::choose`]).
 ///
-/// The CSR kernels (row-vector dot products, the segmented sums' products) always use
-/// hardware gathers where they gather.
+/// The CSR row-vector kernels follow it too where `x` fits a core's caches (up to 4 MiB):
+/// further out every read waits on memory, and a gather keeps more of them in flight
+/// (`benches/records/row-vector-loads-*.md`); the values are the same either way. The
+/// segmented sums' products always gather in hardware.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Gathers {
     /// `vgatherdpd` and kin.

@@ -830,17 +830,20 @@ fn long_stencil_blocks_equal_the_reference() {
 }
 
 /// `choose`'s documented rule on the shapes that decide it: random columns over a 4 MiB
-/// `x` (so almost every read is far from the diagonal), rows of 1..=10 entries (uneven)
-/// or of 5 (even), and uneven rows over a 64-column `x`; a 2D five-point grid (short even
-/// rows near the diagonal); dense rows
-/// and one dense row among empty ones (entries in long runs); a matrix with no more
-/// entries than rows, and one too small to sample.
+/// `x` (which fits the caches' reach, so almost every read is far from the diagonal),
+/// rows of 1..=10 entries (uneven), of 10..=29 (uneven, longer) or of 5 (even); the same
+/// over an 8 MiB `x` (beyond it); uneven rows over a 64-column `x`; a 2D five-point grid
+/// (short even rows near the diagonal); dense rows and one dense row among empty ones
+/// (entries in long runs); a matrix with no more entries than rows, and one too small to
+/// sample.
 #[test]
 fn choose_follows_its_documented_rule() {
     let (m, n) = (4096, 1 << 20);
     let uneven = from_lens::<f32, u32>(m, n, |i| 1 + i % 10, 3);
     let even = from_lens::<f32, u32>(m, n, |_| 5, 3);
     let uneven64 = from_lens::<f64, u32>(m, n, |i| 1 + i % 10, 3);
+    let even64 = from_lens::<f64, u32>(m, n, |_| 5, 3);
+    let longer = from_lens::<f32, u32>(m, n, |i| 10 + i % 20, 3);
     let near = from_lens::<f32, u32>(m, 64, |i| 1 + i % 10, 3);
     let sparse = from_lens::<f32, u32>(m, n, |i| usize::from(i % 3 == 0), 3);
     let diagonal = stencil::<f64>(m, m, &[0], None, 3);
@@ -854,15 +857,19 @@ fn choose_follows_its_documented_rule() {
         CsrOwned::from_parts(1000, 100_000, row_ptr, col_idx, vec![1.0f64; 100_000]).unwrap()
     };
     for isa in Isa::ALL {
-        // Where lanes are loaded one by one, RowVector only for rows it reads without gathers.
+        // Where lanes are loaded one by one: RowVector for short uneven rows over an `x` in
+        // the caches' reach, scattered rows beyond it, and rows it reads without gathers.
         let loads = matches!(isa, Isa::Avx2 | Isa::Avx512) && Gathers::current() == Gathers::Loads;
-        let irregular = if loads { CsrMethod::RowScalar } else { CsrMethod::RowVector };
-        assert_eq!(CsrMethod::choose(&uneven.view(), isa), irregular, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&even.view(), isa), irregular, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&uneven64.view(), isa), irregular, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&near.view(), isa), irregular, "{isa:?}");
+        let rs_if_loads = if loads { CsrMethod::RowScalar } else { CsrMethod::RowVector };
+        assert_eq!(CsrMethod::choose(&uneven.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&even.view(), isa), rs_if_loads, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&longer.view(), isa), rs_if_loads, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&uneven64.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&even64.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&near.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&grid.view(), isa), CsrMethod::RowVector, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&clusters.view(), isa), irregular, "{isa:?}");
+        // Nine entries a row, fewer on the grid's edge: uneven in the sample.
+        assert_eq!(CsrMethod::choose(&clusters.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&dense.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&one_row.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&sparse.view(), isa), CsrMethod::RowScalar, "{isa:?}");

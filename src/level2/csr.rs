@@ -110,12 +110,15 @@ impl CsrMethod {
     ///   is `Hardware`, or not AVX2/AVX-512), [`RowVector`](CsrMethod::RowVector): its
     ///   short rows are one masked register each, with no loop whose exit the branch
     ///   predictor misses on uneven lengths (`benches/records/peers-spmv-short-*.md`);
-    /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) only for rows
+    /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) for rows
     ///   of 64 entries or more on average (its several sums beat the row loop's one chain of
-    ///   additions) and for the shapes whose rows it reads without gathers: most entries in
-    ///   rows of 8 or more that
-    ///   are each one run of consecutive columns (dense and banded rows of a canonical
-    ///   matrix: `x` by vector loads), or
+    ///   additions); for short rows of uneven lengths (under 16 on average) where `x` fits a
+    ///   core's caches (its kernels then fill their lanes by scalar loads: one masked
+    ///   register a row where the row loop mispredicts its exit); for rows of mostly
+    ///   scattered columns where `x` does not fit (every read waits on memory, and a gather
+    ///   keeps more of them in flight); and for the shapes whose rows it reads without
+    ///   gathers: most entries in rows of 8 or more that are each one run of consecutive
+    ///   columns (dense and banded rows of a canonical matrix: `x` by vector loads), or
     ///   short rows of even lengths that read `x` near the diagonal and are rarely empty (a
     ///   structured grid: its stencil blocks); else [`RowScalar`](CsrMethod::RowScalar).
     ///
@@ -161,8 +164,16 @@ impl CsrMethod {
             return CsrMethod::RowVector;
         }
         let s = sampled();
+        let fits = kern::x_by_loads(a.ncols().saturating_mul(size_of::<T>()));
+        // Where `x` fits a core's caches the row-vector kernels fill their lanes by scalar
+        // loads, and short rows of uneven lengths are then one masked register each where
+        // the row loop mispredicts its exit. Further out, rows of scattered columns wait
+        // on memory whichever way they read `x`, and a gather keeps more reads in flight
+        // than the row loop.
+        let irregular =
+            if fits { nnz < CHOOSE_UNEVEN_SHORT.saturating_mul(m) && s.uneven() } else { s.scattered() };
         let grid = nnz <= CHOOSE_SHORT * m && !s.uneven() && s.near_diagonal() && s.rarely_empty();
-        if grid || entries_in_long_runs(a) { CsrMethod::RowVector } else { CsrMethod::RowScalar }
+        if irregular || grid || entries_in_long_runs(a) { CsrMethod::RowVector } else { CsrMethod::RowScalar }
     }
 
     /// The fastest method for `a` on `exec` (its width and threads) on this machine, by
@@ -251,6 +262,10 @@ const CHOOSE_ENTRIES: usize = 8;
 const CHOOSE_UNEVEN: usize = 4;
 /// Longest mean row length of a structured grid's short rows for [`CsrMethod::choose`].
 const CHOOSE_SHORT: usize = 8;
+/// Mean row length below which [`CsrMethod::choose`] takes row-vector for uneven rows where
+/// its lanes are filled by scalar loads (`rmat_s14_ef16`, 14 a row, led the row loop;
+/// 27-point stencils and rows of one length did not: `benches/records/row-vector-loads-*`).
+const CHOOSE_UNEVEN_SHORT: usize = 16;
 /// Mean row length from which [`CsrMethod::choose`] takes row-vector even where gathers
 /// are slow (`lp_wide`, 2 500 entries a row: 1.09–1.15x the plain loop against the row
 /// loop's 0.94–0.96, `benches/records/peers-rowscalar-*`; `fem3d_27pt`'s 27 stay scalar).

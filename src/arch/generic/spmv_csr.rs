@@ -82,15 +82,21 @@ pub(crate) fn row_loop<T: Scalar, I: Index, S: Stencil<T, I>>(
 ) {
     let rows = Rows { short, canonical };
     let dots = (&dots.0, &dots.1, &dots.2);
-    // Two loops, so that `beta == 0` never reads `y` (BLAS: `y` may hold NaN then).
-    if beta == T::ZERO {
-        rows_by::<T, I, S, true>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, dots);
-    } else {
-        rows_by::<T, I, S, false>(row_ptr, col_idx, vals, x, alpha, beta, y, rows, dots);
-    }
+    row_loop_with::<T, I, S>(
+        row_ptr,
+        col_idx,
+        vals,
+        x,
+        alpha,
+        beta,
+        y,
+        #[inline(always)]
+        |w: &[I]| row_dot(w, col_idx, vals, x, rows, dots),
+    );
 }
 
-/// [`row_loop`] for `beta == 0` (`B0`) or not. Where the width has a stencil block
+/// [`row_loop_with`] for `beta == 0` (`B0`) or not, `row` giving the dot product of the row
+/// whose two `row_ptr` entries it gets. Where the width has a stencil block
 /// ([`Stencil`] with `W > 0` rows), the row at a try offers the block the `W` rows from
 /// it; a block that declines sends the next `W` rows through the plain loop before the
 /// next try, twice as many after each further decline up to [`STENCIL_BACKOFF_MAX`], so
@@ -105,12 +111,10 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
     alpha: T,
     beta: T,
     y: &mut [T],
-    rows: Rows,
-    dots: Dots<'_, impl Fn(&[I], &[T], &[T]) -> T, impl Fn(&[I], &[T], &[T]) -> T, impl Fn(&[T], &[T]) -> T>,
+    row: impl Fn(&[I]) -> T,
 ) {
     let m = y.len().min(row_ptr.len().saturating_sub(1));
     let block_w = S::W.min(STENCIL_MAX_W);
-    let row = |w: &[I]| row_dot(w, col_idx, vals, x, rows, dots);
     // `y[i] = alpha * d (+ beta * y[i])`; `B0` is a constant, so `y` is never read for it.
     let put = |yi: &mut T, d: T| *yi = if B0 { alpha * d } else { alpha * d + beta * *yi };
     let (mut i, mut next_try, mut wait) = (0usize, 0usize, block_w);
@@ -769,10 +773,10 @@ pub(crate) unsafe fn simd_products<V: DotVec>(cols: &[V::I], vals: &[V::T], x: &
 }
 
 /// Stamps out a width's `#[target_feature]` CSR kernels for one operand pair from its
-/// [`DotVec`] register type: `rows_*` ([`row_loop`] around `dot_*`), `dot_*` ([`simd_dot`]) and
-/// `products_*` ([`simd_products`]).
+/// [`DotVec`] register type: `rows_*` ([`row_loop`] around `dot_*`), `dot_*` ([`simd_dot`]) and,
+/// where named, `products_*` ([`simd_products`]).
 macro_rules! spmv_csr_kernels {
-    ($feature:literal, $vec:ty, $t:ty, $i:ty, $rows:ident, $dot:ident, $products:ident) => {
+    ($feature:literal, $vec:ty, $t:ty, $i:ty, $rows:ident, $dot:ident $(, $products:ident)?) => {
         /// The CSR-vector row loop (thesis Alg. 29) on this width: rows of at least
         /// `SHORT` entries take this width's dot product, shorter ones one masked register
         /// or the scalar loop (`MASKED_SHORT`;
@@ -853,21 +857,129 @@ macro_rules! spmv_csr_kernels {
             unsafe { $crate::arch::generic::spmv_csr::simd_dot::<$vec>(cols, vals, x) }
         }
 
-        /// Entry-wise products on this width; see
-        /// [`simd_products`](crate::arch::generic::spmv_csr::simd_products).
-        ///
-        /// # Safety
-        /// The CPU supports the target features enabled here.
-        #[target_feature(enable = $feature)]
-        pub(crate) unsafe fn $products(cols: &[$i], vals: &[$t], x: &[$t], out: &mut [$t]) {
-            // SAFETY: the features are enabled on this function; bounds are checked inside.
-            unsafe { $crate::arch::generic::spmv_csr::simd_products::<$vec>(cols, vals, x, out) }
-        }
+        $(
+            /// Entry-wise products on this width; see
+            /// [`simd_products`](crate::arch::generic::spmv_csr::simd_products).
+            ///
+            /// # Safety
+            /// The CPU supports the target features enabled here.
+            #[target_feature(enable = $feature)]
+            pub(crate) unsafe fn $products(cols: &[$i], vals: &[$t], x: &[$t], out: &mut [$t]) {
+                // SAFETY: the features are enabled on this function; bounds are checked
+                // inside.
+                unsafe { $crate::arch::generic::spmv_csr::simd_products::<$vec>(cols, vals, x, out) }
+            }
+        )?
     };
 }
 
 #[allow(unused_imports)]
 pub(crate) use spmv_csr_kernels;
+
+/// One row's dot product in the CSR-vector row loop where `V` fills its lanes by scalar
+/// loads ([`crate::Gathers::Loads`]; `w` its two `row_ptr` entries): [`simd_short`]
+/// (rows shorter than [`DotVec::SHORT`]), [`simd_dot_x`] (a canonical row of one run of
+/// columns) or [`simd_dot_regs`], inline and without [`row_dot`]'s prefetch hints: with
+/// loads in place of gathers the rows' bookkeeping is what is left of their cost, and
+/// those hints and calls cost these rows more than they gave
+/// (`benches/records/row-vector-loads-*.md`). The registers and sums are [`row_dot`]'s, so
+/// the values are those of the gathers. The loop around it is [`row_loop`]'s
+/// (stencil blocks included).
+///
+/// # Safety
+/// `V`'s width's target features are enabled.
+#[inline(always)]
+pub(crate) unsafe fn loads_row_dot<V: DotVec>(
+    w: &[V::I],
+    col_idx: &[V::I],
+    vals: &[V::T],
+    x: &[V::T],
+    canonical: bool,
+) -> V::T {
+    let r = w[0].to_usize()..w[1].to_usize();
+    let (cols, vs) = (&col_idx[r.clone()], &vals[r]);
+    let n = cols.len();
+    if n == 0 {
+        V::T::ZERO
+    } else if n < V::SHORT {
+        // SAFETY: the caller's promise; the dot bounds its reads.
+        unsafe { simd_short::<V>(cols, vs, x) }
+    } else if canonical && let Some(xs) = dense_run(cols, x) {
+        // SAFETY: as above.
+        unsafe { simd_dot_x::<V>(vs, xs) }
+    } else if x.is_empty() || x.len() > V::MAX_X {
+        dot_seq(cols, vs, x)
+    } else {
+        // SAFETY: as above; `x` non-empty and at most `MAX_X` long.
+        unsafe { simd_dot_regs::<V, false>(cols, vs, x, n) }
+    }
+}
+
+/// [`row_loop`] with `row` for each row's dot product (`row` gets the row's two
+/// `row_ptr` entries): the stencil blocks of `S`, `beta == 0` never reading `y`.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+pub(crate) fn row_loop_with<T: Scalar, I: Index, S: Stencil<T, I>>(
+    row_ptr: &[I],
+    col_idx: &[I],
+    vals: &[T],
+    x: &[T],
+    alpha: T,
+    beta: T,
+    y: &mut [T],
+    row: impl Fn(&[I]) -> T,
+) {
+    if beta == T::ZERO {
+        rows_by::<T, I, S, true>(row_ptr, col_idx, vals, x, alpha, beta, y, row);
+    } else {
+        rows_by::<T, I, S, false>(row_ptr, col_idx, vals, x, alpha, beta, y, row);
+    }
+}
+
+/// The entry point `$rows` of the row loop by [`loads_row_dot`] of one width (`$feature`) for the register
+/// type `$vec` (its lanes filled by scalar loads) of one (value, index) pair.
+macro_rules! loads_rows_kernel {
+    ($feature:literal, $vec:ty, $t:ty, $i:ty, $rows:ident) => {
+        /// The CSR-vector row loop on this width with `x` read by scalar loads; see
+        /// [`loads_row_dot`](crate::arch::generic::spmv_csr::loads_row_dot).
+        ///
+        /// # Safety
+        /// The CPU supports the target features enabled here.
+        #[target_feature(enable = $feature)]
+        #[allow(clippy::too_many_arguments)]
+        pub(crate) unsafe fn $rows(
+            row_ptr: &[$i],
+            col_idx: &[$i],
+            vals: &[$t],
+            x: &[$t],
+            alpha: $t,
+            beta: $t,
+            y: &mut [$t],
+            canonical: bool,
+        ) {
+            // The closure is written here so that it inherits this function's features.
+            $crate::arch::generic::spmv_csr::row_loop_with::<$t, $i, $vec>(
+                row_ptr,
+                col_idx,
+                vals,
+                x,
+                alpha,
+                beta,
+                y,
+                #[inline(always)]
+                |w: &[$i]| {
+                    // SAFETY: the features are enabled on this function (the caller's
+                    // promise); the dot bounds its reads.
+                    unsafe {
+                        $crate::arch::generic::spmv_csr::loads_row_dot::<$vec>(w, col_idx, vals, x, canonical)
+                    }
+                },
+            )
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use loads_rows_kernel;
 
 /// The row-scalar loop (thesis Alg. 28): `y[i] = alpha * Σ vals[k] * x[cols[k]] + beta *
 /// y[i]` over the rows `row_ptr[i]..row_ptr[i + 1]` (`row_ptr.len() == y.len() + 1`), each
@@ -1016,13 +1128,19 @@ macro_rules! row_entry {
         $isa:expr, [$f64_u32:ident, $f64_u64:ident, $f32_u32:ident, $f32_u64:ident],
         ($rp:expr, $ci:expr, $v:expr, $x:expr, $al:expr, $be:expr, $y:expr) $(, $extra:expr)*
     ) => {
-        row_entry!(@one $isa, f64, u32, $f64_u32, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
-        row_entry!(@one $isa, f64, u64, $f64_u64, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
-        row_entry!(@one $isa, f32, u32, $f32_u32, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
-        row_entry!(@one $isa, f32, u64, $f32_u64, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+        row_entry!(via dispatch, $isa, [$f64_u32, $f64_u64, $f32_u32, $f32_u64], ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*)
     };
     (
-        @one $isa:expr, $t:ty, $i:ty, $f:ident,
+        via $via:ident, $isa:expr, [$f64_u32:ident, $f64_u64:ident, $f32_u32:ident, $f32_u64:ident],
+        ($rp:expr, $ci:expr, $v:expr, $x:expr, $al:expr, $be:expr, $y:expr) $(, $extra:expr)*
+    ) => {
+        row_entry!(@one $via, $isa, f64, u32, $f64_u32, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+        row_entry!(@one $via, $isa, f64, u64, $f64_u64, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+        row_entry!(@one $via, $isa, f32, u32, $f32_u32, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+        row_entry!(@one $via, $isa, f32, u64, $f32_u64, ($rp, $ci, $v, $x, $al, $be, $y) $(, $extra)*);
+    };
+    (
+        @one $via:ident, $isa:expr, $t:ty, $i:ty, $f:ident,
         ($rp:expr, $ci:expr, $v:expr, $x:expr, $al:expr, $be:expr, $y:expr) $(, $extra:expr)*
     ) => {
         if let (Some(rp), Some(ci), Some(v), Some(xx), Some(al), Some(be)) = (
@@ -1034,10 +1152,27 @@ macro_rules! row_entry {
             cast_val::<_, $t>($be),
         ) && let Some(yy) = cast_mut::<_, $t>($y)
         {
-            return dispatch!($isa, $f(rp, ci, v, xx, al, be, yy $(, $extra)*));
+            return $via!($isa, $f(rp, ci, v, xx, al, be, yy $(, $extra)*));
         }
     };
 }
+
+/// Whether the x86-64 row-vector kernels read an `x` of `bytes` bytes by scalar loads
+/// instead of gathers: where this core's gathers are slow ([`crate::Gathers::Loads`]) and
+/// `x` fits in a core's own caches. Further out every read waits on memory, and a gather,
+/// one instruction however many lanes, kept more of them in flight
+/// (`benches/records/row-vector-loads-*.md`). Always `false` off x86-64.
+#[inline]
+pub(crate) fn x_by_loads(bytes: usize) -> bool {
+    cfg!(target_arch = "x86_64")
+        && bytes <= LOADS_X_BYTES
+        && crate::Gathers::current() == crate::Gathers::Loads
+}
+
+/// The largest `x`, in bytes, that [`x_by_loads`] reads by scalar loads: beyond the
+/// second-level cache of current x86-64 cores (1–2 MiB), within reach of their shared
+/// third level.
+const LOADS_X_BYTES: usize = 4 << 20;
 
 /// The CSR-vector row loop (thesis Alg. 29) on `isa`: `y[i] = alpha * (row i · x) +
 /// beta * y[i]`, row `i` bounded by `row_ptr[i]..row_ptr[i + 1]` (`row_ptr.len() ==
@@ -1056,6 +1191,28 @@ pub(crate) fn rows<T: Scalar, I: Index>(
     y: &mut [T],
     canonical: bool,
 ) {
+    #[cfg(target_arch = "x86_64")]
+    if matches!(isa.isa(), crate::Isa::Avx2 | crate::Isa::Avx512) && x_by_loads(size_of_val(x)) {
+        /// The x86-64 widths' entry point `$f` (the guard above leaves no other `Isa`).
+        macro_rules! x86 {
+            ($c:expr, $f:ident($($arg:expr),*)) => {
+                if $c.isa() == crate::Isa::Avx512 {
+                    // SAFETY: `Checked` proves AVX-512 F/VL/BW/DQ (and AVX2) available.
+                    unsafe { crate::arch::x86_64::avx512::spmv_csr::$f($($arg),*) }
+                } else {
+                    // SAFETY: `Checked` proves AVX2 (+FMA) available.
+                    unsafe { crate::arch::x86_64::avx2::spmv_csr::$f($($arg),*) }
+                }
+            };
+        }
+        row_entry!(
+            via x86,
+            isa,
+            [rows_loads_f64_u32, rows_loads_f64_u64, rows_loads_f32_u32, rows_loads_f32_u64],
+            (row_ptr, col_idx, vals, x, alpha, beta, y),
+            canonical
+        );
+    }
     row_entry!(
         isa,
         [rows_f64_u32, rows_f64_u64, rows_f32_u32, rows_f32_u64],

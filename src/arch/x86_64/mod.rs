@@ -32,24 +32,26 @@ macro_rules! run_fma {
 }
 
 /// One `DotVec` impl (`generic::spmv_csr`) of an x86-64 width for the register type
-/// `$name` of `$w` lanes of `$t` values with `$i` indices: arithmetic by the width's
+/// `$name<L>` of `$w` lanes of `$t` values with `$i` indices: arithmetic by the width's
 /// intrinsics (`$zero`, `$load`, `$mul`, `$fmadd`, `$add`, `$store`, the lane sum `$sum`),
-/// `x` by the width's clamped gather (`$gather`), run load (`$run`) and masked tail
-/// (`$tail`, a register of `$t`), and with `stencil` the width's stencil block of `$sw`
-/// rows (`stencil_rows` over the width's `Block`). Every (value, index) pair of both widths
-/// is one invocation, so the trait's contract is written once.
+/// `x` by the width's clamped gather (`$gather`, or with `L` its scalar loads `$loads`,
+/// lanes past the count zero), run load (`$run`) and masked tail (`$tail`, a register of
+/// `$t`, or with `L` the loads and `$mload`), and with `stencil` the width's stencil block
+/// of `$sw` rows (`stencil_rows` over the width's `Block`). Every (value, index) pair of
+/// both widths is one invocation, so the trait's contract is written once; both ways of
+/// reading `x` give the same lanes, so the same bits.
 macro_rules! dot_vec {
     (
         $name:ident: $t:ty, $i:ty, lanes $w:expr, max_x $max_x:expr;
         zero $zero:ident, load $load:ident, mul $mul:ident, fmadd $fmadd:ident,
         add $add:ident, store $store:ident;
         sum |$v:ident| { $($sum:tt)* };
-        gather $gather:ident, run $run:ident;
+        gather $gather:ident, loads $loads:ident, run $run:ident;
         tail |$acc:ident, $vals:ident, $cols:ident, $x:ident, $xmax:ident, $n:ident| { $($tail:tt)* };
         run_tail |$p:ident, $pn:ident| $mload:expr
         $(; stencil $sw:literal)?
     ) => {
-        impl DotVec for $name {
+        impl<const L: bool> DotVec for $name<L> {
             type T = $t;
             type I = $i;
             const W: usize = $w;
@@ -85,12 +87,12 @@ macro_rules! dot_vec {
                 // SAFETY: the caller promises the features, a register of readable
                 // `vals`/`cols` and `xmax < x.len()`, `xmax < MAX_X`: clamped offsets
                 // address `x[..=xmax]`.
-                unsafe { $name($mul($load(vals), $gather(cols, x, xmax))) }
+                unsafe { $name($mul($load(vals), if L { $loads(cols, x, xmax, $w) } else { $gather(cols, x, xmax) })) }
             }
             #[inline(always)]
             unsafe fn fma(acc: Self, vals: *const $t, cols: *const $i, x: *const $t, xmax: usize) -> Self {
                 // SAFETY: as `mul`.
-                unsafe { $name($fmadd($load(vals), $gather(cols, x, xmax), acc.0)) }
+                unsafe { $name($fmadd($load(vals), if L { $loads(cols, x, xmax, $w) } else { $gather(cols, x, xmax) }, acc.0)) }
             }
             #[inline(always)]
             unsafe fn fma_run(
@@ -101,7 +103,7 @@ macro_rules! dot_vec {
                 xmax: usize,
             ) -> Self {
                 // SAFETY: as `mul`; the run load bounds its read of a run.
-                unsafe { $name($fmadd($load(vals), $run(cols, x, xmax), acc.0)) }
+                unsafe { $name($fmadd($load(vals), $run::<L>(cols, x, xmax), acc.0)) }
             }
             #[inline(always)]
             unsafe fn fma_tail(
@@ -114,8 +116,18 @@ macro_rules! dot_vec {
             ) -> Self {
                 // SAFETY: the masked loads and the masked gather touch only the low `n`
                 // lanes, which the caller promises readable; offsets are clamped as in
-                // `mul`.
-                $name(unsafe { $($tail)* })
+                // `mul`; the scalar loads read `cols[..n]` and clamp as well.
+                $name(unsafe {
+                    if L {
+                        let v = {
+                            let ($p, $pn) = ($vals, $n);
+                            $mload
+                        };
+                        $fmadd(v, $loads($cols, $x, $xmax, $n), $acc.0)
+                    } else {
+                        $($tail)*
+                    }
+                })
             }
             #[inline(always)]
             unsafe fn add(a: Self, b: Self) -> Self {

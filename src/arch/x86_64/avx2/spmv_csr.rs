@@ -43,9 +43,28 @@ use core::arch::x86_64::*;
 use super::{mask32x4, mask32x8, mask64};
 
 use crate::arch::generic::spmv_csr::{
-    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, one_entry_slices, run_fits,
-    spmv_csr_kernels, stencil_rows, stencil_slices,
+    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, loads_rows_kernel, one_entry_slices,
+    run_fits, spmv_csr_kernels, stencil_rows, stencil_slices,
 };
+
+/// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
+/// others zero: the columns clamped in one register, then read back one by one (a
+/// compare and select per lane cost the kernel a fifth of its time).
+///
+/// # Safety
+/// AVX2; `cols` valid for `n` reads (`1 <= n <= 4`), `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn loads_f64_u32(cols: *const u32, x: *const f64, xmax: usize, n: usize) -> __m256d {
+    // SAFETY: the masked load reads `cols[..n]`; masked-off lanes hold column 0 and every
+    // lane is clamped to `xmax`, so each scalar load lies in `x[..=xmax]`.
+    unsafe {
+        let c = _mm_min_epu32(_mm_maskload_epi32(cols.cast(), mask32x4(n)), _mm_set1_epi32(xmax as i32));
+        let mut t = [0u32; 4];
+        _mm_storeu_si128(t.as_mut_ptr().cast(), c);
+        let l = |j: usize| *x.add(t[j] as usize);
+        _mm256_and_pd(_mm256_setr_pd(l(0), l(1), l(2), l(3)), _mm256_castsi256_pd(mask64(n)))
+    }
+}
 
 /// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
 ///
@@ -66,7 +85,7 @@ unsafe fn gather_f64_u32(cols: *const u32, x: *const f64, xmax: usize) -> __m256
 /// # Safety
 /// AVX2; `cols` valid for 4 reads, `x` for `xmax + 1`, `xmax <= i32::MAX`.
 #[inline(always)]
-unsafe fn xs_f64_u32(cols: *const u32, x: *const f64, xmax: usize) -> __m256d {
+unsafe fn xs_f64_u32<const L: bool>(cols: *const u32, x: *const f64, xmax: usize) -> __m256d {
     // SAFETY: the caller's contract; the load covers `x[c0..=c0 + 3]` with `c0 + 3 <= xmax`,
     // the gather's offsets are clamped to `xmax`.
     unsafe {
@@ -75,9 +94,30 @@ unsafe fn xs_f64_u32(cols: *const u32, x: *const f64, xmax: usize) -> __m256d {
         let run = _mm_add_epi32(_mm_set1_epi32(c0 as i32), _mm_setr_epi32(0, 1, 2, 3));
         if _mm_movemask_epi8(_mm_cmpeq_epi32(c, run)) == 0xffff && run_fits(c0.into(), 4, xmax) {
             _mm256_loadu_pd(x.add(c0 as usize))
+        } else if L {
+            loads_f64_u32(cols, x, xmax, 4)
         } else {
             gather_f64_u32(cols, x, xmax)
         }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
+/// others zero: the columns clamped in one register, then read back one by one (a
+/// compare and select per lane cost the kernel a fifth of its time).
+///
+/// # Safety
+/// AVX2; `cols` valid for `n` reads (`1 <= n <= 4`), `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn loads_f64_u64(cols: *const u64, x: *const f64, xmax: usize, n: usize) -> __m256d {
+    // SAFETY: the masked load reads `cols[..n]`; masked-off lanes hold column 0 and every
+    // lane is clamped to `xmax`, so each scalar load lies in `x[..=xmax]`.
+    unsafe {
+        let c = clamp64(_mm256_maskload_epi64(cols.cast(), mask64(n)), xmax);
+        let mut t = [0u64; 4];
+        _mm256_storeu_si256(t.as_mut_ptr().cast(), c);
+        let l = |j: usize| *x.add(t[j] as usize);
+        _mm256_and_pd(_mm256_setr_pd(l(0), l(1), l(2), l(3)), _mm256_castsi256_pd(mask64(n)))
     }
 }
 
@@ -96,7 +136,7 @@ unsafe fn gather_f64_u64(cols: *const u64, x: *const f64, xmax: usize) -> __m256
 /// # Safety
 /// AVX2; `cols` valid for 4 reads, `x` for `xmax + 1`.
 #[inline(always)]
-unsafe fn xs_f64_u64(cols: *const u64, x: *const f64, xmax: usize) -> __m256d {
+unsafe fn xs_f64_u64<const L: bool>(cols: *const u64, x: *const f64, xmax: usize) -> __m256d {
     // SAFETY: as `xs_f64_u32`.
     unsafe {
         let c = _mm256_loadu_si256(cols.cast());
@@ -104,9 +144,34 @@ unsafe fn xs_f64_u64(cols: *const u64, x: *const f64, xmax: usize) -> __m256d {
         let run = _mm256_add_epi64(_mm256_set1_epi64x(c0 as i64), _mm256_setr_epi64x(0, 1, 2, 3));
         if _mm256_movemask_epi8(_mm256_cmpeq_epi64(c, run)) == -1 && run_fits(c0, 4, xmax) {
             _mm256_loadu_pd(x.add(c0 as usize))
+        } else if L {
+            loads_f64_u64(cols, x, xmax, 4)
         } else {
             gather_f64_u64(cols, x, xmax)
         }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
+/// others zero: the columns clamped in one register, then read back one by one (a
+/// compare and select per lane cost the kernel a fifth of its time).
+///
+/// # Safety
+/// AVX2; `cols` valid for `n` reads (`1 <= n <= 8`), `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn loads_f32_u32(cols: *const u32, x: *const f32, xmax: usize, n: usize) -> __m256 {
+    // SAFETY: the masked load reads `cols[..n]`; masked-off lanes hold column 0 and every
+    // lane is clamped to `xmax`, so each scalar load lies in `x[..=xmax]`.
+    unsafe {
+        let c =
+            _mm256_min_epu32(_mm256_maskload_epi32(cols.cast(), mask32x8(n)), _mm256_set1_epi32(xmax as i32));
+        let mut t = [0u32; 8];
+        _mm256_storeu_si256(t.as_mut_ptr().cast(), c);
+        let l = |j: usize| *x.add(t[j] as usize);
+        _mm256_and_ps(
+            _mm256_setr_ps(l(0), l(1), l(2), l(3), l(4), l(5), l(6), l(7)),
+            _mm256_castsi256_ps(mask32x8(n)),
+        )
     }
 }
 
@@ -130,7 +195,7 @@ unsafe fn gather_f32_u32(cols: *const u32, x: *const f32, xmax: usize) -> __m256
 /// # Safety
 /// AVX2; `cols` valid for 8 reads, `x` for `xmax + 1`, `xmax <= i32::MAX`.
 #[inline(always)]
-unsafe fn xs_f32_u32(cols: *const u32, x: *const f32, xmax: usize) -> __m256 {
+unsafe fn xs_f32_u32<const L: bool>(cols: *const u32, x: *const f32, xmax: usize) -> __m256 {
     // SAFETY: as `xs_f64_u32`, `c0 + 7 <= xmax`.
     unsafe {
         let c = _mm256_loadu_si256(cols.cast());
@@ -138,9 +203,30 @@ unsafe fn xs_f32_u32(cols: *const u32, x: *const f32, xmax: usize) -> __m256 {
         let run = _mm256_add_epi32(_mm256_set1_epi32(c0 as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
         if _mm256_movemask_epi8(_mm256_cmpeq_epi32(c, run)) == -1 && run_fits(c0.into(), 8, xmax) {
             _mm256_loadu_ps(x.add(c0 as usize))
+        } else if L {
+            loads_f32_u32(cols, x, xmax, 8)
         } else {
             gather_f32_u32(cols, x, xmax)
         }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
+/// others zero: the columns clamped in one register, then read back one by one (a
+/// compare and select per lane cost the kernel a fifth of its time).
+///
+/// # Safety
+/// AVX2; `cols` valid for `n` reads (`1 <= n <= 4`), `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn loads_f32_u64(cols: *const u64, x: *const f32, xmax: usize, n: usize) -> __m128 {
+    // SAFETY: the masked load reads `cols[..n]`; masked-off lanes hold column 0 and every
+    // lane is clamped to `xmax`, so each scalar load lies in `x[..=xmax]`.
+    unsafe {
+        let c = clamp64(_mm256_maskload_epi64(cols.cast(), mask64(n)), xmax);
+        let mut t = [0u64; 4];
+        _mm256_storeu_si256(t.as_mut_ptr().cast(), c);
+        let l = |j: usize| *x.add(t[j] as usize);
+        _mm_and_ps(_mm_setr_ps(l(0), l(1), l(2), l(3)), _mm_castsi128_ps(mask32x4(n)))
     }
 }
 
@@ -159,7 +245,7 @@ unsafe fn gather_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m128
 /// # Safety
 /// AVX2; `cols` valid for 4 reads, `x` for `xmax + 1`.
 #[inline(always)]
-unsafe fn xs_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m128 {
+unsafe fn xs_f32_u64<const L: bool>(cols: *const u64, x: *const f32, xmax: usize) -> __m128 {
     // SAFETY: as `xs_f64_u64`.
     unsafe {
         let c = _mm256_loadu_si256(cols.cast());
@@ -167,6 +253,8 @@ unsafe fn xs_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m128 {
         let run = _mm256_add_epi64(_mm256_set1_epi64x(c0 as i64), _mm256_setr_epi64x(0, 1, 2, 3));
         if _mm256_movemask_epi8(_mm256_cmpeq_epi64(c, run)) == -1 && run_fits(c0, 4, xmax) {
             _mm_loadu_ps(x.add(c0 as usize))
+        } else if L {
+            loads_f32_u64(cols, x, xmax, 4)
         } else {
             gather_f32_u64(cols, x, xmax)
         }
@@ -203,16 +291,16 @@ unsafe fn hsum_ps128(s: __m128) -> f32 {
 
 /// 4 × f64 lanes, 32-bit indices.
 #[derive(Clone, Copy)]
-pub(crate) struct F64U32(__m256d);
+pub(crate) struct F64U32<const L: bool>(__m256d);
 /// 4 × f64 lanes, 64-bit indices.
 #[derive(Clone, Copy)]
-pub(crate) struct F64U64(__m256d);
+pub(crate) struct F64U64<const L: bool>(__m256d);
 /// 8 × f32 lanes, 32-bit indices.
 #[derive(Clone, Copy)]
-pub(crate) struct F32U32(__m256);
+pub(crate) struct F32U32<const L: bool>(__m256);
 /// 4 × f32 lanes, 64-bit indices.
 #[derive(Clone, Copy)]
-pub(crate) struct F32U64(__m128);
+pub(crate) struct F32U64<const L: bool>(__m128);
 
 dot_vec! {
     F64U32: f64, u32, lanes 4, max_x i32::MAX as usize;
@@ -222,7 +310,7 @@ dot_vec! {
         let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
         _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
     };
-    gather gather_f64_u32, run xs_f64_u32;
+    gather gather_f64_u32, loads loads_f64_u32, run xs_f64_u32;
     tail |acc, vals, cols, x, xmax, n| {
         let m64 = mask64(n);
         let raw = _mm_maskload_epi32(cols.cast(), mask32x4(n));
@@ -242,7 +330,7 @@ dot_vec! {
         let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
         _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)))
     };
-    gather gather_f64_u64, run xs_f64_u64;
+    gather gather_f64_u64, loads loads_f64_u64, run xs_f64_u64;
     tail |acc, vals, cols, x, xmax, n| {
         let m64 = mask64(n);
         let idx = clamp64(_mm256_maskload_epi64(cols.cast(), m64), xmax);
@@ -259,7 +347,7 @@ dot_vec! {
     sum |v| {
         hsum_ps128(_mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)))
     };
-    gather gather_f32_u32, run xs_f32_u32;
+    gather gather_f32_u32, loads loads_f32_u32, run xs_f32_u32;
     tail |acc, vals, cols, x, xmax, n| {
         let m = mask32x8(n);
         let idx = _mm256_min_epu32(_mm256_maskload_epi32(cols.cast(), m), _mm256_set1_epi32(xmax as i32));
@@ -277,7 +365,7 @@ dot_vec! {
     sum |v| {
         hsum_ps128(v)
     };
-    gather gather_f32_u64, run xs_f32_u64;
+    gather gather_f32_u64, loads loads_f32_u64, run xs_f32_u64;
     tail |acc, vals, cols, x, xmax, n| {
         let m32 = mask32x4(n);
         let idx = clamp64(_mm256_maskload_epi64(cols.cast(), mask64(n)), xmax);
@@ -436,7 +524,7 @@ unsafe fn stencil_f32_block<const L: usize>(
         // SAFETY: AVX2 (the caller's promise); `cb` and `vb` hold 8 entries, `x` holds
         // `xmax + 1 <= 2^31` values and `xs_f32_u32` reads inside them.
         unsafe {
-            let xs = xs_f32_u32(cb.as_ptr(), x.as_ptr(), xmax);
+            let xs = xs_f32_u32::<false>(cb.as_ptr(), x.as_ptr(), xmax);
             let p = _mm256_mul_ps(_mm256_loadu_ps(vb.as_ptr()), xs);
             _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(_mm256_setzero_ps(), p));
         }
@@ -530,7 +618,7 @@ unsafe fn stencil_f64_block<const L: usize>(
         // SAFETY: AVX2 (the caller's promise); `cb` and `vb` hold 4 entries, `x` holds
         // `xmax + 1 <= 2^31` values and `xs_f64_u32` reads inside them.
         unsafe {
-            let xs = xs_f64_u32(cb.as_ptr(), x.as_ptr(), xmax);
+            let xs = xs_f64_u32::<false>(cb.as_ptr(), x.as_ptr(), xmax);
             let p = _mm256_mul_pd(_mm256_loadu_pd(vb.as_ptr()), xs);
             _mm256_storeu_pd(out.as_mut_ptr(), _mm256_add_pd(_mm256_setzero_pd(), p));
         }
@@ -709,16 +797,48 @@ unsafe fn stencil_f64_overlap(
     true
 }
 
-spmv_csr_kernels!("avx2,fma", F64U32, f64, u32, rows_f64_u32, dot_f64_u32, products_f64_u32);
-spmv_csr_kernels!("avx2,fma", F64U64, f64, u64, rows_f64_u64, dot_f64_u64, products_f64_u64);
-spmv_csr_kernels!("avx2,fma", F32U32, f32, u32, rows_f32_u32, dot_f32_u32, products_f32_u32);
-spmv_csr_kernels!("avx2,fma", F32U64, f32, u64, rows_f32_u64, dot_f32_u64, products_f32_u64);
+spmv_csr_kernels!("avx2,fma", F64U32<false>, f64, u32, rows_f64_u32, dot_f64_u32, products_f64_u32);
+loads_rows_kernel!("avx2,fma", F64U32<true>, f64, u32, rows_loads_f64_u32);
+spmv_csr_kernels!("avx2,fma", F64U64<false>, f64, u64, rows_f64_u64, dot_f64_u64, products_f64_u64);
+loads_rows_kernel!("avx2,fma", F64U64<true>, f64, u64, rows_loads_f64_u64);
+spmv_csr_kernels!("avx2,fma", F32U32<false>, f32, u32, rows_f32_u32, dot_f32_u32, products_f32_u32);
+loads_rows_kernel!("avx2,fma", F32U32<true>, f32, u32, rows_loads_f32_u32);
+spmv_csr_kernels!("avx2,fma", F32U64<false>, f32, u64, rows_f32_u64, dot_f32_u64, products_f32_u64);
+loads_rows_kernel!("avx2,fma", F32U64<true>, f32, u64, rows_loads_f32_u64);
 
 // The symmetric-storage SpMV over the dot products above.
-crate::arch::generic::spmv_sym::spmv_sym_kernels!("avx2,fma", F64U32, f64, u32, sym_f64_u32, dot_f64_u32);
-crate::arch::generic::spmv_sym::spmv_sym_kernels!("avx2,fma", F64U64, f64, u64, sym_f64_u64, dot_f64_u64);
-crate::arch::generic::spmv_sym::spmv_sym_kernels!("avx2,fma", F32U32, f32, u32, sym_f32_u32, dot_f32_u32);
-crate::arch::generic::spmv_sym::spmv_sym_kernels!("avx2,fma", F32U64, f32, u64, sym_f32_u64, dot_f32_u64);
+crate::arch::generic::spmv_sym::spmv_sym_kernels!(
+    "avx2,fma",
+    F64U32<false>,
+    f64,
+    u32,
+    sym_f64_u32,
+    dot_f64_u32
+);
+crate::arch::generic::spmv_sym::spmv_sym_kernels!(
+    "avx2,fma",
+    F64U64<false>,
+    f64,
+    u64,
+    sym_f64_u64,
+    dot_f64_u64
+);
+crate::arch::generic::spmv_sym::spmv_sym_kernels!(
+    "avx2,fma",
+    F32U32<false>,
+    f32,
+    u32,
+    sym_f32_u32,
+    dot_f32_u32
+);
+crate::arch::generic::spmv_sym::spmv_sym_kernels!(
+    "avx2,fma",
+    F32U64<false>,
+    f32,
+    u64,
+    sym_f32_u64,
+    dot_f32_u64
+);
 
 // The row-scalar loop, compiled for this width.
 crate::arch::generic::spmv_csr::scalar_rows_kernels!("avx2,fma");

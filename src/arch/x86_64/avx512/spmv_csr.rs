@@ -39,14 +39,34 @@
 use core::arch::x86_64::*;
 
 use crate::arch::generic::spmv_csr::{
-    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, one_entry_slices, run_fits,
-    spmv_csr_kernels, stencil_rows, stencil_slices,
+    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, loads_rows_kernel, one_entry_slices,
+    run_fits, spmv_csr_kernels, stencil_rows, stencil_slices,
 };
 
 /// Mask of the low `n` lanes (`n < 16`).
 #[inline(always)]
 fn low(n: usize) -> u16 {
     ((1u32 << n) - 1) as u16
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
+/// others zero: the columns clamped in one register, then read back one by one (a
+/// compare and select per lane cost the kernel a fifth of its time).
+///
+/// # Safety
+/// AVX-512F+VL; `cols` valid for `n` reads (`1 <= n <= 8`), `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn loads_f64_u32(cols: *const u32, x: *const f64, xmax: usize, n: usize) -> __m512d {
+    // SAFETY: the masked load reads `cols[..n]`; masked-off lanes hold column 0 and every
+    // lane is clamped to `xmax`, so each scalar load lies in `x[..=xmax]`.
+    unsafe {
+        let k = low(n) as u8;
+        let c = _mm256_min_epu32(_mm256_maskz_loadu_epi32(k, cols.cast()), _mm256_set1_epi32(xmax as i32));
+        let mut t = [0u32; 8];
+        _mm256_storeu_si256(t.as_mut_ptr().cast(), c);
+        let l = |j: usize| *x.add(t[j] as usize);
+        _mm512_maskz_mov_pd(k, _mm512_setr_pd(l(0), l(1), l(2), l(3), l(4), l(5), l(6), l(7)))
+    }
 }
 
 /// `x[min(cols[j], xmax)]` for the lanes at `cols`, by a gather.
@@ -71,7 +91,7 @@ unsafe fn gather_f64_u32(cols: *const u32, x: *const f64, xmax: usize) -> __m512
 /// # Safety
 /// AVX-512F+VL; `cols` valid for 8 reads, `x` for `xmax + 1`, `xmax <= i32::MAX`.
 #[inline(always)]
-unsafe fn xs_f64_u32(cols: *const u32, x: *const f64, xmax: usize) -> __m512d {
+unsafe fn xs_f64_u32<const L: bool>(cols: *const u32, x: *const f64, xmax: usize) -> __m512d {
     // SAFETY: the caller's contract; the load covers `x[c0..=c0 + 7]` with `c0 + 7 <= xmax`,
     // the gather's offsets are clamped to `xmax`.
     unsafe {
@@ -80,9 +100,31 @@ unsafe fn xs_f64_u32(cols: *const u32, x: *const f64, xmax: usize) -> __m512d {
         let run = _mm256_add_epi32(_mm256_set1_epi32(c0 as i32), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
         if _mm256_cmpeq_epi32_mask(c, run) == 0xff && run_fits(c0.into(), 8, xmax) {
             _mm512_loadu_pd(x.add(c0 as usize))
+        } else if L {
+            loads_f64_u32(cols, x, xmax, 8)
         } else {
             gather_f64_u32(cols, x, xmax)
         }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
+/// others zero: the columns clamped in one register, then read back one by one (a
+/// compare and select per lane cost the kernel a fifth of its time).
+///
+/// # Safety
+/// AVX-512F+VL; `cols` valid for `n` reads (`1 <= n <= 8`), `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn loads_f64_u64(cols: *const u64, x: *const f64, xmax: usize, n: usize) -> __m512d {
+    // SAFETY: the masked load reads `cols[..n]`; masked-off lanes hold column 0 and every
+    // lane is clamped to `xmax`, so each scalar load lies in `x[..=xmax]`.
+    unsafe {
+        let k = low(n) as u8;
+        let c = _mm512_min_epu64(_mm512_maskz_loadu_epi64(k, cols.cast()), _mm512_set1_epi64(xmax as i64));
+        let mut t = [0u64; 8];
+        _mm512_storeu_si512(t.as_mut_ptr().cast(), c);
+        let l = |j: usize| *x.add(t[j] as usize);
+        _mm512_maskz_mov_pd(k, _mm512_setr_pd(l(0), l(1), l(2), l(3), l(4), l(5), l(6), l(7)))
     }
 }
 
@@ -106,7 +148,7 @@ unsafe fn gather_f64_u64(cols: *const u64, x: *const f64, xmax: usize) -> __m512
 /// # Safety
 /// AVX-512F; `cols` valid for 8 reads, `x` for `xmax + 1`.
 #[inline(always)]
-unsafe fn xs_f64_u64(cols: *const u64, x: *const f64, xmax: usize) -> __m512d {
+unsafe fn xs_f64_u64<const L: bool>(cols: *const u64, x: *const f64, xmax: usize) -> __m512d {
     // SAFETY: as `xs_f64_u32`.
     unsafe {
         let c = _mm512_loadu_si512(cols.cast());
@@ -114,9 +156,51 @@ unsafe fn xs_f64_u64(cols: *const u64, x: *const f64, xmax: usize) -> __m512d {
         let run = _mm512_add_epi64(_mm512_set1_epi64(c0 as i64), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
         if _mm512_cmpeq_epi64_mask(c, run) == 0xff && run_fits(c0, 8, xmax) {
             _mm512_loadu_pd(x.add(c0 as usize))
+        } else if L {
+            loads_f64_u64(cols, x, xmax, 8)
         } else {
             gather_f64_u64(cols, x, xmax)
         }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
+/// others zero: the columns clamped in one register, then read back one by one (a
+/// compare and select per lane cost the kernel a fifth of its time).
+///
+/// # Safety
+/// AVX-512F+VL; `cols` valid for `n` reads (`1 <= n <= 16`), `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn loads_f32_u32(cols: *const u32, x: *const f32, xmax: usize, n: usize) -> __m512 {
+    // SAFETY: the masked load reads `cols[..n]`; masked-off lanes hold column 0 and every
+    // lane is clamped to `xmax`, so each scalar load lies in `x[..=xmax]`.
+    unsafe {
+        let k = low(n);
+        let c = _mm512_min_epu32(_mm512_maskz_loadu_epi32(k, cols.cast()), _mm512_set1_epi32(xmax as i32));
+        let mut t = [0u32; 16];
+        _mm512_storeu_si512(t.as_mut_ptr().cast(), c);
+        let l = |j: usize| *x.add(t[j] as usize);
+        _mm512_maskz_mov_ps(
+            k,
+            _mm512_setr_ps(
+                l(0),
+                l(1),
+                l(2),
+                l(3),
+                l(4),
+                l(5),
+                l(6),
+                l(7),
+                l(8),
+                l(9),
+                l(10),
+                l(11),
+                l(12),
+                l(13),
+                l(14),
+                l(15),
+            ),
+        )
     }
 }
 
@@ -140,7 +224,7 @@ unsafe fn gather_f32_u32(cols: *const u32, x: *const f32, xmax: usize) -> __m512
 /// # Safety
 /// AVX-512F; `cols` valid for 16 reads, `x` for `xmax + 1`, `xmax <= i32::MAX`.
 #[inline(always)]
-unsafe fn xs_f32_u32(cols: *const u32, x: *const f32, xmax: usize) -> __m512 {
+unsafe fn xs_f32_u32<const L: bool>(cols: *const u32, x: *const f32, xmax: usize) -> __m512 {
     // SAFETY: as `xs_f64_u32`, `c0 + 15 <= xmax`.
     unsafe {
         let c = _mm512_loadu_si512(cols.cast());
@@ -149,9 +233,31 @@ unsafe fn xs_f32_u32(cols: *const u32, x: *const f32, xmax: usize) -> __m512 {
         let run = _mm512_add_epi32(_mm512_set1_epi32(c0 as i32), iota);
         if _mm512_cmpeq_epi32_mask(c, run) == 0xffff && run_fits(c0.into(), 16, xmax) {
             _mm512_loadu_ps(x.add(c0 as usize))
+        } else if L {
+            loads_f32_u32(cols, x, xmax, 16)
         } else {
             gather_f32_u32(cols, x, xmax)
         }
+    }
+}
+
+/// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
+/// others zero: the columns clamped in one register, then read back one by one (a
+/// compare and select per lane cost the kernel a fifth of its time).
+///
+/// # Safety
+/// AVX-512F+VL; `cols` valid for `n` reads (`1 <= n <= 8`), `x` for `xmax + 1`.
+#[inline(always)]
+unsafe fn loads_f32_u64(cols: *const u64, x: *const f32, xmax: usize, n: usize) -> __m256 {
+    // SAFETY: the masked load reads `cols[..n]`; masked-off lanes hold column 0 and every
+    // lane is clamped to `xmax`, so each scalar load lies in `x[..=xmax]`.
+    unsafe {
+        let k = low(n) as u8;
+        let c = _mm512_min_epu64(_mm512_maskz_loadu_epi64(k, cols.cast()), _mm512_set1_epi64(xmax as i64));
+        let mut t = [0u64; 8];
+        _mm512_storeu_si512(t.as_mut_ptr().cast(), c);
+        let l = |j: usize| *x.add(t[j] as usize);
+        _mm256_maskz_mov_ps(k, _mm256_setr_ps(l(0), l(1), l(2), l(3), l(4), l(5), l(6), l(7)))
     }
 }
 
@@ -175,7 +281,7 @@ unsafe fn gather_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m256
 /// # Safety
 /// AVX-512F+VL; `cols` valid for 8 reads, `x` for `xmax + 1`.
 #[inline(always)]
-unsafe fn xs_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m256 {
+unsafe fn xs_f32_u64<const L: bool>(cols: *const u64, x: *const f32, xmax: usize) -> __m256 {
     // SAFETY: as `xs_f64_u64`.
     unsafe {
         let c = _mm512_loadu_si512(cols.cast());
@@ -183,6 +289,8 @@ unsafe fn xs_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m256 {
         let run = _mm512_add_epi64(_mm512_set1_epi64(c0 as i64), _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7));
         if _mm512_cmpeq_epi64_mask(c, run) == 0xff && run_fits(c0, 8, xmax) {
             _mm256_loadu_ps(x.add(c0 as usize))
+        } else if L {
+            loads_f32_u64(cols, x, xmax, 8)
         } else {
             gather_f32_u64(cols, x, xmax)
         }
@@ -191,16 +299,16 @@ unsafe fn xs_f32_u64(cols: *const u64, x: *const f32, xmax: usize) -> __m256 {
 
 /// 8 × f64 lanes, 32-bit indices.
 #[derive(Clone, Copy)]
-pub(crate) struct F64U32(__m512d);
+pub(crate) struct F64U32<const L: bool>(__m512d);
 /// 8 × f64 lanes, 64-bit indices.
 #[derive(Clone, Copy)]
-pub(crate) struct F64U64(__m512d);
+pub(crate) struct F64U64<const L: bool>(__m512d);
 /// 16 × f32 lanes, 32-bit indices.
 #[derive(Clone, Copy)]
-pub(crate) struct F32U32(__m512);
+pub(crate) struct F32U32<const L: bool>(__m512);
 /// 8 × f32 lanes, 64-bit indices.
 #[derive(Clone, Copy)]
-pub(crate) struct F32U64(__m256);
+pub(crate) struct F32U64<const L: bool>(__m256);
 
 dot_vec! {
     F64U32: f64, u32, lanes 8, max_x i32::MAX as usize;
@@ -209,7 +317,7 @@ dot_vec! {
     sum |v| {
         _mm512_reduce_add_pd(v)
     };
-    gather gather_f64_u32, run xs_f64_u32;
+    gather gather_f64_u32, loads loads_f64_u32, run xs_f64_u32;
     tail |acc, vals, cols, x, xmax, n| {
         let k = low(n) as u8;
         let idx =
@@ -228,7 +336,7 @@ dot_vec! {
     sum |v| {
         _mm512_reduce_add_pd(v)
     };
-    gather gather_f64_u64, run xs_f64_u64;
+    gather gather_f64_u64, loads loads_f64_u64, run xs_f64_u64;
     tail |acc, vals, cols, x, xmax, n| {
         let k = low(n) as u8;
         let idx =
@@ -246,7 +354,7 @@ dot_vec! {
     sum |v| {
         _mm512_reduce_add_ps(v)
     };
-    gather gather_f32_u32, run xs_f32_u32;
+    gather gather_f32_u32, loads loads_f32_u32, run xs_f32_u32;
     tail |acc, vals, cols, x, xmax, n| {
         let k = low(n);
         let idx =
@@ -265,7 +373,7 @@ dot_vec! {
     sum |v| {
         _mm512_reduce_add_ps(_mm512_zextps256_ps512(v))
     };
-    gather gather_f32_u64, run xs_f32_u64;
+    gather gather_f32_u64, loads loads_f32_u64, run xs_f32_u64;
     tail |acc, vals, cols, x, xmax, n| {
         let k = low(n) as u8;
         let idx =
@@ -418,7 +526,7 @@ unsafe fn stencil_f32_block<const L: usize>(
         // SAFETY: AVX-512F (the caller's promise); `cb` and `vb` hold 16 entries, `x`
         // holds `xmax + 1 <= 2^31` values and `xs_f32_u32` reads inside them.
         unsafe {
-            let xs = xs_f32_u32(cb.as_ptr(), x.as_ptr(), xmax);
+            let xs = xs_f32_u32::<false>(cb.as_ptr(), x.as_ptr(), xmax);
             let p = _mm512_mul_ps(_mm512_loadu_ps(vb.as_ptr()), xs);
             _mm512_storeu_ps(out.as_mut_ptr(), _mm512_add_ps(_mm512_setzero_ps(), p));
         }
@@ -477,7 +585,7 @@ unsafe fn stencil_f64_block<const L: usize>(
         // SAFETY: AVX-512F/VL (the caller's promise); `cb` and `vb` hold 8 entries, `x`
         // holds `xmax + 1 <= 2^31` values and `xs_f64_u32` reads inside them.
         unsafe {
-            let xs = xs_f64_u32(cb.as_ptr(), x.as_ptr(), xmax);
+            let xs = xs_f64_u32::<false>(cb.as_ptr(), x.as_ptr(), xmax);
             let p = _mm512_mul_pd(_mm512_loadu_pd(vb.as_ptr()), xs);
             _mm512_storeu_pd(out.as_mut_ptr().cast(), _mm512_add_pd(_mm512_setzero_pd(), p));
         }
@@ -524,45 +632,49 @@ unsafe fn stencil_f64_block<const L: usize>(
 
 spmv_csr_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    F64U32,
+    F64U32<false>,
     f64,
     u32,
     rows_f64_u32,
     dot_f64_u32,
     products_f64_u32
 );
+loads_rows_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F64U32<true>, f64, u32, rows_loads_f64_u32);
 spmv_csr_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    F64U64,
+    F64U64<false>,
     f64,
     u64,
     rows_f64_u64,
     dot_f64_u64,
     products_f64_u64
 );
+loads_rows_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F64U64<true>, f64, u64, rows_loads_f64_u64);
 spmv_csr_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    F32U32,
+    F32U32<false>,
     f32,
     u32,
     rows_f32_u32,
     dot_f32_u32,
     products_f32_u32
 );
+loads_rows_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F32U32<true>, f32, u32, rows_loads_f32_u32);
 spmv_csr_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    F32U64,
+    F32U64<false>,
     f32,
     u64,
     rows_f32_u64,
     dot_f32_u64,
     products_f32_u64
 );
+loads_rows_kernel!("avx512f,avx512vl,avx512bw,avx512dq,avx2,fma", F32U64<true>, f32, u64, rows_loads_f32_u64);
 
 // The symmetric-storage SpMV over the dot products above.
 crate::arch::generic::spmv_sym::spmv_sym_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    F64U32,
+    F64U32<false>,
     f64,
     u32,
     sym_f64_u32,
@@ -570,7 +682,7 @@ crate::arch::generic::spmv_sym::spmv_sym_kernels!(
 );
 crate::arch::generic::spmv_sym::spmv_sym_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    F64U64,
+    F64U64<false>,
     f64,
     u64,
     sym_f64_u64,
@@ -578,7 +690,7 @@ crate::arch::generic::spmv_sym::spmv_sym_kernels!(
 );
 crate::arch::generic::spmv_sym::spmv_sym_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    F32U32,
+    F32U32<false>,
     f32,
     u32,
     sym_f32_u32,
@@ -586,7 +698,7 @@ crate::arch::generic::spmv_sym::spmv_sym_kernels!(
 );
 crate::arch::generic::spmv_sym::spmv_sym_kernels!(
     "avx512f,avx512vl,avx512bw,avx512dq,avx2,fma",
-    F32U64,
+    F32U64<false>,
     f32,
     u64,
     sym_f32_u64,
