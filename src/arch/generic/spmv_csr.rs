@@ -888,6 +888,7 @@ pub(crate) use spmv_csr_kernels;
 ///
 /// # Safety
 /// `V`'s width's target features are enabled.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
 pub(crate) unsafe fn loads_row_dot<V: DotVec>(
     w: &[V::I],
@@ -938,6 +939,7 @@ pub(crate) fn row_loop_with<T: Scalar, I: Index, S: Stencil<T, I>>(
 
 /// The entry point `$rows` of the row loop by [`loads_row_dot`] of one width (`$feature`) for the register
 /// type `$vec` (its lanes filled by scalar loads) of one (value, index) pair.
+#[cfg_attr(not(target_arch = "x86_64"), allow(unused_macros))]
 macro_rules! loads_rows_kernel {
     ($feature:literal, $vec:ty, $t:ty, $i:ty, $rows:ident) => {
         /// The CSR-vector row loop on this width with `x` read by scalar loads; see
