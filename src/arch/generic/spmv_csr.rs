@@ -879,7 +879,7 @@ pub(crate) use spmv_csr_kernels;
 /// One row's dot product in the CSR-vector row loop where `V` fills its lanes by scalar
 /// loads ([`crate::Gathers::Loads`]; `w` its two `row_ptr` entries): [`simd_short`]
 /// (rows shorter than [`DotVec::SHORT`]), [`simd_dot_x`] (a canonical row of one run of
-/// columns) or [`simd_dot_regs`], inline and without [`row_dot`]'s prefetch hints: with
+/// columns) or [`simd_dot`], inline and without [`row_dot`]'s prefetch hints: with
 /// loads in place of gathers the rows' bookkeeping is what is left of their cost, and
 /// those hints and calls cost these rows more than they gave
 /// (`benches/records/row-vector-loads-*.md`). The registers and sums are [`row_dot`]'s, so
@@ -908,11 +908,9 @@ pub(crate) unsafe fn loads_row_dot<V: DotVec>(
     } else if canonical && let Some(xs) = dense_run(cols, x) {
         // SAFETY: as above.
         unsafe { simd_dot_x::<V>(vs, xs) }
-    } else if x.is_empty() || x.len() > V::MAX_X {
-        dot_seq(cols, vs, x)
     } else {
-        // SAFETY: as above; `x` non-empty and at most `MAX_X` long.
-        unsafe { simd_dot_regs::<V, false>(cols, vs, x, n) }
+        // SAFETY: as above.
+        unsafe { simd_dot::<V>(cols, vs, x) }
     }
 }
 
