@@ -832,7 +832,8 @@ fn long_stencil_blocks_equal_the_reference() {
 /// `choose`'s documented rule on the shapes that decide it: random columns over a 4 MiB
 /// `x` (which fits the caches' reach, so almost every read is far from the diagonal),
 /// rows of 1..=10 entries (uneven), of 10..=29 (uneven, longer) or of 5 (even); the same
-/// over an 8 MiB `x` (beyond it); uneven rows over a 64-column `x`; a 2D five-point grid
+/// over an 8 MiB `x` (beyond it); uneven rows over a 64-column `x` (`f32` and `f64`:
+/// where lanes are loads, only AVX-512's 8 `f64` lanes take them); a 2D five-point grid
 /// (short even rows near the diagonal); dense rows and one dense row among empty ones
 /// (entries in long runs); a matrix with no more entries than rows, and one too small to
 /// sample.
@@ -845,6 +846,7 @@ fn choose_follows_its_documented_rule() {
     let even64 = from_lens::<f64, u32>(m, n, |_| 5, 3);
     let longer = from_lens::<f32, u32>(m, n, |i| 10 + i % 20, 3);
     let near = from_lens::<f32, u32>(m, 64, |i| 1 + i % 10, 3);
+    let near64 = from_lens::<f64, u32>(m, 64, |i| 1 + i % 10, 3);
     let sparse = from_lens::<f32, u32>(m, n, |i| usize::from(i % 3 == 0), 3);
     let diagonal = stencil::<f64>(m, m, &[0], None, 3);
     let grid = stencil::<f64>(m, m, &[-64, -1, 0, 1, 64], None, 3);
@@ -858,18 +860,21 @@ fn choose_follows_its_documented_rule() {
     };
     for isa in Isa::ALL {
         // Where lanes are loaded one by one: RowVector for short uneven rows over an `x` in
-        // the caches' reach, scattered rows beyond it, and rows it reads without gathers.
+        // the caches' reach in registers of 8 `f64` (AVX-512), scattered rows beyond it,
+        // and rows it reads without gathers.
         let loads = matches!(isa, Isa::Avx2 | Isa::Avx512) && Gathers::current() == Gathers::Loads;
         let rs_if_loads = if loads { CsrMethod::RowScalar } else { CsrMethod::RowVector };
-        assert_eq!(CsrMethod::choose(&uneven.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        let rs_if_loads_narrow = if isa == Isa::Avx512 { CsrMethod::RowVector } else { rs_if_loads };
+        assert_eq!(CsrMethod::choose(&uneven.view(), isa), rs_if_loads, "{isa:?}");
         assert_eq!(CsrMethod::choose(&even.view(), isa), rs_if_loads, "{isa:?}");
         assert_eq!(CsrMethod::choose(&longer.view(), isa), rs_if_loads, "{isa:?}");
         assert_eq!(CsrMethod::choose(&uneven64.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&even64.view(), isa), CsrMethod::RowVector, "{isa:?}");
-        assert_eq!(CsrMethod::choose(&near.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&near.view(), isa), rs_if_loads, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&near64.view(), isa), rs_if_loads_narrow, "{isa:?}");
         assert_eq!(CsrMethod::choose(&grid.view(), isa), CsrMethod::RowVector, "{isa:?}");
-        // Nine entries a row, fewer on the grid's edge: uneven in the sample.
-        assert_eq!(CsrMethod::choose(&clusters.view(), isa), CsrMethod::RowVector, "{isa:?}");
+        // Nine entries a row, fewer on the grid's edge: uneven in the sample (`f64`).
+        assert_eq!(CsrMethod::choose(&clusters.view(), isa), rs_if_loads_narrow, "{isa:?}");
         assert_eq!(CsrMethod::choose(&dense.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&one_row.view(), isa), CsrMethod::RowVector, "{isa:?}");
         assert_eq!(CsrMethod::choose(&sparse.view(), isa), CsrMethod::RowScalar, "{isa:?}");
@@ -938,7 +943,8 @@ fn tune_picks_a_method_and_leaves_the_product_in_y() {
 
 /// `SpmvChoice::choose` follows its documented rule: on AVX2 and AVX-512, CSR5 for rows
 /// that read `x` all over and are of uneven lengths (empty rows among long ones count),
-/// for short uneven rows near the diagonal where the gathers are hardware,
+/// for short uneven rows near the diagonal and even rows far from it on AVX-512 and
+/// where the gathers are hardware,
 /// and for long rows (16 entries or more on average) that are not runs of consecutive
 /// columns; otherwise `CsrMethod::choose`'s method. `SpmvPlan::new` makes that choice,
 /// with the CSR5 copy exactly when it says CSR5.
@@ -1020,13 +1026,15 @@ fn spmv_choice_follows_its_documented_rule() {
     }
     for isa in Isa::ALL {
         let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
+        let wide = isa == Isa::Avx512 || (simd && Gathers::current() == Gathers::Hardware);
         for (what, a, csr5) in [
             ("uneven", &uneven, simd),
             ("some empty", &some_empty, simd),
-            // Even rows far from the diagonal: CSR5 where the gathers are hardware.
-            ("even", &even, simd && Gathers::current() == Gathers::Hardware),
-            // Uneven rows near the diagonal: CSR5 where the gathers are hardware too.
-            ("near", &near, simd && Gathers::current() == Gathers::Hardware),
+            // Even rows far from the diagonal: CSR5 on AVX-512, and on AVX2 where the
+            // gathers are hardware.
+            ("even", &even, wide),
+            // Uneven rows near the diagonal: the same.
+            ("near", &near, wide),
             // ... if they are short (8 entries or fewer on average): not of 13.5.
             ("near, longer", &near_long, false),
             ("27-point rows", &stencil27, simd),

@@ -112,9 +112,10 @@ impl CsrMethod {
     ///   predictor misses on uneven lengths (`benches/records/peers-spmv-short-*.md`);
     /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) for rows
     ///   of 64 entries or more on average (its several sums beat the row loop's one chain of
-    ///   additions); for short rows of uneven lengths (under 16 on average) where `x` fits a
-    ///   core's caches (its kernels then fill their lanes by scalar loads: one masked
-    ///   register a row where the row loop mispredicts its exit); for rows of mostly
+    ///   additions); on AVX-512 in `f64`, for short rows of uneven lengths (under 16 on
+    ///   average) where `x` fits a core's caches (its kernels then fill their 8 lanes by
+    ///   scalar loads: one masked register a row where the row loop mispredicts its
+    ///   exit); for rows of mostly
     ///   scattered columns where `x` does not fit (every read waits on memory, and a gather
     ///   keeps more of them in flight); and for the shapes whose rows it reads without
     ///   gathers: most entries in rows of 8 or more that are each one run of consecutive
@@ -167,11 +168,16 @@ impl CsrMethod {
         let fits = kern::x_by_loads(a.ncols().saturating_mul(size_of::<T>()));
         // Where `x` fits a core's caches the row-vector kernels fill their lanes by scalar
         // loads, and short rows of uneven lengths are then one masked register each where
-        // the row loop mispredicts its exit. Further out, rows of scattered columns wait
-        // on memory whichever way they read `x`, and a gather keeps more reads in flight
-        // than the row loop.
-        let irregular =
-            if fits { nnz < CHOOSE_UNEVEN_SHORT.saturating_mul(m) && s.uneven() } else { s.scattered() };
+        // the row loop mispredicts its exit: with 8 lanes (`f64` on AVX-512); a register of
+        // 16 `f32` loads for rows of a few entries, and AVX2's, did not beat the row loop.
+        // Further out, rows of scattered columns wait on memory whichever way they read
+        // `x`, and a gather keeps more reads in flight than the row loop.
+        let eight_lanes = isa == Isa::Avx512 && size_of::<T>() == 8;
+        let irregular = if fits {
+            eight_lanes && nnz < CHOOSE_UNEVEN_SHORT.saturating_mul(m) && s.uneven()
+        } else {
+            s.scattered()
+        };
         let grid = nnz <= CHOOSE_SHORT * m && !s.uneven() && s.near_diagonal() && s.rarely_empty();
         if irregular || grid || entries_in_long_runs(a) { CsrMethod::RowVector } else { CsrMethod::RowScalar }
     }

@@ -158,11 +158,12 @@ impl SpmvChoice {
     ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
     ///   4 (uneven rows, or empty rows among rows of 4 or more): the irregular matrices
     ///   CSR5 was made for;
-    /// - where the CPU gathers in hardware ([`Gathers::current`](crate::Gathers::current)
-    ///   is `Hardware`), [`Csr5`](SpmvChoice::Csr5) also when the sampled row lengths
-    ///   span at least 4 near the diagonal too and rows hold 8 entries or fewer on
-    ///   average (circuits), and when most sampled entries read `x` far from the
-    ///   diagonal, rows of even length too;
+    /// - on AVX-512, and on AVX2 where the CPU gathers in hardware
+    ///   ([`Gathers::current`](crate::Gathers::current) is `Hardware`),
+    ///   [`Csr5`](SpmvChoice::Csr5) also when the sampled row lengths span at least 4
+    ///   near the diagonal too and rows hold 8 entries or fewer on average (circuits),
+    ///   and when most sampled entries read `x` far from the diagonal, rows of even
+    ///   length too;
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
@@ -193,13 +194,12 @@ impl SpmvChoice {
     ///   `dense`, `block_diagonal`) and the short rows of `poisson2d` stay with
     ///   row-vector, which reads their `x` by plain loads.
     /// - Uneven short rows near the diagonal (`circuit_like`, `dc2_like` of the peer
-    ///   suite) went by the gathers: with hardware gathers CSR5 led row-vector, with
-    ///   loads it tied or trailed row-scalar (`benches/records/peers-*`); with 14 entries
-    ///   a row (`rmat_s14_ef16`) row-vector led CSR5
-    ///   (`benches/records/peers-spmv-short-*.md`).
-    /// - Rows of one length that read `x` all over (`uniform_random`, 5 a row) went by
-    ///   the gathers too: row-vector led where CSR5 reads `x` by a load per lane, CSR5
-    ///   where the CPU gathers in hardware (`benches/records/gathers-*`).
+    ///   suite) and rows of one length that read `x` all over (`uniform_random`, 5 a
+    ///   row): CSR5 led the CSR methods with hardware gathers on both widths, and on
+    ///   AVX-512 with a load per lane too (`benches/records/peers-csr5-loads-*.md`); on
+    ///   AVX2 with loads it tied or trailed them (`benches/records/peers-*`,
+    ///   `benches/records/gathers-*`); with 14 entries a row (`rmat_s14_ef16`)
+    ///   row-vector led CSR5 (`benches/records/peers-spmv-short-*.md`).
     /// - The portable CSR5 kernel lost to the row loop on `rmat` and `dc2_like`, so
     ///   portable and NEON (not measured) keep CSR.
     pub fn choose<T: Scalar, I: Index>(a: &Csr<'_, T, I>, isa: Isa) -> SpmvChoice {
@@ -224,11 +224,13 @@ impl SpmvChoice {
                 return SpmvChoice::Csr5Panels { columns };
             }
         }
-        let gathers = crate::Gathers::current() == crate::Gathers::Hardware;
+        // AVX-512's CSR5 tiles led the CSR methods on these rows whether this core
+        // gathers in hardware or by a load per lane; AVX2's only with hardware gathers.
+        let wide = isa == Isa::Avx512 || crate::Gathers::current() == crate::Gathers::Hardware;
         // Near the diagonal, only short uneven rows: from 8 entries a row on average the
-        // row-vector loop's gathers led CSR5 (`rmat_s14_ef16`).
+        // row-vector loop led CSR5 (`rmat_s14_ef16`).
         let short = a.nnz() <= CSR5_NEAR_SHORT * a.nrows();
-        let irregular = (s.scattered() && (s.uneven() || gathers)) || (gathers && s.uneven() && short);
+        let irregular = (s.scattered() && (s.uneven() || wide)) || (wide && s.uneven() && short);
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
         if irregular || long_gathered {
             SpmvChoice::Csr5
