@@ -113,9 +113,9 @@ impl CsrMethod {
     /// - where it loads each lane instead, [`RowVector`](CsrMethod::RowVector) for rows
     ///   of 64 entries or more on average (its several sums beat the row loop's one chain of
     ///   additions); on AVX-512 in `f64`, for short rows of uneven lengths (under 16 on
-    ///   average) where `x` fits a core's caches (its kernels then fill their 8 lanes by
-    ///   scalar loads: one masked register a row where the row loop mispredicts its
-    ///   exit); for rows of mostly
+    ///   average) that read `x` mostly near the diagonal where `x` fits a core's caches
+    ///   (its kernels then fill their 8 lanes by scalar loads: one masked register a row
+    ///   where the row loop mispredicts its exit); for rows of mostly
     ///   scattered columns where `x` does not fit (every read waits on memory, and a gather
     ///   keeps more of them in flight); and for the shapes whose rows it reads without
     ///   gathers: most entries in rows of 8 or more that are each one run of consecutive
@@ -172,9 +172,11 @@ impl CsrMethod {
         // 16 `f32` loads for rows of a few entries, and AVX2's, did not beat the row loop.
         // Further out, rows of scattered columns wait on memory whichever way they read
         // `x`, and a gather keeps more reads in flight than the row loop.
+        // Rows of columns scattered over such an `x` (most reads miss the L2 cache) ran no
+        // faster by loads than by the row loop (the main job's `rmat`).
         let eight_lanes = isa == Isa::Avx512 && size_of::<T>() == 8;
         let irregular = if fits {
-            eight_lanes && nnz < CHOOSE_UNEVEN_SHORT.saturating_mul(m) && s.uneven()
+            eight_lanes && nnz < CHOOSE_UNEVEN_SHORT.saturating_mul(m) && s.uneven() && !s.scattered()
         } else {
             s.scattered()
         };
