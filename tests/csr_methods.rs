@@ -977,13 +977,15 @@ fn spmv_choice_follows_its_documented_rule() {
     let short_stencil = grid(15, 3);
     // Few long rows over a wide `x` (an LP matrix): 1024 entries a row over 16 panels of
     // `f64` (64 a row in each), over 8 of `f32`; rows of 100 and 412 (6 and 26 per panel:
-    // under AVX2's 32, the longer over AVX-512's 16) stay CSR5 on AVX2 and split on
-    // AVX-512; `x` of three panels still splits, of one does not.
+    // under AVX2's 32, the longer over AVX-512's 16) stay with the row loop on AVX2 and
+    // split on AVX-512; `x` of three panels still splits, of one or two does not (the row
+    // loop, 1024 a row).
     let lp = from_lens::<f64, u32>(64, n, |_| 1024, 5);
     let lp32 = from_lens::<f32, u32>(64, n, |_| 1024, 5);
     let lp_short = from_lens::<f64, u32>(64, n, |i| if i % 2 == 0 { 100 } else { 412 }, 5);
     let lp_narrow = from_lens::<f64, u32>(64, (TUNING.panel_bytes / size_of::<f64>()) * 3, |_| 1024, 5);
     let lp_one = from_lens::<f64, u32>(64, TUNING.panel_bytes / size_of::<f64>(), |_| 1024, 5);
+    let lp_two = from_lens::<f64, u32>(64, (TUNING.panel_bytes / size_of::<f64>()) * 2, |_| 1024, 5);
     // Heavy-tailed rows (a power-law graph): one row in 64 of 600 entries (37.5 a panel),
     // the others of 11 (46% of the entries in long rows: split) or of 28 (25%: CSR5).
     let heavy =
@@ -1002,13 +1004,17 @@ fn spmv_choice_follows_its_documented_rule() {
         let simd = matches!(isa, Isa::Avx2 | Isa::Avx512);
         let split = |c: usize| if simd { SpmvChoice::Csr5Panels { columns: c } } else { SpmvChoice::Csr5 };
         let split512 = if isa == Isa::Avx512 { split(65536) } else { SpmvChoice::Csr5 };
+        // Rows of 64 or more on average that no panels split: the row loop.
+        let rv = SpmvChoice::Csr(CsrMethod::RowVector);
+        let split512_long = if isa == Isa::Avx512 { split(65536) } else { rv };
         let cases = [
             (SpmvChoice::choose(&lp.view(), isa), split(65536)),
             (SpmvChoice::choose(&lp32.view(), isa), split(131072)),
-            (SpmvChoice::choose(&lp_short.view(), isa), split512),
+            (SpmvChoice::choose(&lp_short.view(), isa), split512_long),
             (SpmvChoice::choose(&heavy300.view(), isa), split512),
             (SpmvChoice::choose(&lp_narrow.view(), isa), split(65536)),
-            (SpmvChoice::choose(&lp_one.view(), isa), SpmvChoice::Csr5),
+            (SpmvChoice::choose(&lp_one.view(), isa), rv),
+            (SpmvChoice::choose(&lp_two.view(), isa), rv),
             (SpmvChoice::choose(&heavy46.view(), isa), split(65536)),
             (SpmvChoice::choose(&heavy25.view(), isa), SpmvChoice::Csr5),
             (SpmvChoice::choose(&one_row.view(), isa), SpmvChoice::Csr(CsrMethod::RowVector)),

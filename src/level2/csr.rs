@@ -277,7 +277,7 @@ const CHOOSE_UNEVEN_SHORT: usize = 16;
 /// Mean row length from which [`CsrMethod::choose`] takes row-vector even where gathers
 /// are slow (`lp_wide`, 2 500 entries a row: 1.09–1.15x the plain loop against the row
 /// loop's 0.94–0.96, `benches/records/peers-rowscalar-*`; `fem3d_27pt`'s 27 stay scalar).
-const CHOOSE_LONG: usize = 64;
+pub(crate) const CHOOSE_LONG: usize = 64;
 /// Entries below which [`CsrMethod::choose`] takes the row loop without sampling.
 const CHOOSE_TINY: usize = 2048;
 /// Entries [`entries_in_long_runs`] samples.

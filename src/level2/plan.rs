@@ -11,7 +11,7 @@
 //! L2 ([`SpmvChoice::Csr5Panels`]). [`SpmvChoice`] names the choice among the three;
 //! [`SpmvPlan`] (feature `alloc`) holds it with the copies it needs and runs it.
 
-use super::csr::{CsrMethod, RowSample, entries_in_long_runs, sampled_rows};
+use super::csr::{CHOOSE_LONG, CsrMethod, RowSample, entries_in_long_runs, sampled_rows};
 use crate::formats::Csr;
 use crate::{DimError, Exec, Index, Isa, Scalar};
 
@@ -127,6 +127,11 @@ const fn panel_min_row(isa: Isa) -> usize {
 /// near the diagonal.
 const CSR5_NEAR_SHORT: usize = 8;
 
+/// Panels of `x` from which [`SpmvChoice::choose`] splits into them: an `x` of two
+/// (1 MiB) lies within the second-level cache of current cores, and the split then ran
+/// below row-vector (`lp_like` of the main job, `benches/records/peers-csr5-loads-*.md`).
+const PANELS_MIN: usize = 3;
+
 /// Entries [`SpmvChoice::choose`] samples by position for its panel rule.
 pub(crate) const PANEL_SAMPLES: usize = 64;
 
@@ -154,7 +159,10 @@ impl SpmvChoice {
     /// - [`Csr`](SpmvChoice::Csr)`(`[`RowVector`](CsrMethod::RowVector)`)` when 3 in 4
     ///   sampled entries lie in rows of 8 or more that are one run of consecutive columns
     ///   (dense and banded rows, read by vector loads);
-    /// - [`Csr5`](SpmvChoice::Csr5) when more than half of the sampled entries read `x`
+    /// - [`Csr`](SpmvChoice::Csr)`(`[`CsrMethod::choose`]`)` (row-vector) when rows hold
+    ///   64 entries or more on average and no panels split them (below): its several
+    ///   sums per row led CSR5 on such rows;
+    /// - else [`Csr5`](SpmvChoice::Csr5) when more than half of the sampled entries read `x`
     ///   far from the diagonal (past 256 KiB) and the sampled row lengths span at least
     ///   4 (uneven rows, or empty rows among rows of 4 or more): the irregular matrices
     ///   CSR5 was made for;
@@ -169,7 +177,7 @@ impl SpmvChoice {
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
     /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with
     ///   [`Tuning::panel_bytes`](crate::Tuning::panel_bytes) of `x` per panel, before
-    ///   either, when `x` spans two panels or more, most sampled entries read `x` far
+    ///   any of these, when `x` spans three panels or more, most sampled entries read `x` far
     ///   from the diagonal, and at least 3 in 8 of
     ///   [`Tuning::panel_samples`](crate::Tuning::panel_samples) entries picked by
     ///   position lie in rows of [`Tuning::panel_min_row`](crate::Tuning::panel_min_row)
@@ -218,7 +226,7 @@ impl SpmvChoice {
         let s = RowSample::of(a);
         let columns = panel_columns::<T>();
         let panels = a.ncols().div_ceil(columns);
-        if panels >= 2 && s.scattered() {
+        if panels >= PANELS_MIN && s.scattered() {
             let (long, sampled) = entries_in_rows_of(a, panel_min_row(isa).saturating_mul(panels));
             if sampled > 0 && 8 * long >= 3 * sampled {
                 return SpmvChoice::Csr5Panels { columns };
@@ -226,6 +234,11 @@ impl SpmvChoice {
         }
         // AVX-512's CSR5 tiles led the CSR methods on these rows whether this core
         // gathers in hardware or by a load per lane; AVX2's only with hardware gathers.
+        // Rows of 64 entries or more on average that no panels split: the row loop's
+        // several sums per row led CSR5 (`lp_like`, `lp_wide`).
+        if a.nnz() >= CHOOSE_LONG.saturating_mul(a.nrows()) {
+            return SpmvChoice::Csr(CsrMethod::choose_sampled(a, isa, Some(&s)));
+        }
         let wide = isa == Isa::Avx512 || crate::Gathers::current() == crate::Gathers::Hardware;
         // Near the diagonal, only short uneven rows: from 8 entries a row on average the
         // row-vector loop led CSR5 (`rmat_s14_ef16`).
