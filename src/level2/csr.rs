@@ -167,13 +167,13 @@ impl CsrMethod {
         let s = sampled();
         let fits = kern::x_by_loads(a.ncols().saturating_mul(size_of::<T>()));
         // Where `x` fits a core's caches the row-vector kernels fill their lanes by scalar
-        // loads, and short rows of uneven lengths are then one masked register each where
-        // the row loop mispredicts its exit: with 8 lanes (`f64` on AVX-512); a register of
-        // 16 `f32` loads for rows of a few entries, and AVX2's, did not beat the row loop.
-        // Further out, rows of scattered columns wait on memory whichever way they read
-        // `x`, and a gather keeps more reads in flight than the row loop.
-        // Rows of columns scattered over such an `x` (most reads miss the L2 cache) ran no
-        // faster by loads than by the row loop (the main job's `rmat`).
+        // loads, and short rows of uneven lengths near the diagonal are then one masked
+        // register each where the row loop mispredicts its exit: with 8 lanes (`f64` on
+        // AVX-512). A register of 16 `f32` loads for rows of a few entries, AVX2's, and
+        // rows of columns scattered over such an `x` (most reads miss the L2 cache: the
+        // main job's `rmat`) did not beat the row loop. Further out, rows of scattered
+        // columns wait on memory whichever way they read `x`, and a gather keeps more
+        // reads in flight than the row loop.
         let eight_lanes = isa == Isa::Avx512 && size_of::<T>() == 8;
         let irregular = if fits {
             eight_lanes && nnz < CHOOSE_UNEVEN_SHORT.saturating_mul(m) && s.uneven() && !s.scattered()

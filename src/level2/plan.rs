@@ -172,7 +172,7 @@ impl SpmvChoice {
     ///   near the diagonal too and rows hold 8 entries or fewer on average (circuits),
     ///   and when most sampled entries read `x` far from the diagonal, rows of even
     ///   length too;
-    /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 entries or more on average and
+    /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 to 63 entries on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
     /// - [`Csr5Panels`](SpmvChoice::Csr5Panels) with
