@@ -171,7 +171,7 @@ impl CsrMethod {
         // register each where the row loop mispredicts its exit: with 8 lanes (`f64` on
         // AVX-512). A register of 16 `f32` loads for rows of a few entries, AVX2's, and
         // rows of columns scattered over such an `x` (most reads miss the L2 cache: the
-        // main job's `rmat`) did not beat the row loop. Further out, rows of scattered
+        // benchmark suite's `rmat`) did not beat the row loop. Further out, rows of scattered
         // columns wait on memory whichever way they read `x`, and a gather keeps more
         // reads in flight than the row loop.
         let eight_lanes = isa == Isa::Avx512 && size_of::<T>() == 8;

@@ -129,7 +129,7 @@ const CSR5_NEAR_SHORT: usize = 8;
 
 /// Panels of `x` from which [`SpmvChoice::choose`] splits into them: an `x` of two
 /// (1 MiB) lies within the second-level cache of current cores, and the split then ran
-/// below row-vector (`lp_like` of the main job, `benches/records/peers-csr5-loads-*.md`).
+/// below row-vector (`lp_like` of `examples/suite`, `benches/records/peers-csr5-loads-*.md`).
 const PANELS_MIN: usize = 3;
 
 /// Entries [`SpmvChoice::choose`] samples by position for its panel rule.

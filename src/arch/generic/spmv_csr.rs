@@ -115,19 +115,17 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
 ) {
     let m = y.len().min(row_ptr.len().saturating_sub(1));
     let block_w = S::W.min(STENCIL_MAX_W);
-    // `y[i] = alpha * d (+ beta * y[i])`; `B0` is a constant, so `y` is never read for it.
     // Plain `for` loops, no closures of its own: a closure here has not the caller's
     // target features, and where LLVM leaves one out of line every intrinsic that `row`
-    // inlines into it becomes a call (the AVX2 `f32` row-vector kernel ran 0.05–0.17 of
-    // the row loop so).
+    // inlines into it becomes a call (the AVX2 `f32` row-vector kernel so ran at a fraction
+    // of the row loop's speed: `benches/records/peers-csr5-loads-*.md`).
     let (mut i, mut next_try, mut wait) = (0usize, 0usize, block_w);
     let mut d = [T::ZERO; STENCIL_MAX_W];
     while i < m {
         // The rows up to the next try, one by one.
         let end = if block_w == 0 { m } else { next_try.clamp(i, m) };
         for (yi, w) in y[i..end].iter_mut().zip(row_ptr[i..=end].windows(2)) {
-            let d = row(w);
-            *yi = if B0 { alpha * d } else { alpha * d + beta * *yi };
+            put::<T, B0>(yi, row(w), alpha, beta);
         }
         i = end;
         if block_w == 0 || i + block_w > m {
@@ -140,7 +138,7 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
         // and the block bounds its own reads.
         if unsafe { S::block(&row_ptr[i..=i + block_w], col_idx, vals, x, &mut d) } {
             for (yi, &di) in y[i..i + block_w].iter_mut().zip(&d[..block_w]) {
-                *yi = if B0 { alpha * di } else { alpha * di + beta * *yi };
+                put::<T, B0>(yi, di, alpha, beta);
             }
             i += block_w;
             (next_try, wait) = (i, block_w);
@@ -148,6 +146,14 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
             (next_try, wait) = (i + wait, (wait * 2).min(STENCIL_BACKOFF_MAX));
         }
     }
+}
+
+/// `y[i] = alpha * d (+ beta * y[i])` for [`rows_by`]; `B0` is a constant, so `y` is never
+/// read for it. A function, not a closure: it holds no intrinsics, and `rows_by`'s loops
+/// stay free of closures.
+#[inline(always)]
+fn put<T: Scalar, const B0: bool>(yi: &mut T, d: T, alpha: T, beta: T) {
+    *yi = if B0 { alpha * d } else { alpha * d + beta * *yi };
 }
 
 // The stencil block parts below serve the x86-64 widths' kernels; NEON has no stencil
