@@ -123,3 +123,47 @@ fn every_row_length() {
         }
     }
 }
+
+/// Rows of one entry each, a register of them at a time on both widths: a column vector,
+/// a diagonal ending at the last column of `x` and a permutation, with empty or
+/// two-entry rows breaking some blocks; loads against gathers and the reference.
+#[test]
+fn one_entry_rows() {
+    fn rows<T: Scalar>(m: usize, n: usize, col: impl Fn(usize) -> usize, odd: usize) -> RawCsr<T, u32> {
+        let (mut row_ptr, mut col_idx, mut vals) = (vec![0u32], Vec::new(), Vec::new());
+        for i in 0..m {
+            let len = if i % 13 == odd {
+                0
+            } else if i % 11 == odd {
+                2
+            } else {
+                1
+            };
+            let mut cols: Vec<usize> = (0..len).map(|k| (col(i) + k) % n).collect();
+            cols.sort_unstable();
+            cols.dedup();
+            for c in cols {
+                col_idx.push(c as u32);
+                vals.push(T::from_f64(((i % 9) as f64 - 4.0) * 0.5 + 0.25));
+            }
+            row_ptr.push(col_idx.len() as u32);
+        }
+        RawCsr { nrows: m, ncols: n, row_ptr, col_idx, vals }
+    }
+    for m in [7usize, 8, 16, 17, 40, 203] {
+        // `odd == 13`: no row breaks a block (`i % 13` and `i % 11` never reach it).
+        for odd in [13, 5] {
+            let column = |_| 0;
+            let diagonal = |i| i + 3;
+            let permutation = |i| (i * 7 + 3) % m;
+            for inf in [false, true] {
+                check(&rows::<f64>(m, 1, column, odd), 1.5, 0.0, 1, inf).unwrap();
+                check(&rows::<f32>(m, 1, column, odd), 1.5, 0.75, 2, inf).unwrap();
+                check(&rows::<f64>(m, m + 3, diagonal, odd), -1.0, 0.75, 3, inf).unwrap();
+                check(&rows::<f32>(m, m + 3, diagonal, odd), 1.0, 0.0, 4, inf).unwrap();
+                check(&rows::<f64>(m, m, permutation, odd), 2.0, 0.0, 5, inf).unwrap();
+                check(&rows::<f32>(m, m, permutation, odd), 2.0, 1.0, 6, inf).unwrap();
+            }
+        }
+    }
+}

@@ -103,7 +103,7 @@ impl CsrMethod {
     /// - for no more entries than rows, [`RowVector`](CsrMethod::RowVector) on AVX2 and
     ///   AVX-512 where the sampled rows are rarely empty (one entry a row: its blocks
     ///   take a register of one-entry rows at once, `x` by one load on a diagonal and
-    ///   by one gather on a column vector or a permutation, where the scalar loop runs
+    ///   by a gather or scalar loads on a column vector or a permutation, where the scalar loop runs
     ///   each row's bookkeeping, `benches/records/peers-spmv-onerow-*.md`), else
     ///   [`RowScalar`](CsrMethod::RowScalar);
     /// - where the width gathers in hardware ([`Gathers::current`](crate::Gathers::current)

@@ -120,7 +120,28 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
     // inlines into it becomes a call (the AVX2 `f32` row-vector kernel so ran at a fraction
     // of the row loop's speed: `benches/records/peers-csr5-loads-*.md`).
     let (mut i, mut next_try, mut wait) = (0usize, 0usize, block_w);
-    let mut d = [T::ZERO; STENCIL_MAX_W];
+    let entries = match (row_ptr.first(), row_ptr.get(m)) {
+        (Some(a), Some(b)) => b.to_usize().wrapping_sub(a.to_usize()),
+        _ => usize::MAX,
+    };
+    if block_w > 0 && entries <= m {
+        // At most one entry a row on average (a diagonal, a column vector, a
+        // permutation): every block is tried, without the backoff's bookkeeping, and a
+        // block that is not one goes row by row.
+        while i + block_w <= m {
+            let rows = &row_ptr[i..=i + block_w];
+            let yb = &mut y[i..i + block_w];
+            // SAFETY: `S` is the width's register type, whose features the caller enabled;
+            // `rows` holds `block_w + 1` entries, `yb` `block_w`, and the block bounds its
+            // own reads.
+            if !unsafe { S::block::<B0>(rows, col_idx, vals, x, alpha, beta, yb) } {
+                for (yi, w) in yb.iter_mut().zip(rows.windows(2)) {
+                    put::<T, B0>(yi, row(w), alpha, beta);
+                }
+            }
+            i += block_w;
+        }
+    }
     while i < m {
         // The rows up to the next try, one by one.
         let end = if block_w == 0 { m } else { next_try.clamp(i, m) };
@@ -135,11 +156,9 @@ fn rows_by<T: Scalar, I: Index, S: Stencil<T, I>, const B0: bool>(
         }
         // SAFETY: `S` is the width's register type, whose features the caller enabled
         // (`NoStencil` has none); `row_ptr[i..=i + block_w]` holds `block_w + 1` entries,
-        // and the block bounds its own reads.
-        if unsafe { S::block(&row_ptr[i..=i + block_w], col_idx, vals, x, &mut d) } {
-            for (yi, &di) in y[i..i + block_w].iter_mut().zip(&d[..block_w]) {
-                put::<T, B0>(yi, di, alpha, beta);
-            }
+        // `y[i..i + block_w]` `block_w`, and the block bounds its own reads.
+        let rows = &row_ptr[i..=i + block_w];
+        if unsafe { S::block::<B0>(rows, col_idx, vals, x, alpha, beta, &mut y[i..i + block_w]) } {
             i += block_w;
             (next_try, wait) = (i, block_w);
         } else {
@@ -238,7 +257,7 @@ pub(crate) trait StencilBlock<T>: RowLengths {
     ) -> bool;
 }
 
-/// `K`'s block for rows of `l` entries (1 to 7; `false` for any other `l`) from entry `s`.
+/// `K`'s block for rows of `l` entries (2 to 7; `false` for any other `l`) from entry `s`.
 ///
 /// # Safety
 /// As [`StencilBlock::block`].
@@ -255,7 +274,6 @@ pub(crate) unsafe fn stencil_by_len<T, K: StencilBlock<T>>(
     // SAFETY: the caller's contract.
     unsafe {
         match l {
-            1 => K::block::<1>(s, cols, vals, x, out),
             2 => K::block::<2>(s, cols, vals, x, out),
             3 => K::block::<3>(s, cols, vals, x, out),
             4 => K::block::<4>(s, cols, vals, x, out),
@@ -267,26 +285,81 @@ pub(crate) unsafe fn stencil_by_len<T, K: StencilBlock<T>>(
     }
 }
 
-/// [`Stencil::block`] for a width whose blocks `K` take `W` rows: the rows' common
-/// length `l` (1 to 7) from `rp` (`W + 1` entries, [`RowLengths::lengths`]), then
-/// `K`'s block of `l` entries a row.
+/// [`Stencil::block`] for a width whose register type is `V` and whose blocks `K` take `W`
+/// rows: the rows' common length `l` (1 to 7) from `rp` (`W + 1` entries,
+/// [`RowLengths::lengths`]), then [`one_entry_rows`] for `l == 1` or `K`'s block of `l`
+/// entries a row.
 ///
 /// # Safety
-/// As [`StencilBlock::block`].
+/// As [`Stencil::block`].
 #[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
 #[inline(always)]
-pub(crate) unsafe fn stencil_rows<T, K: StencilBlock<T>, const W: usize>(
+pub(crate) unsafe fn stencil_rows<
+    V: DotVec<I = u32>,
+    K: StencilBlock<V::T>,
+    const W: usize,
+    const B0: bool,
+>(
     rp: &[u32],
     cols: &[u32],
-    vals: &[T],
-    x: &[T],
-    out: &mut [T; STENCIL_MAX_W],
+    vals: &[V::T],
+    x: &[V::T],
+    alpha: V::T,
+    beta: V::T,
+    y: &mut [V::T],
 ) -> bool {
     // SAFETY: the caller's contract.
     unsafe {
         let Some((s, l)) = K::lengths::<W>(rp) else { return false };
-        stencil_by_len::<T, K>(l, s, cols, vals, x, out)
+        if l == 1 {
+            return W == V::W && one_entry_rows::<V, B0>(s, cols, vals, x, alpha, beta, y);
+        }
+        let mut d = [V::T::ZERO; STENCIL_MAX_W];
+        if !stencil_by_len::<V::T, K>(l, s, cols, vals, x, &mut d) {
+            return false;
+        }
+        for (yi, &di) in y.iter_mut().zip(&d[..W]) {
+            put::<V::T, B0>(yi, di, alpha, beta);
+        }
+        true
     }
+}
+
+/// A register of rows of one entry each (a diagonal, a column vector, a permutation)
+/// from entry `s`: `y = alpha * (0 + vals * x[cols]) (+ beta * y)` lane by lane, `x` by
+/// one load where the columns are one run (a diagonal) and by the register's gather or
+/// loads otherwise, `y` written from the register. The operations are [`dot_seq`]'s and
+/// [`put`]'s, so the bits are the row loop's. Why: the row loop runs its bookkeeping for
+/// every row, and sums returned through memory (as the longer blocks return theirs) cost
+/// a store forwarded to scalar loads per register (`benches/records/peers-spmv-onerow-*.md`).
+/// `false`, writing nothing, where the entries or `y` are not there or `x` is empty or
+/// too long for the gather.
+///
+/// # Safety
+/// `V`'s width's target features are enabled.
+#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
+#[inline(always)]
+unsafe fn one_entry_rows<V: DotVec, const B0: bool>(
+    s: usize,
+    cols: &[V::I],
+    vals: &[V::T],
+    x: &[V::T],
+    alpha: V::T,
+    beta: V::T,
+    y: &mut [V::T],
+) -> bool {
+    let w = V::W;
+    let Some(xmax) = x.len().checked_sub(1).filter(|&m| m < V::MAX_X) else { return false };
+    let (Some(cb), Some(vb), true) = (cols.get(s..s + w), vals.get(s..s + w), y.len() >= w) else {
+        return false;
+    };
+    // SAFETY: the caller's promise (features); `cb`, `vb` and `y` hold `W` elements and
+    // the register reads `x[..=xmax]` only, `xmax < MAX_X`.
+    unsafe {
+        let d = V::add(V::zero(), V::mul_run(vb.as_ptr(), cb.as_ptr(), x.as_ptr(), xmax));
+        d.put::<B0>(alpha, beta, y.as_mut_ptr());
+    }
+    true
 }
 
 /// The columns and values of a stencil try of `w` rows of `l` entries from entry `s`
@@ -311,26 +384,6 @@ pub(crate) fn stencil_slices<'a, T>(
     // Columns stay below 2^32 too: the widths' column tests add in 32-bit lanes.
     let end = (x_len as u64).min(1 << 32);
     cb[..l].iter().all(|&c| u64::from(c) + w as u64 <= end).then_some((cb, vb))
-}
-
-/// The columns and values of a block of `w` rows of one entry each from entry `s`, and
-/// the largest offset into `x` (its length less one) that a width's gather takes (an
-/// `i32`); `None` where they are not in the arrays or `x` is empty or too long for that.
-/// A block of one-entry rows reads `x` by one load where its columns are `c_0 + j` (a
-/// diagonal) and by one gather otherwise (a column vector, a permutation): the row loop
-/// would run its bookkeeping for every one of the `w` rows. No prefetches: the short
-/// rows' hints made no difference here (`benches/records/peers-spmv-onerow-*.md`).
-#[cfg_attr(not(target_arch = "x86_64"), allow(dead_code))]
-#[inline(always)]
-pub(crate) fn one_entry_slices<'a, T>(
-    cols: &'a [u32],
-    vals: &'a [T],
-    x_len: usize,
-    s: usize,
-    w: usize,
-) -> Option<(&'a [u32], &'a [T], usize)> {
-    let xmax = x_len.checked_sub(1).filter(|&m| m <= i32::MAX as usize)?;
-    Some((cols.get(s..s + w)?, vals.get(s..s + w)?, xmax))
 }
 
 /// Most rows of a stencil block ([`DotVec::stencil`]): 16 `f32` lanes of AVX-512.
@@ -477,6 +530,16 @@ pub(crate) trait DotVec: Copy {
     /// # Safety
     /// As [`DotVec::fma`].
     unsafe fn mul(vals: *const Self::T, cols: *const Self::I, x: *const Self::T, xmax: usize) -> Self;
+    /// As [`DotVec::mul`], `x` by one load where the `W` columns are one run (as
+    /// [`DotVec::fma_run`]; the default is `mul`).
+    ///
+    /// # Safety
+    /// As [`DotVec::fma`].
+    #[inline(always)]
+    unsafe fn mul_run(vals: *const Self::T, cols: *const Self::I, x: *const Self::T, xmax: usize) -> Self {
+        // SAFETY: the caller's contract.
+        unsafe { Self::mul(vals, cols, x, xmax) }
+    }
     /// `acc + vals[j] * x[..]` in lanes `j < n`, `acc` elsewhere; reads only `n` elements
     /// of `vals` and `cols`.
     ///
@@ -505,6 +568,24 @@ pub(crate) trait DotVec: Copy {
     /// # Safety
     /// The width's target features are enabled; `out` is valid for writing `W` elements.
     unsafe fn store(self, out: *mut Self::T);
+    /// `y[j] = alpha * lane j (+ beta * y[j])` for `j < W`, [`put`]'s operations lane by
+    /// lane (`B0`: `y` is never read). The default stores the lanes and runs `put`.
+    ///
+    /// # Safety
+    /// The width's target features are enabled; `y` is valid for reading and writing
+    /// `W` elements.
+    #[inline(always)]
+    unsafe fn put<const B0: bool>(self, alpha: Self::T, beta: Self::T, y: *mut Self::T) {
+        let mut d = [Self::T::ZERO; 16];
+        let w = Self::W.min(d.len());
+        // SAFETY: the caller's contract; `d` holds 16 >= `w` lanes (no width has more).
+        unsafe {
+            self.store(d.as_mut_ptr());
+            for (j, &dj) in d[..w].iter().enumerate() {
+                put::<Self::T, B0>(&mut *y.add(j), dj, alpha, beta);
+            }
+        }
+    }
     /// `acc + vals[j] * x[j]` in every lane `j < W`, by plain loads: a register of a row
     /// known to be one run of consecutive columns, `x` at the register's first column,
     /// so no column is read.
@@ -533,12 +614,14 @@ pub(crate) trait DotVec: Copy {
     /// # Safety
     /// As [`Stencil::block`].
     #[inline(always)]
-    unsafe fn stencil(
+    unsafe fn stencil<const B0: bool>(
         _rp: &[Self::I],
         _cols: &[Self::I],
         _vals: &[Self::T],
         _x: &[Self::T],
-        _out: &mut [Self::T; STENCIL_MAX_W],
+        _alpha: Self::T,
+        _beta: Self::T,
+        _y: &mut [Self::T],
     ) -> bool {
         false
     }
@@ -550,20 +633,29 @@ pub(crate) trait DotVec: Copy {
 /// rows of a structured-grid operator away from the grid's edges, which DIA would store
 /// by diagonals). Entry `k` of the rows is then one load of `x[c_k..]`, and the values
 /// come from an in-register transpose. Rows of one entry each are a block whatever their
-/// columns ([`one_entry_slices`]). A type, not a closure, so that the block inlines
+/// columns ([`one_entry_rows`]). A type, not a closure, so that the block inlines
 /// into the width's `#[target_feature]` row loop (a closure does not inherit the features).
 pub(crate) trait Stencil<T, I> {
     /// Rows per block, at most [`STENCIL_MAX_W`]; 0: no block.
     const W: usize;
-    /// The dot products of the `W` rows whose `row_ptr` entries are `rp` into
-    /// `out[..W]`, when they are a stencil block. Lane `j` adds its products in entry
-    /// order from zero, by separate multiplies and adds: the operations of [`dot_seq`],
-    /// so each row is bitwise the sequential loop's. Returns `false`, writing nothing,
-    /// when the rows are not such a block.
+    /// `y[j] = alpha * (row j · x) (+ beta * y[j])` ([`put`]; `B0`: `y` is never read)
+    /// for the `W` rows whose `row_ptr` entries are `rp`, when they are a stencil block.
+    /// Lane `j` adds its products in entry order from zero, by separate multiplies and
+    /// adds: the operations of [`dot_seq`], so each row is bitwise the sequential loop's.
+    /// Returns `false`, writing nothing, when the rows are not such a block.
     ///
     /// # Safety
-    /// The width's target features are enabled; `rp` holds `W + 1` entries.
-    unsafe fn block(rp: &[I], cols: &[I], vals: &[T], x: &[T], out: &mut [T; STENCIL_MAX_W]) -> bool;
+    /// The width's target features are enabled; `rp` holds `W + 1` entries and `y` `W`.
+    #[allow(clippy::too_many_arguments)]
+    unsafe fn block<const B0: bool>(
+        rp: &[I],
+        cols: &[I],
+        vals: &[T],
+        x: &[T],
+        alpha: T,
+        beta: T,
+        y: &mut [T],
+    ) -> bool;
 }
 
 /// No stencil block (the portable width).
@@ -572,7 +664,7 @@ pub(crate) struct NoStencil;
 impl<T, I> Stencil<T, I> for NoStencil {
     const W: usize = 0;
     #[inline(always)]
-    unsafe fn block(_: &[I], _: &[I], _: &[T], _: &[T], _: &mut [T; STENCIL_MAX_W]) -> bool {
+    unsafe fn block<const B0: bool>(_: &[I], _: &[I], _: &[T], _: &[T], _: T, _: T, _: &mut [T]) -> bool {
         false
     }
 }
@@ -580,15 +672,17 @@ impl<T, I> Stencil<T, I> for NoStencil {
 impl<V: DotVec> Stencil<V::T, V::I> for V {
     const W: usize = V::STENCIL_W;
     #[inline(always)]
-    unsafe fn block(
+    unsafe fn block<const B0: bool>(
         rp: &[V::I],
         cols: &[V::I],
         vals: &[V::T],
         x: &[V::T],
-        out: &mut [V::T; STENCIL_MAX_W],
+        alpha: V::T,
+        beta: V::T,
+        y: &mut [V::T],
     ) -> bool {
         // SAFETY: the caller's contract, which is `stencil`'s.
-        unsafe { V::stencil(rp, cols, vals, x, out) }
+        unsafe { V::stencil::<B0>(rp, cols, vals, x, alpha, beta, y) }
     }
 }
 

@@ -43,8 +43,8 @@ macro_rules! run_fma {
 macro_rules! dot_vec {
     (
         $name:ident: $t:ty, $i:ty, lanes $w:expr, max_x $max_x:expr;
-        zero $zero:ident, load $load:ident, mul $mul:ident, fmadd $fmadd:ident,
-        add $add:ident, store $store:ident;
+        zero $zero:ident, splat $splat:ident, load $load:ident, mul $mul:ident,
+        fmadd $fmadd:ident, add $add:ident, store $store:ident;
         sum |$v:ident| { $($sum:tt)* };
         gather $gather:ident, loads $loads:ident, run $run:ident;
         tail |$acc:ident, $vals:ident, $cols:ident, $x:ident, $xmax:ident, $n:ident| { $($tail:tt)* };
@@ -62,16 +62,18 @@ macro_rules! dot_vec {
                 const STENCIL_W: usize = $sw;
 
                 #[inline(always)]
-                unsafe fn stencil(
+                unsafe fn stencil<const B0: bool>(
                     rp: &[$i],
                     cols: &[$i],
                     vals: &[$t],
                     x: &[$t],
-                    out: &mut [$t; STENCIL_MAX_W],
+                    alpha: $t,
+                    beta: $t,
+                    y: &mut [$t],
                 ) -> bool {
                     // SAFETY: the caller promises the width's target features; the block
-                    // bounds its reads.
-                    unsafe { stencil_rows::<$t, Block, $sw>(rp, cols, vals, x, out) }
+                    // bounds its reads and writes.
+                    unsafe { stencil_rows::<Self, Block, $sw, B0>(rp, cols, vals, x, alpha, beta, y) }
                 }
             )?
 
@@ -88,6 +90,21 @@ macro_rules! dot_vec {
                 // `vals`/`cols` and `xmax < x.len()`, `xmax < MAX_X`: clamped offsets
                 // address `x[..=xmax]`.
                 unsafe { $name($mul($load(vals), if L { $loads(cols, x, xmax, $w) } else { $gather(cols, x, xmax) })) }
+            }
+            #[inline(always)]
+            unsafe fn mul_run(vals: *const $t, cols: *const $i, x: *const $t, xmax: usize) -> Self {
+                // SAFETY: as `mul`; the run load bounds its read of a run.
+                unsafe { $name($mul($load(vals), $run::<L>(cols, x, xmax))) }
+            }
+            #[inline(always)]
+            unsafe fn put<const B0: bool>(self, alpha: $t, beta: $t, y: *mut $t) {
+                // SAFETY: the caller promises the width's target features and `W`
+                // readable and writable elements at `y` (read only without `B0`).
+                unsafe {
+                    let a = $mul($splat(alpha), self.0);
+                    let r = if B0 { a } else { $add(a, $mul($splat(beta), $load(y))) };
+                    $store(y, r);
+                }
             }
             #[inline(always)]
             unsafe fn fma(acc: Self, vals: *const $t, cols: *const $i, x: *const $t, xmax: usize) -> Self {

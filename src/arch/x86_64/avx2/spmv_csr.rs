@@ -34,17 +34,17 @@
 //! test. Rows of 8 to 32 entries as blocks were tried and not kept: they lost to the
 //! vector dot product in `f64`, or to CSR5, which the plan takes there. Measurements:
 //! `benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row kernels".
-//! Rows of one entry each go a register at a time whatever their columns: `x` by one
-//! load on a diagonal, by one gather on a column vector or a permutation
-//! (`benches/records/peers-spmv-onerow-*.md`).
+//! Rows of one entry each go a register at a time whatever their columns (the shared
+//! `one_entry_rows`): `x` by one load on a diagonal, by the register's gather or scalar
+//! loads on a column vector or a permutation (`benches/records/peers-spmv-onerow-*.md`).
 
 use core::arch::x86_64::*;
 
 use super::{mask32x4, mask32x8, mask64};
 
 use crate::arch::generic::spmv_csr::{
-    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, loads_rows_kernel, one_entry_slices,
-    run_fits, spmv_csr_kernels, stencil_rows, stencil_slices,
+    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, loads_rows_kernel, run_fits,
+    spmv_csr_kernels, stencil_rows, stencil_slices,
 };
 
 /// `x[min(cols[j], xmax)]` for the lanes `j < n` at `cols` by scalar loads, the
@@ -304,7 +304,7 @@ pub(crate) struct F32U64<const L: bool>(__m128);
 
 dot_vec! {
     F64U32: f64, u32, lanes 4, max_x i32::MAX as usize;
-    zero _mm256_setzero_pd, load _mm256_loadu_pd, mul _mm256_mul_pd, fmadd _mm256_fmadd_pd,
+    zero _mm256_setzero_pd, splat _mm256_set1_pd, load _mm256_loadu_pd, mul _mm256_mul_pd, fmadd _mm256_fmadd_pd,
     add _mm256_add_pd, store _mm256_storeu_pd;
     sum |v| {
         let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
@@ -324,7 +324,7 @@ dot_vec! {
 
 dot_vec! {
     F64U64: f64, u64, lanes 4, max_x usize::MAX;
-    zero _mm256_setzero_pd, load _mm256_loadu_pd, mul _mm256_mul_pd, fmadd _mm256_fmadd_pd,
+    zero _mm256_setzero_pd, splat _mm256_set1_pd, load _mm256_loadu_pd, mul _mm256_mul_pd, fmadd _mm256_fmadd_pd,
     add _mm256_add_pd, store _mm256_storeu_pd;
     sum |v| {
         let s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd::<1>(v));
@@ -342,7 +342,7 @@ dot_vec! {
 
 dot_vec! {
     F32U32: f32, u32, lanes 8, max_x i32::MAX as usize;
-    zero _mm256_setzero_ps, load _mm256_loadu_ps, mul _mm256_mul_ps, fmadd _mm256_fmadd_ps,
+    zero _mm256_setzero_ps, splat _mm256_set1_ps, load _mm256_loadu_ps, mul _mm256_mul_ps, fmadd _mm256_fmadd_ps,
     add _mm256_add_ps, store _mm256_storeu_ps;
     sum |v| {
         hsum_ps128(_mm_add_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps::<1>(v)))
@@ -360,7 +360,7 @@ dot_vec! {
 
 dot_vec! {
     F32U64: f32, u64, lanes 4, max_x usize::MAX;
-    zero _mm_setzero_ps, load _mm_loadu_ps, mul _mm_mul_ps, fmadd _mm_fmadd_ps,
+    zero _mm_setzero_ps, splat _mm_set1_ps, load _mm_loadu_ps, mul _mm_mul_ps, fmadd _mm_fmadd_ps,
     add _mm_add_ps, store _mm_storeu_ps;
     sum |v| {
         hsum_ps128(v)
@@ -519,17 +519,6 @@ unsafe fn stencil_f32_block<const L: usize>(
     x: &[f32],
     out: &mut [f32; STENCIL_MAX_W],
 ) -> bool {
-    if L == 1 {
-        let Some((cb, vb, xmax)) = one_entry_slices(cols, vals, x.len(), s, 8) else { return false };
-        // SAFETY: AVX2 (the caller's promise); `cb` and `vb` hold 8 entries, `x` holds
-        // `xmax + 1 <= 2^31` values and `xs_f32_u32` reads inside them.
-        unsafe {
-            let xs = xs_f32_u32::<false>(cb.as_ptr(), x.as_ptr(), xmax);
-            let p = _mm256_mul_ps(_mm256_loadu_ps(vb.as_ptr()), xs);
-            _mm256_storeu_ps(out.as_mut_ptr(), _mm256_add_ps(_mm256_setzero_ps(), p));
-        }
-        return true;
-    }
     if L.is_multiple_of(2) && L > 4 {
         // SAFETY: the caller's contract.
         return unsafe { stencil_f32_overlap(L, s, cols, vals, x, out) };
@@ -613,17 +602,6 @@ unsafe fn stencil_f64_block<const L: usize>(
     x: &[f64],
     out: &mut [f64; STENCIL_MAX_W],
 ) -> bool {
-    if L == 1 {
-        let Some((cb, vb, xmax)) = one_entry_slices(cols, vals, x.len(), s, 4) else { return false };
-        // SAFETY: AVX2 (the caller's promise); `cb` and `vb` hold 4 entries, `x` holds
-        // `xmax + 1 <= 2^31` values and `xs_f64_u32` reads inside them.
-        unsafe {
-            let xs = xs_f64_u32::<false>(cb.as_ptr(), x.as_ptr(), xmax);
-            let p = _mm256_mul_pd(_mm256_loadu_pd(vb.as_ptr()), xs);
-            _mm256_storeu_pd(out.as_mut_ptr(), _mm256_add_pd(_mm256_setzero_pd(), p));
-        }
-        return true;
-    }
     if L.is_multiple_of(2) {
         // SAFETY: the caller's contract.
         return unsafe { stencil_f64_overlap(L, s, cols, vals, x, out) };

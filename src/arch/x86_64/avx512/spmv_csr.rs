@@ -32,15 +32,15 @@
 //! and one permute per entry, `StencilTab::at`, instead of `L` masked permutes).
 //! Matrices without such blocks pay only the test. Measurements:
 //! `benches/records/kernel-notes-2026-11.md`, "Stencil blocks in the CSR row kernels".
-//! Rows of one entry each go a register at a time whatever their columns: `x` by one
-//! load on a diagonal, by one gather on a column vector or a permutation
-//! (`benches/records/peers-spmv-onerow-*.md`).
+//! Rows of one entry each go a register at a time whatever their columns (the shared
+//! `one_entry_rows`): `x` by one load on a diagonal, by the register's gather or scalar
+//! loads on a column vector or a permutation (`benches/records/peers-spmv-onerow-*.md`).
 
 use core::arch::x86_64::*;
 
 use crate::arch::generic::spmv_csr::{
-    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, loads_rows_kernel, one_entry_slices,
-    run_fits, spmv_csr_kernels, stencil_rows, stencil_slices,
+    DotVec, RowLengths, STENCIL_MAX_W, StencilBlock, StencilTab, loads_rows_kernel, run_fits,
+    spmv_csr_kernels, stencil_rows, stencil_slices,
 };
 
 /// Mask of the low `n` lanes (`n < 16`).
@@ -312,7 +312,7 @@ pub(crate) struct F32U64<const L: bool>(__m256);
 
 dot_vec! {
     F64U32: f64, u32, lanes 8, max_x i32::MAX as usize;
-    zero _mm512_setzero_pd, load _mm512_loadu_pd, mul _mm512_mul_pd, fmadd _mm512_fmadd_pd,
+    zero _mm512_setzero_pd, splat _mm512_set1_pd, load _mm512_loadu_pd, mul _mm512_mul_pd, fmadd _mm512_fmadd_pd,
     add _mm512_add_pd, store _mm512_storeu_pd;
     sum |v| {
         _mm512_reduce_add_pd(v)
@@ -331,7 +331,7 @@ dot_vec! {
 
 dot_vec! {
     F64U64: f64, u64, lanes 8, max_x usize::MAX;
-    zero _mm512_setzero_pd, load _mm512_loadu_pd, mul _mm512_mul_pd, fmadd _mm512_fmadd_pd,
+    zero _mm512_setzero_pd, splat _mm512_set1_pd, load _mm512_loadu_pd, mul _mm512_mul_pd, fmadd _mm512_fmadd_pd,
     add _mm512_add_pd, store _mm512_storeu_pd;
     sum |v| {
         _mm512_reduce_add_pd(v)
@@ -349,7 +349,7 @@ dot_vec! {
 
 dot_vec! {
     F32U32: f32, u32, lanes 16, max_x i32::MAX as usize;
-    zero _mm512_setzero_ps, load _mm512_loadu_ps, mul _mm512_mul_ps, fmadd _mm512_fmadd_ps,
+    zero _mm512_setzero_ps, splat _mm512_set1_ps, load _mm512_loadu_ps, mul _mm512_mul_ps, fmadd _mm512_fmadd_ps,
     add _mm512_add_ps, store _mm512_storeu_ps;
     sum |v| {
         _mm512_reduce_add_ps(v)
@@ -368,7 +368,7 @@ dot_vec! {
 
 dot_vec! {
     F32U64: f32, u64, lanes 8, max_x usize::MAX;
-    zero _mm256_setzero_ps, load _mm256_loadu_ps, mul _mm256_mul_ps, fmadd _mm256_fmadd_ps,
+    zero _mm256_setzero_ps, splat _mm256_set1_ps, load _mm256_loadu_ps, mul _mm256_mul_ps, fmadd _mm256_fmadd_ps,
     add _mm256_add_ps, store _mm256_storeu_ps;
     sum |v| {
         _mm512_reduce_add_ps(_mm512_zextps256_ps512(v))
@@ -452,18 +452,15 @@ unsafe fn equal_rows<const W: usize>(rp: &[u32]) -> Option<(usize, usize)> {
         return None;
     }
     // SAFETY: AVX-512F/VL (the caller's promise); `rp` holds `W + 1 >= 9` entries and
-    // the loads read `W <= 16`.
+    // the loads read `W <= 16` from entry 0 and from entry 1.
     let equal = unsafe {
-        let iota = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-        let want = _mm512_add_epi32(
-            _mm512_set1_epi32(rp[0] as i32),
-            _mm512_mullo_epi32(iota, _mm512_set1_epi32(l as i32)),
-        );
+        let p = rp.as_ptr();
         if W == 16 {
-            _mm512_cmpneq_epi32_mask(_mm512_loadu_si512(rp.as_ptr().cast()), want) == 0
+            let d = _mm512_sub_epi32(_mm512_loadu_si512(p.add(1).cast()), _mm512_loadu_si512(p.cast()));
+            _mm512_cmpneq_epi32_mask(d, _mm512_set1_epi32(l as i32)) == 0
         } else {
-            let got = _mm256_loadu_si256(rp.as_ptr().cast());
-            _mm256_cmpneq_epi32_mask(got, _mm512_castsi512_si256(want)) == 0
+            let d = _mm256_sub_epi32(_mm256_loadu_si256(p.add(1).cast()), _mm256_loadu_si256(p.cast()));
+            _mm256_cmpneq_epi32_mask(d, _mm256_set1_epi32(l as i32)) == 0
         }
     };
     equal.then_some((s, l))
@@ -521,17 +518,6 @@ unsafe fn stencil_f32_block<const L: usize>(
     x: &[f32],
     out: &mut [f32; STENCIL_MAX_W],
 ) -> bool {
-    if L == 1 {
-        let Some((cb, vb, xmax)) = one_entry_slices(cols, vals, x.len(), s, 16) else { return false };
-        // SAFETY: AVX-512F (the caller's promise); `cb` and `vb` hold 16 entries, `x`
-        // holds `xmax + 1 <= 2^31` values and `xs_f32_u32` reads inside them.
-        unsafe {
-            let xs = xs_f32_u32::<false>(cb.as_ptr(), x.as_ptr(), xmax);
-            let p = _mm512_mul_ps(_mm512_loadu_ps(vb.as_ptr()), xs);
-            _mm512_storeu_ps(out.as_mut_ptr(), _mm512_add_ps(_mm512_setzero_ps(), p));
-        }
-        return true;
-    }
     let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 16, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `16 L` columns.
     if !unsafe { stencil_cols::<L, 16>(cb) } {
@@ -580,17 +566,6 @@ unsafe fn stencil_f64_block<const L: usize>(
     x: &[f64],
     out: &mut [f64; STENCIL_MAX_W],
 ) -> bool {
-    if L == 1 {
-        let Some((cb, vb, xmax)) = one_entry_slices(cols, vals, x.len(), s, 8) else { return false };
-        // SAFETY: AVX-512F/VL (the caller's promise); `cb` and `vb` hold 8 entries, `x`
-        // holds `xmax + 1 <= 2^31` values and `xs_f64_u32` reads inside them.
-        unsafe {
-            let xs = xs_f64_u32::<false>(cb.as_ptr(), x.as_ptr(), xmax);
-            let p = _mm512_mul_pd(_mm512_loadu_pd(vb.as_ptr()), xs);
-            _mm512_storeu_pd(out.as_mut_ptr().cast(), _mm512_add_pd(_mm512_setzero_pd(), p));
-        }
-        return true;
-    }
     let Some((cb, vb)) = stencil_slices(cols, vals, x.len(), s, 8, L) else { return false };
     // SAFETY: the caller's promise; `cb` holds `8 L` columns.
     if !unsafe { stencil_cols::<L, 8>(cb) } {
