@@ -16,6 +16,11 @@
 //! thread count and the speedup over one thread. The SpGEMM output carries the
 //! huge page hint by default (`SpgemmConfig::huge_pages`), `--no-huge-pages` drops it;
 //! `--huge-pages` hints the SpMV plan's copies too (`SpmvConfig::huge_pages(true)`).
+//! Beside them, the machine's ceiling for the same work: `A`'s rows cut into as many
+//! blocks as threads (equal candidate products), each block's product with `A` serial on
+//! a thread of its own, no coordination and no assembly of one `C` (*slices*, fresh and
+//! reused). Where the slices do not reach a speedup, the threaded product cannot either:
+//! what bounds both is the machine (memory, page faults), not the product's threading.
 //!
 //! For every matrix and thread count the four drivers and a threaded streaming read of
 //! the same number of bytes run interleaved (one call of each per round, the median of
@@ -38,7 +43,7 @@ use spblas::level2::spmv_csr;
 use spblas::level2::{SpmvConfig, SpmvPlan};
 use spblas::level3::{SpgemmConfig, upper_bound};
 use spblas::level3::{spgemm, spgemm_reuse};
-use spblas::{Csr5Owned, CsrMethod, CsrOwned, Exec, Isa, Scalar, SpMv, available_threads};
+use spblas::{Csr, Csr5Owned, CsrMethod, CsrOwned, Exec, Isa, Scalar, SpMv, available_threads};
 
 #[path = "common/timing.rs"]
 mod timing;
@@ -200,8 +205,12 @@ fn main() {
 /// speedup over one thread.
 fn spgemm_scaling(scale: SuiteScale, isa: Isa, cfg: SpgemmConfig, threads: &[usize]) {
     println!("huge page hint {}", if cfg.huge_pages { "on" } else { "off" });
-    println!("| matrix           | thr | fresh ms | x 1t | reused ms | x 1t |");
-    println!("|------------------|-----|----------|------|-----------|------|");
+    println!(
+        "| matrix           | thr | fresh ms | x 1t | reused ms | x 1t | slices ms | x 1t | slices reused ms | x 1t |"
+    );
+    println!(
+        "|------------------|-----|----------|------|-----------|------|-----------|------|------------------|------|"
+    );
     for entry in suite_entries(scale) {
         let a = entry.generate::<f64, u32>().expect("suite matrices generate");
         let a = a.view();
@@ -222,18 +231,77 @@ fn spgemm_scaling(scale: SuiteScale, isa: Isa, cfg: SpgemmConfig, threads: &[usi
                 spgemm_reuse(exec, cfg, &a, &a, &mut c).expect("square");
                 reused.push(s.elapsed());
             }
-            fresh.sort();
-            reused.sort();
-            let (f, r) = (fresh[2].as_secs_f64() * 1e3, reused[2].as_secs_f64() * 1e3);
-            let (f1, r1) = *one.get_or_insert((f, r));
+            let (sf, sr) = slices_times(isa, cfg, &a, &ub, t);
+            let ms = |mut v: Vec<Duration>| {
+                v.sort();
+                v[v.len() / 2].as_secs_f64() * 1e3
+            };
+            let (f, r, sf, sr) = (ms(fresh), ms(reused), ms(sf), ms(sr));
+            let (f1, r1, sf1, sr1) = *one.get_or_insert((f, r, sf, sr));
             println!(
-                "| {:<16} | {t:>3} | {f:>8.1} | {:>4.1} | {r:>9.1} | {:>4.1} |",
+                "| {:<16} | {t:>3} | {f:>8.1} | {:>4.1} | {r:>9.1} | {:>4.1} | {sf:>9.1} | {:>4.1} | {sr:>16.1} | {:>4.1} |",
                 entry.name,
                 f1 / f,
-                r1 / r
+                r1 / r,
+                sf1 / sf,
+                sr1 / sr
             );
         }
     }
+}
+
+/// Five times each, fresh and reused: `A`'s rows in `t` blocks of about equal candidate
+/// products (`ub`, per row), each block times `A` by the serial product on a thread of its
+/// own, all at once (the *slices* of the module documentation).
+fn slices_times(
+    isa: Isa,
+    cfg: SpgemmConfig,
+    a: &Csr<'_, f64, u32>,
+    ub: &[u32],
+    t: usize,
+) -> (Vec<Duration>, Vec<Duration>) {
+    let mut prefix = vec![0u64];
+    for &u in ub {
+        prefix.push(prefix[prefix.len() - 1] + u64::from(u));
+    }
+    let total = prefix[prefix.len() - 1];
+    // Block `k` ends at the first row whose prefix reaches `k / t` of the products.
+    let mut cuts: Vec<usize> =
+        (0..=t).map(|k| prefix.partition_point(|&p| p * (t as u64) < total * k as u64)).collect();
+    cuts[0] = 0;
+    cuts[t] = a.nrows();
+    let rp = a.row_ptr();
+    let slices: Vec<CsrOwned<f64, u32>> = cuts
+        .windows(2)
+        .map(|w| {
+            let (r0, r1) = (w[0], w[1].max(w[0]));
+            let (s, e) = (rp[r0] as usize, rp[r1] as usize);
+            let row_ptr = rp[r0..=r1].iter().map(|&p| p - rp[r0]).collect();
+            let (cols, vals) = (a.col_idx()[s..e].to_vec(), a.vals()[s..e].to_vec());
+            CsrOwned::from_parts(r1 - r0, a.ncols(), row_ptr, cols, vals).expect("rows of a valid matrix")
+        })
+        .collect();
+    let serial = Exec::from(isa).threads(1);
+    let mut outs: Vec<_> =
+        slices.iter().map(|b| spgemm(serial, cfg, &b.view(), a).expect("square")).collect();
+    let (mut fresh, mut reused) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        let s = Instant::now();
+        std::thread::scope(|sc| {
+            for b in &slices {
+                sc.spawn(move || black_box(spgemm(serial, cfg, &b.view(), a).expect("square")));
+            }
+        });
+        fresh.push(s.elapsed());
+        let s = Instant::now();
+        std::thread::scope(|sc| {
+            for (b, c) in slices.iter().zip(outs.iter_mut()) {
+                sc.spawn(move || spgemm_reuse(serial, cfg, &b.view(), a, c).expect("square"));
+            }
+        });
+        reused.push(s.elapsed());
+    }
+    (fresh, reused)
 }
 
 /// Per-call cost of the row-block driver on small matrices against the serial call, all
