@@ -921,18 +921,12 @@ pub(crate) fn spgemm<T: Scalar + ScanElem, I: Index + Key>(
     if parts.iter().all(|p| p.over_idx.is_empty()) {
         // Slide each region down to where the ones before it end (`base + len <= nnz
         // <= I::MAX`, checked above).
-        // One task per region: a pass over all of `row_ptr` on the calling thread was a
-        // seventh of a diagonal's two-thread product (`benches/records/scaling-*.md`).
-        let mut shifts = Vec::with_capacity(parts.len());
-        let (mut rest, mut base) = (&mut row_ptr[1..], 0usize);
+        let (mut base, mut row) = (0usize, 0usize);
         for p in &parts {
-            let ends = &p.row_ptr[1..];
-            let (out, next) = core::mem::take(&mut rest).split_at_mut(ends.len());
-            rest = next;
-            shifts.push((out, ends, base));
-            base += p.in_region;
+            let rp = &p.row_ptr;
+            shift_ends(&mut row_ptr[row + 1..row + rp.len()], &rp[1..], base);
+            (base, row) = (base + p.in_region, row + rp.len() - 1);
         }
-        fork(shifts, |(out, ends, base)| shift_ends(out, ends, base));
         let pieces: Vec<(usize, usize)> = parts.iter().zip(&room).map(|(p, &r)| (r, p.in_region)).collect();
         slide(&mut col_idx, &mut vals, &pieces, threads, WAVE_NS);
         col_idx.truncate(nnz);
