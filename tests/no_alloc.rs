@@ -264,6 +264,25 @@ fn spmv_formats<I: Index>() {
                 spblas::level2::spmv_csr(Exec::from(isa), &a, method, 1.0, &x, 0.5, &mut y).unwrap()
             });
         }
+        // Rows of one entry each, a permutation and a diagonal: the row loop's blocks of
+        // one-entry rows, which write `y` from the register.
+        for step in [7usize, 1] {
+            let col = |i: usize| if step == 1 { i } else { (i * step + 3) % ROWS };
+            let t: Vec<_> = (0..ROWS).map(|i| (i, col(i), 1.0 + i as f64)).collect();
+            let ones = CsrOwned::<f64, I>::from_triplets(ROWS, ROWS, &t).unwrap();
+            let x1: Vec<f64> = (0..ROWS).map(|j| j as f64 - 2.0).collect();
+            for beta in [0.0, 0.5] {
+                assert_no_alloc("one-entry rows", || {
+                    let e = Exec::from(isa);
+                    spblas::level2::spmv_csr(e, &ones.view(), CsrMethod::RowVector, 1.5, &x1, beta, &mut y)
+                        .unwrap()
+                });
+            }
+            for (i, &yi) in y.iter().enumerate() {
+                let p = 1.5 * ((1.0 + i as f64) * x1[col(i)]);
+                assert_eq!(yi, p + 0.5 * p, "{isa}: one-entry row {i}");
+            }
+        }
         // Choosing, by rule or by timing, allocates nothing either.
         assert_no_alloc("CsrMethod::choose", || CsrMethod::choose(&a, isa));
         assert_no_alloc("CsrMethod::tune", || CsrMethod::tune(Exec::from(isa), &a, &x, &mut y, 2).unwrap());
