@@ -34,11 +34,12 @@ macro_rules! run_fma {
 /// One `DotVec` impl (`generic::spmv_csr`) of an x86-64 width for the register type
 /// `$name<L>` of `$w` lanes of `$t` values with `$i` indices: arithmetic by the width's
 /// intrinsics (`$zero`, the broadcast `$splat`, `$load`, `$mul`, `$fmadd`, `$add`,
-/// `$store`, the lane sum `$sum`), `x` by the width's clamped gather (`$gather`, or with `L` its scalar loads `$loads`,
-/// lanes past the count zero), run load (`$run`) and masked tail (`$tail`, a register of
-/// `$t`, or with `L` the loads and `$mload`), and with `stencil` the width's stencil block
-/// of `$sw` rows (`stencil_rows` over the width's `Block`). Every (value, index) pair of
-/// both widths is one invocation, so the trait's contract is written once; both ways of
+/// `$store`, the lane sum `$sum`), `x` by the width's clamped gather (`$gather`, or with
+/// `L` its scalar loads `$loads`, lanes past the count zero), run load (`$run`) and
+/// masked tail (`$tail`, a register of `$t`, or with `L` the loads and `$mload`), and
+/// with `stencil` the width's stencil block of `$sw` rows (`stencil_rows` over the
+/// width's `Block`). Every (value, index) pair of both widths is one invocation, so the
+/// trait's contract is written once; both ways of
 /// reading `x` give the same lanes, so the same bits.
 macro_rules! dot_vec {
     (
