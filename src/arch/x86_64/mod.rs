@@ -39,8 +39,8 @@ macro_rules! run_fma {
 /// masked tail (`$tail`, a register of `$t`, or with `L` the loads and `$mload`), and
 /// with `stencil` the width's stencil block of `$sw` rows (`stencil_rows` over the
 /// width's `Block`). Every (value, index) pair of both widths is one invocation, so the
-/// trait's contract is written once; both ways of
-/// reading `x` give the same lanes, so the same bits.
+/// trait's contract is written once; both ways of reading `x` give the same lanes, so the
+/// same bits.
 macro_rules! dot_vec {
     (
         $name:ident: $t:ty, $i:ty, lanes $w:expr, max_x $max_x:expr;
