@@ -832,7 +832,8 @@ fn long_stencil_blocks_equal_the_reference() {
 /// `choose`'s documented rule on the shapes that decide it: random columns over a 4 MiB
 /// `x` (which fits the caches' reach, so almost every read is far from the diagonal),
 /// rows of 1..=10 entries (uneven), of 10..=29 (uneven, longer) or of 5 (even); the same
-/// over an 8 MiB `x` (beyond it) and uneven rows of `f64` over 4 MiB; uneven rows over a
+/// over an 8 MiB `x` (beyond it) and uneven rows of `f64` over 4 MiB and over 768 KiB (about
+/// 60% of the reads near the diagonal: not mostly near, so the row loop); uneven rows over a
 /// 64-column `x` (`f32` and `f64`: where lanes are loads, only AVX-512's 8 `f64` lanes
 /// near the diagonal take them); a 2D five-point grid
 /// (short even rows near the diagonal); dense rows and one dense row among empty ones
@@ -850,6 +851,7 @@ fn choose_follows_its_documented_rule() {
     let near64 = from_lens::<f64, u32>(m, 64, |i| 1 + i % 10, 3);
     // The same over a 4 MiB `x` of `f64`: scattered, so the row loop where lanes are loads.
     let uneven64_fits = from_lens::<f64, u32>(m, n / 2, |i| 1 + i % 10, 3);
+    let uneven64_mid = from_lens::<f64, u32>(m, 96 << 10, |i| 1 + i % 10, 3);
     let sparse = from_lens::<f32, u32>(m, n, |i| usize::from(i % 3 == 0), 3);
     let diagonal = stencil::<f64>(m, m, &[0], None, 3);
     let grid = stencil::<f64>(m, m, &[-64, -1, 0, 1, 64], None, 3);
@@ -876,6 +878,7 @@ fn choose_follows_its_documented_rule() {
         assert_eq!(CsrMethod::choose(&near.view(), isa), rs_if_loads, "{isa:?}");
         assert_eq!(CsrMethod::choose(&near64.view(), isa), rs_if_loads_narrow, "{isa:?}");
         assert_eq!(CsrMethod::choose(&uneven64_fits.view(), isa), rs_if_loads, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&uneven64_mid.view(), isa), rs_if_loads, "{isa:?}");
         assert_eq!(CsrMethod::choose(&grid.view(), isa), CsrMethod::RowVector, "{isa:?}");
         // Nine entries a row, fewer on the grid's edge: uneven in the sample (`f64`).
         assert_eq!(CsrMethod::choose(&clusters.view(), isa), rs_if_loads_narrow, "{isa:?}");
