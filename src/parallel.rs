@@ -557,11 +557,12 @@ pub(crate) fn spmv_plan<T: Scalar, I: Index>(
         Run::Dia(d) => {
             // Rows of DIA hold equal work: equal row blocks, each by the serial kernel.
             check_spmv(isa, a.nrows(), a.ncols(), op.x, y)?;
+            let isa = Checked::new(isa)?;
             let m = a.nrows();
             let threads = tasks(threads, m, m + a.nnz());
             let cut = |p: usize| m * p / threads;
             let pieces = (0..threads).map(|p| (cut(p), cut(p + 1) - cut(p)));
-            on_rows(y, pieces, |first, chunk| d.view().rows(first, op.alpha, op.x, op.beta, chunk));
+            on_rows(y, pieces, |first, chunk| d.view().rows(isa, first, op.alpha, op.x, op.beta, chunk));
             Ok(())
         }
         &Run::Csr(m) => spmv_csr(&a, m, isa, op, y, threads),

@@ -1216,8 +1216,10 @@ fn spmv_config_builds_the_plans_and_huge_pages_change_nothing() {
     }
 }
 
-/// A DIA plan computes the row-scalar loop's bits (finite `x`) on every `Isa`, for `beta`
-/// zero and not, on stencils, a band, a diagonal and a rectangular matrix; the rule picks
+/// A DIA plan and the [`spblas::Dia`] format compute the row-scalar loop's bits (finite
+/// `x`) on every `Isa`, for `beta` zero and not, on stencils, a band, a diagonal and
+/// rectangular matrices (tall and wide, diagonals far out: rows whose slots are partly
+/// padding at both ends of blocks and strips); the rule picks
 /// DIA for them and not for random rows or dense rows (more than 64 diagonals); a matrix
 /// with one stray entry off its diagonals (a diagonal of one entry: too many empty slots)
 /// is refused when DIA is forced, and `SpmvPlan::new` falls back to a CSR method there.
@@ -1229,11 +1231,26 @@ fn dia_plans_equal_the_row_loop() {
         ("band", stencil::<f64>(1000, 1000, &band, None, 5)),
         ("diagonal", stencil::<f64>(500, 500, &[0], None, 7)),
         ("rectangular", stencil::<f64>(200, 300, &[-3, 0, 2], None, 9)),
+        ("tall", stencil::<f64>(1100, 300, &[-700, -250, -37, 0, 1, 40, 299], None, 13)),
+        ("wide", stencil::<f64>(257, 2000, &[-100, -1, 0, 3, 31, 33, 500, 1800], None, 15)),
     ];
     for (what, a) in &cases {
         let a = a.view();
         let x = vector::<f64>(a.ncols(), 11);
+        let dia = spblas::DiaOwned::from_csr(&a).unwrap();
         for isa in Isa::available() {
+            for (alpha, beta) in [(1.0, 0.0), (1.5, -0.5), (0.0, 2.0)] {
+                let y0 = if beta == 0.0 { vec![f64::NAN; a.nrows()] } else { vector::<f64>(a.nrows(), 13) };
+                let mut want = y0.clone();
+                spmv_csr(Exec::from(isa), &a, CsrMethod::RowScalar, alpha, &x, beta, &mut want).unwrap();
+                let mut got = y0.clone();
+                dia.view().spmv(Exec::from(isa), alpha, &x, beta, &mut got).unwrap();
+                let bits = |v: &[f64]| v.iter().map(|t| t.to_bits()).collect::<Vec<_>>();
+                assert_eq!(bits(&got), bits(&want), "Dia: {what} on {isa:?}, alpha {alpha}, beta {beta}");
+            }
+            if matches!(*what, "tall" | "wide") {
+                continue;
+            }
             assert_eq!(SpmvChoice::choose(&a, isa), SpmvChoice::Dia, "{what} on {isa:?}");
             let plan = SpmvPlan::new(Exec::from(isa), &a).unwrap();
             assert_eq!(plan.choice(), SpmvChoice::Dia, "{what}");

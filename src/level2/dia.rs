@@ -1,93 +1,48 @@
-//! DIA SpMV (thesis 5.2.1): a block of rows at a time, adding each diagonal's in-range
-//! part of the block in memory order (no indices read, `x` and the values streamed; the
-//! loop vectorises across rows). Each row adds the slots of the diagonals that meet it in
-//! offset order (so by increasing column), as a row-by-row loop does, and gets bit for
-//! bit the same result. [`super::SpmvPlan`] runs it for matrices whose diagonals hold
-//! almost every slot ([`super::SpmvChoice::Dia`]).
+//! DIA SpMV (thesis 5.2.1) of [`Dia`] and of the plans' blocked copy: a block of rows at
+//! a time, the diagonals streamed past sums held in registers (no indices read; the
+//! kernel, [`crate::arch::generic::dia`], runs on each width). Each row adds the slots of
+//! the diagonals that meet it in offset order (so by increasing column), as a row-by-row
+//! loop does, and gets bit for bit the same result. [`super::SpmvPlan`] runs it for
+//! matrices whose diagonals hold almost every slot ([`super::SpmvChoice::Dia`]).
 
-use super::{SpMv, axpby, check_spmv, scale_y};
+use super::{SpMv, check_spmv};
 use crate::Index;
+use crate::arch::Checked;
+use crate::arch::generic::dia::{Blocks, blocks_rows};
+use crate::formats::Csr;
 use crate::formats::Dia;
-use crate::formats::{Csr, dia::row_range};
 use crate::{DimError, Exec, Scalar};
 
 impl<T: Scalar> SpMv<T> for Dia<'_, T> {
     /// Padding slots (column outside `0..ncols`) are never read. Zero slots inside the
     /// matrix are multiplied like any value, as a dense product would (DIA cannot tell
-    /// them from entries). Every available [`Isa`](crate::Isa) runs this loop.
+    /// them from entries). Runs on `exec`'s width, one thread.
     fn spmv(&self, exec: Exec, alpha: T, x: &[T], beta: T, y: &mut [T]) -> Result<(), DimError> {
         let isa = exec.resolved_isa();
         check_spmv(isa, self.nrows(), self.ncols(), x, y)?;
-        dia_rows(self, 0, alpha, x, beta, y);
+        let blocks = Blocks {
+            nrows: self.nrows(),
+            ncols: self.ncols(),
+            block: DIA_BLOCK,
+            block_stride: DIA_BLOCK,
+            diag_stride: self.nrows(),
+            offsets: self.offsets(),
+            data: self.data(),
+        };
+        blocks_rows(Checked::new(isa)?, blocks, 0, alpha, x, beta, y);
         Ok(())
     }
 }
 
-/// Rows a block of [`dia_rows`] sums at once: every diagonal's stretch of a block is read
-/// before the next block's, so all the diagonals stream together and no stream stops at
-/// each 4 KiB page (blocks of 512 `f64` rows, one page a diagonal, ran the stencils at
+/// Rows a block of [`Dia`]'s SpMV sums at once: every diagonal's stretch of a block is
+/// read before the next block's, so all the diagonals stream together and no stream stops
+/// at each 4 KiB page (blocks of 512 `f64` rows, one page a diagonal, ran the stencils at
 /// half the read bandwidth).
 const DIA_BLOCK: usize = 64;
 
-/// The rows `first..first + y_rows.len()` of `y = alpha * A * x + beta * y` (`y_rows`
-/// holding exactly those rows, lengths checked by the caller): the serial kernel, and the
-/// chunk a thread driver hands to one worker. Each row's sum is the same whatever the
-/// chunk, so any partition of the rows gives the serial bits.
-pub(crate) fn dia_rows<T: Scalar>(
-    a: &Dia<'_, T>,
-    first: usize,
-    alpha: T,
-    x: &[T],
-    beta: T,
-    y_rows: &mut [T],
-) {
-    if alpha == T::ZERO {
-        scale_y(beta, y_rows);
-        return;
-    }
-    let (m, offsets, data) = (a.nrows(), a.offsets(), a.data());
-    let mut acc = [T::ZERO; DIA_BLOCK];
-    for (b, y_blk) in y_rows.chunks_mut(DIA_BLOCK).enumerate() {
-        let r0 = first + b * DIA_BLOCK;
-        let acc = &mut acc[..y_blk.len()];
-        acc.fill(T::ZERO);
-        // `m > 0` here: `y_rows` holds rows of the matrix.
-        for (diag, &off) in data.chunks_exact(m).zip(offsets) {
-            // Rows of this block whose slot on the diagonal lies inside the matrix;
-            // row i's slot meets column i + off.
-            let in_range = a.row_range(off);
-            let (lo, hi) = (in_range.start.max(r0), in_range.end.min(r0 + acc.len()));
-            if lo >= hi {
-                continue;
-            }
-            add_diagonal(&mut acc[lo - r0..hi - r0], &diag[lo..hi], x, lo, off);
-        }
-        put_block(y_blk, acc, alpha, beta);
-    }
-}
-
-/// `acc[k] += vals[k] * x[first + k + off]`: one diagonal's stretch of a block, rows
-/// `first..first + acc.len()`, all inside the matrix (the caller clipped them).
-#[inline(always)]
-fn add_diagonal<T: Scalar>(acc: &mut [T], vals: &[T], x: &[T], first: usize, off: isize) {
-    let x0 = first.wrapping_add_signed(off);
-    let xs = &x[x0..x0 + acc.len()];
-    for ((a, &v), &xj) in acc.iter_mut().zip(vals).zip(xs) {
-        *a += v * xj;
-    }
-}
-
-/// `y[k] = alpha * acc[k] + beta * y[k]` for a finished block.
-#[inline(always)]
-fn put_block<T: Scalar>(y: &mut [T], acc: &[T], alpha: T, beta: T) {
-    for (yi, &dot) in y.iter_mut().zip(acc) {
-        *yi = axpby(alpha, dot, beta, *yi);
-    }
-}
-
 /// Rows of one block of [`DiaBlocksRef`]: its slots of all diagonals are one stretch of
 /// memory, so the block may be long enough to spread the per-diagonal bookkeeping thin.
-pub(crate) const BLOCK_ROWS: usize = 256;
+pub(crate) const BLOCK_ROWS: usize = crate::arch::generic::dia::MAX_BLOCK;
 
 /// A DIA copy laid out by row blocks, the plans' DIA (`SpmvChoice::Dia`): block `b`
 /// holds its [`BLOCK_ROWS`] slots of every diagonal one after another, so an SpMV reads
@@ -125,40 +80,20 @@ pub(crate) fn fill_blocks<T: Scalar, I: Index>(a: &Csr<'_, T, I>, offsets: &[isi
 }
 
 impl<T: Scalar> DiaBlocksRef<'_, T> {
-    /// The rows `first..first + y_rows.len()` of `y = alpha * A * x + beta * y`, as
-    /// [`dia_rows`] computes them (the same sums in the same order), lengths checked by
-    /// the caller.
-    pub(crate) fn rows(&self, first: usize, alpha: T, x: &[T], beta: T, y_rows: &mut [T]) {
-        if alpha == T::ZERO {
-            scale_y(beta, y_rows);
-            return;
-        }
-        let (m, ndiag) = (self.nrows, self.offsets.len());
-        let mut acc = [T::ZERO; BLOCK_ROWS];
-        let end = first + y_rows.len();
-        let mut r = first;
-        while r < end {
-            let b = r / BLOCK_ROWS;
-            let (b0, b1) = (b * BLOCK_ROWS, ((b + 1) * BLOCK_ROWS).min(m));
-            let rows = r..b1.min(end);
-            let acc = &mut acc[..rows.len()];
-            acc.fill(T::ZERO);
-            let slots = self.data.get(b * ndiag * BLOCK_ROWS..).unwrap_or(&[]);
-            for (d, &off) in self.offsets.iter().enumerate() {
-                // Rows of `rows` whose column `i + off` lies in `0..ncols`.
-                let in_range = row_range(m, self.ncols, off);
-                let (lo, hi) = (in_range.start.max(rows.start), in_range.end.min(rows.end));
-                if lo >= hi {
-                    continue;
-                }
-                let Some(vals) = slots.get(d * BLOCK_ROWS + (lo - b0)..d * BLOCK_ROWS + (hi - b0)) else {
-                    continue;
-                };
-                add_diagonal(&mut acc[lo - rows.start..hi - rows.start], vals, x, lo, off);
-            }
-            put_block(&mut y_rows[rows.start - first..rows.end - first], acc, alpha, beta);
-            r = rows.end;
-        }
+    /// The rows `first..first + y_rows.len()` of `y = alpha * A * x + beta * y` on
+    /// `isa`'s width, as [`Dia`]'s SpMV computes them (the same sums in the same order),
+    /// lengths checked by the caller.
+    pub(crate) fn rows(&self, isa: Checked, first: usize, alpha: T, x: &[T], beta: T, y_rows: &mut [T]) {
+        let blocks = Blocks {
+            nrows: self.nrows,
+            ncols: self.ncols,
+            block: BLOCK_ROWS,
+            block_stride: self.offsets.len() * BLOCK_ROWS,
+            diag_stride: BLOCK_ROWS,
+            offsets: self.offsets,
+            data: self.data,
+        };
+        blocks_rows(isa, blocks, first, alpha, x, beta, y_rows);
     }
 }
 

@@ -530,7 +530,7 @@ impl<T: Scalar, I: Index> super::SpMv<T> for SpmvPlanView<'_, T, I> {
             RunView::Csr5(c) => c.spmv(exec, alpha, x, beta, y),
             RunView::Dia(d) => {
                 super::check_spmv(isa, self.a.nrows(), self.a.ncols(), x, y)?;
-                d.rows(0, alpha, x, beta, y);
+                d.rows(crate::arch::Checked::new(isa)?, 0, alpha, x, beta, y);
                 Ok(())
             }
         }
@@ -946,7 +946,7 @@ mod owned {
                 Run::Csr5Panels(panels, _) => spmv_panels(panels, isa, alpha, x, beta, y),
                 Run::Dia(d) => {
                     crate::level2::check_spmv(isa, self.a.nrows(), self.a.ncols(), x, y)?;
-                    d.view().rows(0, alpha, x, beta, y);
+                    d.view().rows(crate::arch::Checked::new(isa)?, 0, alpha, x, beta, y);
                     Ok(())
                 }
             }

@@ -5,6 +5,7 @@
 //! the thin `#[target_feature]` entry points. Each family's file also holds its
 //! dispatcher: the one way from a [`Checked`](super::Checked) `Isa` into a width.
 
+pub(crate) mod dia;
 pub(crate) mod esc;
 pub(crate) mod heap;
 pub(crate) mod merge;

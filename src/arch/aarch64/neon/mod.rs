@@ -5,6 +5,7 @@
 /// instantiated per (width, element type).
 pub(crate) struct Neon<T>(core::marker::PhantomData<T>);
 
+pub(crate) mod dia;
 pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;

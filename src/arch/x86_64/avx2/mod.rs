@@ -40,6 +40,7 @@ unsafe fn mask32x4(n: usize) -> __m128i {
     unsafe { _mm_cmpgt_epi32(_mm_set1_epi32(n.min(4) as i32), _mm_setr_epi32(0, 1, 2, 3)) }
 }
 
+pub(crate) mod dia;
 pub(crate) mod heap;
 pub(crate) mod merge;
 pub(crate) mod scan;
