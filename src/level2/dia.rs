@@ -40,9 +40,12 @@ impl<T: Scalar> SpMv<T> for Dia<'_, T> {
 /// half the read bandwidth).
 const DIA_BLOCK: usize = 64;
 
-/// Rows of one block of [`DiaBlocksRef`]: its slots of all diagonals are one stretch of
-/// memory, so the block may be long enough to spread the per-diagonal bookkeeping thin.
-pub(crate) const BLOCK_ROWS: usize = crate::arch::generic::dia::MAX_BLOCK;
+/// Rows of one block of [`DiaBlocksRef`]: the widest width's strip (32 rows, a multiple
+/// of every width's), so a strip reads its slots of all diagonals as one stretch of
+/// memory. Blocks of 256 rows, read a strip at a time, made the strips jump 2 KiB between
+/// diagonals and ran the peer suite's stencils at 0.6–0.8 of the old per-diagonal loop
+/// (`benches/records/peers-dia-*`).
+pub(crate) const BLOCK_ROWS: usize = 32;
 
 /// A DIA copy laid out by row blocks, the plans' DIA (`SpmvChoice::Dia`): block `b`
 /// holds its [`BLOCK_ROWS`] slots of every diagonal one after another, so an SpMV reads

@@ -26,8 +26,8 @@ pub(crate) struct Blocks<'s, T> {
     pub(crate) data: &'s [T],
 }
 
-/// Most rows in a block of [`Blocks`]: the edge buffer's length.
-pub(crate) const MAX_BLOCK: usize = 256;
+/// Rows the edge path sums at once in a buffer on the stack (512 bytes of `f64`).
+const EDGE_ROWS: usize = 64;
 
 /// `acc[k] += vals[k] * x[first + k + off]`: one diagonal's stretch of rows
 /// `first..first + acc.len()`, all inside the matrix (the caller clipped them).
@@ -49,8 +49,9 @@ pub(crate) fn put_block<T: Scalar>(y: &mut [T], acc: &[T], alpha: T, beta: T) {
 }
 
 /// The rows `first..first + y_rows.len()` of `y = alpha * A * x + beta * y` (`alpha !=
-/// 0`, lengths checked by the caller), strips of `S` rows where every slot lies inside
-/// the matrix.
+/// 0`, lengths checked by the caller): strips of `S` rows (`S` divides `a.block`, so no
+/// strip straddles two blocks) where every slot lies inside the matrix, the rest by
+/// [`edge`].
 #[inline(always)]
 pub(crate) fn blocks_loop<T: Scalar, const S: usize>(
     a: Blocks<'_, T>,
@@ -60,52 +61,44 @@ pub(crate) fn blocks_loop<T: Scalar, const S: usize>(
     beta: T,
     y_rows: &mut [T],
 ) {
-    let (m, n, block, ds) = (a.nrows, a.ncols, a.block.clamp(1, MAX_BLOCK), a.diag_stride);
+    let end = first + y_rows.len();
     let (Some(&lo_off), Some(&hi_off)) = (a.offsets.first(), a.offsets.last()) else {
         crate::level2::scale_y(beta, y_rows);
         return;
     };
-    // Rows whose slots on every diagonal meet a column of the matrix: `i + lo_off >= 0`
-    // and `i + hi_off < n`.
-    let inner = lo_off.min(0).unsigned_abs()..n.saturating_sub(hi_off.max(0).unsigned_abs());
-    let end = first + y_rows.len();
-    let mut r = first;
-    while r < end {
-        let b0 = r - r % block;
-        let rows = r..(b0 + block).min(m).min(end);
-        let slots = a.data.get(b0 / block * a.block_stride..).unwrap_or(&[]);
-        let y_blk = &mut y_rows[rows.start - first..rows.end - first];
-        let (lo, hi) = (inner.start.clamp(rows.start, rows.end), inner.end.clamp(rows.start, rows.end));
-        let (lo, hi) = if lo < hi { (lo, hi) } else { (rows.end, rows.end) };
-        // Strips of S interior rows; the edge rows and a short tail by the buffer.
-        let strips_end = lo + (hi - lo) / S * S;
-        edge(a, slots, b0, rows.start..lo, alpha, x, beta, &mut y_blk[..lo - rows.start]);
-        let mut s = lo;
-        while s < strips_end {
-            let acc = strip::<T, S>(a.offsets, slots, ds, s - b0, x, s);
-            put_block(&mut y_blk[s - rows.start..s - rows.start + S], &acc, alpha, beta);
-            s += S;
-        }
-        edge(a, slots, b0, strips_end..rows.end, alpha, x, beta, &mut y_blk[strips_end - rows.start..]);
-        r = rows.end;
+    // Rows whose slots on every diagonal meet a column of the matrix (`i + lo_off >= 0`
+    // and `i + hi_off < n`), whole strips of them.
+    let lo = lo_off.min(0).unsigned_abs().max(first).next_multiple_of(S);
+    let hi = a.ncols.saturating_sub(hi_off.max(0).unsigned_abs()).min(end) / S * S;
+    if lo >= hi || a.block == 0 || a.block % S != 0 {
+        edge(a, first..end, alpha, x, beta, y_rows);
+        return;
     }
+    let (head, rest) = y_rows.split_at_mut(lo - first);
+    let (body, tail) = rest.split_at_mut(hi - lo);
+    edge(a, first..lo, alpha, x, beta, head);
+    for (k, y_s) in body.chunks_exact_mut(S).enumerate() {
+        let row = lo + k * S;
+        let slots = a.data.get(row / a.block * a.block_stride + row % a.block..).unwrap_or(&[]);
+        let acc = strip::<T, S>(a.offsets, slots, a.diag_stride, x, row);
+        put_block(y_s, &acc, alpha, beta);
+    }
+    edge(a, hi..end, alpha, x, beta, tail);
 }
 
 /// The sums of the `S` rows `row..row + S`, all of whose slots lie inside the matrix, at
-/// `slots[d * diag_stride + k..]` on diagonal `d`.
+/// `slots[d * diag_stride..]` on diagonal `d`.
 #[inline(always)]
 fn strip<T: Scalar, const S: usize>(
     offsets: &[isize],
     slots: &[T],
     diag_stride: usize,
-    k: usize,
     x: &[T],
     row: usize,
 ) -> [T; S] {
     let mut acc = [T::ZERO; S];
     for (d, &off) in offsets.iter().enumerate() {
-        let x0 = row.wrapping_add_signed(off);
-        let at = d * diag_stride + k;
+        let (at, x0) = (d * diag_stride, row.wrapping_add_signed(off));
         let vals = slots.get(at..at + S).and_then(|v| <&[T; S]>::try_from(v).ok());
         let xs = x.get(x0..x0 + S).and_then(|v| <&[T; S]>::try_from(v).ok());
         let (Some(vals), Some(xs)) = (vals, xs) else { continue };
@@ -116,40 +109,36 @@ fn strip<T: Scalar, const S: usize>(
     acc
 }
 
-/// Rows `rows` of one block (starting at row `b0`, its slots at `slots`), some of whose
-/// slots may be padding: each diagonal's in-range stretch added into a buffer, then
-/// `y_rows` written.
-#[allow(clippy::too_many_arguments)]
+/// Rows `rows` (`y_rows` holds exactly those), some of whose slots may be padding: at
+/// most [`EDGE_ROWS`] rows of one block at a time, each diagonal's in-range stretch
+/// added into a buffer, then `y_rows` written.
 #[inline(always)]
-fn edge<T: Scalar>(
-    a: Blocks<'_, T>,
-    slots: &[T],
-    b0: usize,
-    rows: Range<usize>,
-    alpha: T,
-    x: &[T],
-    beta: T,
-    y_rows: &mut [T],
-) {
-    if rows.is_empty() {
-        return;
-    }
-    let mut acc = [T::ZERO; MAX_BLOCK];
-    let acc = &mut acc[..rows.len()];
-    for (d, &off) in a.offsets.iter().enumerate() {
-        // Rows of `rows` whose column `i + off` lies in `0..ncols`.
-        let in_range = crate::formats::dia::row_range(a.nrows, a.ncols, off);
-        let (lo, hi) = (in_range.start.max(rows.start), in_range.end.min(rows.end));
-        if lo >= hi {
-            continue;
+fn edge<T: Scalar>(a: Blocks<'_, T>, rows: Range<usize>, alpha: T, x: &[T], beta: T, y_rows: &mut [T]) {
+    let mut buf = [T::ZERO; EDGE_ROWS];
+    let block = a.block.max(1);
+    let mut r0 = rows.start;
+    while r0 < rows.end {
+        let (b0, r1) = (r0 - r0 % block, (r0 + EDGE_ROWS).min(rows.end));
+        let r1 = r1.min(b0 + block);
+        let slots = a.data.get(b0 / block * a.block_stride..).unwrap_or(&[]);
+        let acc = &mut buf[..r1 - r0];
+        acc.fill(T::ZERO);
+        for (d, &off) in a.offsets.iter().enumerate() {
+            // Rows of `r0..r1` whose column `i + off` lies in `0..ncols`.
+            let in_range = crate::formats::dia::row_range(a.nrows, a.ncols, off);
+            let (lo, hi) = (in_range.start.max(r0), in_range.end.min(r1));
+            if lo >= hi {
+                continue;
+            }
+            let at = d * a.diag_stride;
+            let Some(vals) = slots.get(at + (lo - b0)..at + (hi - b0)) else {
+                continue;
+            };
+            add_diagonal(&mut acc[lo - r0..hi - r0], vals, x, lo, off);
         }
-        let at = d * a.diag_stride;
-        let Some(vals) = slots.get(at + (lo - b0)..at + (hi - b0)) else {
-            continue;
-        };
-        add_diagonal(&mut acc[lo - rows.start..hi - rows.start], vals, x, lo, off);
+        put_block(&mut y_rows[r0 - rows.start..r1 - rows.start], acc, alpha, beta);
+        r0 = r1;
     }
-    put_block(y_rows, acc, alpha, beta);
 }
 
 /// Stamps out a width's `#[target_feature]` entry point `rows`: [`blocks_loop`] with
