@@ -70,7 +70,7 @@ pub(crate) fn blocks_loop<T: Scalar, const S: usize>(
     // and `i + hi_off < n`), whole strips of them.
     let lo = lo_off.min(0).unsigned_abs().max(first).next_multiple_of(S);
     let hi = a.ncols.saturating_sub(hi_off.max(0).unsigned_abs()).min(end) / S * S;
-    if lo >= hi || a.block == 0 || a.block % S != 0 {
+    if lo >= hi || a.block == 0 || !a.block.is_multiple_of(S) {
         edge(a, first..end, alpha, x, beta, y_rows);
         return;
     }
