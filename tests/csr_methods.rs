@@ -833,7 +833,8 @@ fn long_stencil_blocks_equal_the_reference() {
 /// `x` (which fits the caches' reach, so almost every read is far from the diagonal),
 /// rows of 1..=10 entries (uneven), of 10..=29 (uneven, longer) or of 5 (even); the same
 /// over an 8 MiB `x` (beyond it) and uneven rows of `f64` over 4 MiB and over 768 KiB (about
-/// 60% of the reads near the diagonal: not mostly near, so the row loop); uneven rows over a
+/// 60% of the reads near the diagonal: not mostly near, so the row loop), even rows of
+/// `f64` over 4 MiB (read all over: row-vector with 8 lanes); uneven rows over a
 /// 64-column `x` (`f32` and `f64`: where lanes are loads, only AVX-512's 8 `f64` lanes
 /// near the diagonal take them); a 2D five-point grid
 /// (short even rows near the diagonal); dense rows and one dense row among empty ones
@@ -852,6 +853,8 @@ fn choose_follows_its_documented_rule() {
     // The same over a 4 MiB `x` of `f64`: scattered, so the row loop where lanes are loads.
     let uneven64_fits = from_lens::<f64, u32>(m, n / 2, |i| 1 + i % 10, 3);
     let uneven64_mid = from_lens::<f64, u32>(m, 96 << 10, |i| 1 + i % 10, 3);
+    // Even rows of `f64` over a 4 MiB `x`: read all over, so the register where 8 lanes.
+    let even64_fits = from_lens::<f64, u32>(m, n / 2, |_| 5, 3);
     let sparse = from_lens::<f32, u32>(m, n, |i| usize::from(i % 3 == 0), 3);
     let diagonal = stencil::<f64>(m, m, &[0], None, 3);
     let grid = stencil::<f64>(m, m, &[-64, -1, 0, 1, 64], None, 3);
@@ -879,6 +882,7 @@ fn choose_follows_its_documented_rule() {
         assert_eq!(CsrMethod::choose(&near64.view(), isa), rs_if_loads_narrow, "{isa:?}");
         assert_eq!(CsrMethod::choose(&uneven64_fits.view(), isa), rs_if_loads, "{isa:?}");
         assert_eq!(CsrMethod::choose(&uneven64_mid.view(), isa), rs_if_loads, "{isa:?}");
+        assert_eq!(CsrMethod::choose(&even64_fits.view(), isa), rs_if_loads_narrow, "{isa:?}");
         assert_eq!(CsrMethod::choose(&grid.view(), isa), CsrMethod::RowVector, "{isa:?}");
         // Nine entries a row, fewer on the grid's edge: uneven in the sample (`f64`).
         assert_eq!(CsrMethod::choose(&clusters.view(), isa), rs_if_loads_narrow, "{isa:?}");
@@ -950,8 +954,8 @@ fn tune_picks_a_method_and_leaves_the_product_in_y() {
 
 /// `SpmvChoice::choose` follows its documented rule: on AVX2 and AVX-512, CSR5 for rows
 /// that read `x` all over and are of uneven lengths (empty rows among long ones count),
-/// for short uneven rows near the diagonal and even rows far from it on AVX-512 and
-/// where the gathers are hardware,
+/// for short uneven rows near the diagonal and even rows of which more than 1 read in 4
+/// lies far from it on AVX-512 and where the gathers are hardware,
 /// and for long rows (16 entries or more on average) that are not runs of consecutive
 /// columns; otherwise `CsrMethod::choose`'s method. `SpmvPlan::new` makes that choice,
 /// with the CSR5 copy exactly when it says CSR5.
@@ -963,6 +967,10 @@ fn spmv_choice_follows_its_documented_rule() {
     let even = from_lens::<f64, u32>(m, n, |_| 5, 3);
     let near = from_lens::<f64, u32>(m, 64, |i| 1 + i % 10, 3);
     let near_long = from_lens::<f64, u32>(m, 64, |i| 4 + i % 20, 3);
+    // Even rows over 100 000 columns: about 45% of the reads far from the diagonal (more
+    // than 1 in 4); over 48 000, almost all near it.
+    let even_mid = from_lens::<f64, u32>(m, 100_000, |_| 5, 3);
+    let even_near = from_lens::<f64, u32>(m, 48_000, |_| 5, 3);
     // `f32` too.
     let uneven32 = from_lens::<f32, u32>(m, n, |i| 1 + i % 10, 3);
     for isa in [Isa::Avx2, Isa::Avx512] {
@@ -1046,6 +1054,8 @@ fn spmv_choice_follows_its_documented_rule() {
             // Even rows far from the diagonal: CSR5 on AVX-512, and on AVX2 where the
             // gathers are hardware.
             ("even", &even, wide),
+            ("even, partly far", &even_mid, wide),
+            ("even, near", &even_near, false),
             // Uneven rows near the diagonal: the same.
             ("near", &near, wide),
             // ... if they are short (8 entries or fewer on average): not of 13.5.

@@ -115,7 +115,10 @@ impl CsrMethod {
     ///   additions); on AVX-512 in `f64`, for short rows of uneven lengths (under 16 on
     ///   average) that read `x` mostly near the diagonal (3 reads in 4) where `x` fits a
     ///   core's caches (its kernels then fill their 8 lanes by scalar loads: one masked
-    ///   register a row where the row loop mispredicts its exit); for rows of mostly
+    ///   register a row where the row loop mispredicts its exit), and for short rows of
+    ///   even lengths that read `x` all over (1 read in 4 or more far from the diagonal:
+    ///   `uniform_random` in `f64`, 1.15–1.36 of the row loop,
+    ///   `benches/records/suite-2026-12-07-*`); for rows of mostly
     ///   scattered columns where `x` does not fit (every read waits on memory, and a gather
     ///   keeps more of them in flight); and for the shapes whose rows it reads without
     ///   gathers: most entries in rows of 8 or more that are each one run of consecutive
@@ -176,7 +179,10 @@ impl CsrMethod {
         // reads in flight than the row loop.
         let eight_lanes = isa == Isa::Avx512 && size_of::<T>() == 8;
         let irregular = if fits {
-            eight_lanes && nnz < CHOOSE_UNEVEN_SHORT.saturating_mul(m) && s.uneven() && s.mostly_near()
+            // Short rows of one length that read `x` all over (`uniform_random`, 5 a row)
+            // too: the register's loads are independent where the loop's sum waits.
+            let read_well = if s.uneven() { s.mostly_near() } else { !s.mostly_near() };
+            eight_lanes && nnz < CHOOSE_UNEVEN_SHORT.saturating_mul(m) && read_well
         } else {
             s.scattered()
         };

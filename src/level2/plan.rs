@@ -170,8 +170,10 @@ impl SpmvChoice {
     ///   ([`Gathers::current`](crate::Gathers::current) is `Hardware`),
     ///   [`Csr5`](SpmvChoice::Csr5) also when the sampled row lengths span at least 4
     ///   near the diagonal too and rows hold 8 entries or fewer on average (circuits),
-    ///   and when most sampled entries read `x` far from the diagonal, rows of even
-    ///   length too;
+    ///   and when more than 1 in 4 sampled entries read `x` far from the diagonal, rows
+    ///   of even length too (`uniform_random` in `f32`, 46% far: CSR5 1.41–1.64 of the
+    ///   row loop on both machines where the CSR methods tied it,
+    ///   `benches/records/suite-2026-12-07-*`, `benches/records/peers-csr5-loads-*`);
     /// - [`Csr5`](SpmvChoice::Csr5) when rows hold 16 to 63 entries on average and
     ///   fewer than 7 in 8 sampled neighbours are consecutive columns: long rows that
     ///   row-vector must gather (a 3D stencil, a FEM operator's rows of small clusters);
@@ -243,7 +245,8 @@ impl SpmvChoice {
         // Near the diagonal, only short uneven rows: from 8 entries a row on average the
         // row-vector loop led CSR5 (`rmat_s14_ef16`).
         let short = a.nnz() <= CSR5_NEAR_SHORT * a.nrows();
-        let irregular = (s.scattered() && (s.uneven() || wide)) || (wide && s.uneven() && short);
+        let irregular =
+            (s.scattered() && s.uneven()) || (wide && (!s.mostly_near() || (s.uneven() && short)));
         let long_gathered = a.nnz() >= 16 * a.nrows() && !s.runs();
         if irregular || long_gathered {
             SpmvChoice::Csr5
