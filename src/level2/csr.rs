@@ -116,9 +116,9 @@ impl CsrMethod {
     ///   average) that read `x` mostly near the diagonal (3 reads in 4) where `x` fits a
     ///   core's caches (its kernels then fill their 8 lanes by scalar loads: one masked
     ///   register a row where the row loop mispredicts its exit), and for short rows of
-    ///   even lengths that read `x` all over (1 read in 4 or more far from the diagonal:
-    ///   `uniform_random` in `f64`, 1.15–1.36 of the row loop,
-    ///   `benches/records/suite-2026-12-07-*`); for rows of mostly
+    ///   even lengths that read `x` all over (more than 1 read in 4 far from the diagonal:
+    ///   `uniform_random` in `f64`, 1.00–1.36 of the row loop, `benches/records/suite-*`,
+    ///   `benches/records/peers-csr5-loads-*`); for rows of mostly
     ///   scattered columns where `x` does not fit (every read waits on memory, and a gather
     ///   keeps more of them in flight); and for the shapes whose rows it reads without
     ///   gathers: most entries in rows of 8 or more that are each one run of consecutive
