@@ -34,10 +34,9 @@ impl<T: Scalar> SpMv<T> for Dia<'_, T> {
     }
 }
 
-/// Rows a block of [`Dia`]'s SpMV sums at once: every diagonal's stretch of a block is
-/// read before the next block's, so all the diagonals stream together and no stream stops
-/// at each 4 KiB page (blocks of 512 `f64` rows, one page a diagonal, ran the stencils at
-/// half the read bandwidth).
+/// Rows of one block as the kernel addresses [`Dia`] (whole diagonals, `diag_stride =
+/// nrows`): the block only bounds the strips and the edge path's stretches, so any
+/// multiple of every width's strip serves.
 const DIA_BLOCK: usize = 64;
 
 /// Rows of one block of [`DiaBlocksRef`]: the widest width's strip (32 rows, a multiple

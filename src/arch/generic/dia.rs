@@ -1,10 +1,11 @@
-//! The DIA SpMV of the plans' blocked copy (thesis 5.2.1; [`crate::level2::dia`] holds
-//! the layout): each block of rows holds its slots of every diagonal one after another.
-//! Rows whose slots all lie inside the matrix run in strips of `S` rows whose sums stay
-//! in registers while the diagonals stream past; the rows at the top and bottom edges
-//! (some slots padding) add each diagonal's in-range stretch into a buffer. Either way a
-//! row adds its slots in offset order, so every row's bits are those of a row-by-row loop
-//! on every width.
+//! The DIA SpMV (thesis 5.2.1) of the plans' blocked copy, whose block of rows holds its
+//! slots of every diagonal one after another, and of [`crate::Dia`], whose diagonals are
+//! whole ([`Blocks`] addresses both; [`crate::level2::dia`] holds the layouts). Rows
+//! whose slots all lie inside the matrix run in strips of `S` rows whose sums stay in
+//! registers while the diagonals stream past; the rows at the top and bottom edges (some
+//! slots padding) add each diagonal's in-range stretch into a buffer. Either way a row
+//! adds its slots in offset order, so every row's bits are those of a row-by-row loop on
+//! every width.
 
 use super::super::Checked;
 use crate::Scalar;
@@ -32,7 +33,7 @@ const EDGE_ROWS: usize = 64;
 /// `acc[k] += vals[k] * x[first + k + off]`: one diagonal's stretch of rows
 /// `first..first + acc.len()`, all inside the matrix (the caller clipped them).
 #[inline(always)]
-pub(crate) fn add_diagonal<T: Scalar>(acc: &mut [T], vals: &[T], x: &[T], first: usize, off: isize) {
+fn add_diagonal<T: Scalar>(acc: &mut [T], vals: &[T], x: &[T], first: usize, off: isize) {
     let x0 = first.wrapping_add_signed(off);
     let Some(xs) = x.get(x0..x0 + acc.len()) else { return };
     for ((a, &v), &xj) in acc.iter_mut().zip(vals).zip(xs) {
@@ -42,7 +43,7 @@ pub(crate) fn add_diagonal<T: Scalar>(acc: &mut [T], vals: &[T], x: &[T], first:
 
 /// `y[k] = alpha * acc[k] + beta * y[k]` for finished sums.
 #[inline(always)]
-pub(crate) fn put_block<T: Scalar>(y: &mut [T], acc: &[T], alpha: T, beta: T) {
+fn put_block<T: Scalar>(y: &mut [T], acc: &[T], alpha: T, beta: T) {
     for (yi, &dot) in y.iter_mut().zip(acc) {
         *yi = crate::level2::axpby(alpha, dot, beta, *yi);
     }
